@@ -1,0 +1,224 @@
+"""Balanced accuracy: the mean of per-class recall, robust to class imbalance."""
+
+import datasets
+import evaluate
+import numpy as np
+
+from .confusion_core import THRESHOLD_TIE_RULE
+from .confusion_core import ZERO_DIVISION_DOC
+from .confusion_core import ConfusionMetric
+from .confusion_core import apply_zero_division
+from .confusion_core import as_labels
+from .confusion_core import check_class_mask
+from .confusion_core import check_probabilities
+from .confusion_core import check_sample_weight
+from .confusion_core import check_scores
+from .confusion_core import check_threshold
+from .confusion_core import check_zero_division
+from .confusion_core import class_counts
+from .confusion_core import encode_task
+from .confusion_core import masked_mean
+from .confusion_core import safe_ratio
+from .confusion_core import to_python
+from .confusion_core import undefined_result
+from .confusion_core import youden_thresholds
+
+_DESCRIPTION = """
+Balanced accuracy is the mean of the per-class recalls:
+
+    BA = (1 / K) * sum_c TP_c / (TP_c + FN_c)
+
+In a binary task it is (TPR + TNR) / 2 = (Youden's J + 1) / 2. Unlike accuracy, precision
+or F1 it does not move with class prevalence and gives no credit for predicting the
+majority class: a constant predictor scores 1/K whatever the class balance.
+
+It works on labels of any hashable type (integers, or strings such as "safe"/"unsafe"
+from an LLM judge), on inputs of any shape (segmentation maps are flattened), with
+sample weights, and on binary scores with a fixed or a Youden-optimal threshold.
+"""
+
+_KWARGS_DESCRIPTION = f"""
+Args:
+    predictions (array-like of any shape): predicted labels, or with `threshold` the
+        scores of the positive class (probabilities in [0, 1] for a numeric threshold,
+        any finite reals with `threshold="auto"`). Lists, NumPy arrays, torch tensors,
+        pandas Series and pyarrow arrays are accepted.
+    references (array-like, same shape as predictions): true labels.
+    task (`"binary"`, `"multiclass"` or None): None infers binary for 0/1 labels, two
+        `labels` or a `pos_label`; multi-class otherwise. The value of balanced accuracy
+        is the same either way; the task decides how `pos_label` and `threshold` apply.
+        `task="binary"` with labels other than 0/1 needs `labels` or `pos_label`.
+    num_classes (int, optional): for integer labels 0..K-1; every label must lie in
+        [0, K-1]. If omitted (and no `labels`), the classes are the distinct values seen
+        in references and predictions, sorted.
+    labels (list, optional): the class values in the order used by per-class outputs
+        and `class_mask`; any value outside it is an error.
+    pos_label (optional): the positive class of a binary task (default: 1, or the second
+        of two `labels`). Scores given with `threshold` are scores of this class.
+    adjusted (bool, defaults to False): chance-corrected (BA - 1/K) / (1 - 1/K), as in
+        scikit-learn, where K is the number of classes averaged; binary: 2 * BA - 1 =
+        Youden's J.
+    {ZERO_DIVISION_DOC}
+    threshold (float in [0, 1], `"auto"` or None): binary only. A number turns scores
+        into labels (positive iff score >= threshold). `"auto"` picks the threshold that
+        maximises balanced accuracy (Youden's J) and returns it as `optimal_threshold`.
+        {THRESHOLD_TIE_RULE} With threshold=None, predictions must be labels: non-integer
+        scores raise a ValueError asking for a threshold.
+    ignore_index (optional): samples whose reference equals this value are dropped
+        (e.g. -100 for padded tokens, 255 for void pixels).
+    class_mask (list of int, optional): average only over these class indices (positions
+        in the class order).
+    sample_weight (array-like, optional): one non-negative finite weight per sample;
+        counts become weighted sums.
+    return_per_class (bool, defaults to False): also return `per_class_recall`,
+        `support_per_class` and `classes`.
+
+Returns:
+    balanced_accuracy (float): in [0, 1] ([-1/(K-1), 1] when adjusted); NaN with a
+        `reason` when nothing can be averaged ("empty_after_ignore_index",
+        "empty_class_mask_after_filtering", "no_reference_classes").
+    optimal_threshold (float): with `threshold="auto"`.
+    per_class_recall (list of float): recall of each class in class order; NaN for a
+        class without reference samples (unless `zero_division` is a number).
+    support_per_class (list): reference samples per class (weighted sums when weighted).
+    classes (list): the class values in class order.
+
+Examples:
+
+    >>> metric = evaluate.load("balanced_accuracy")
+    >>> metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 0, 0], task="binary")
+    {{'balanced_accuracy': 0.75}}
+
+    Weighted multi-class with per-class outputs:
+
+    >>> result = metric.compute(references=[0, 1, 2, 1], predictions=[0, 2, 2, 1], task="multiclass",
+    ...                         num_classes=3, return_per_class=True, sample_weight=[1, 0.5, 1, 1])
+    >>> round(result["balanced_accuracy"], 4), [round(r, 4) for r in result["per_class_recall"]]
+    (0.8889, [1.0, 0.6667, 1.0])
+    >>> result["support_per_class"]
+    [1.0, 1.5, 1.0]
+
+    Only classes 1 and 2:
+
+    >>> metric.compute(references=[0, 1, 2, 1], predictions=[0, 2, 2, 1], class_mask=[1, 2])
+    {{'balanced_accuracy': 0.75}}
+
+    String labels from an LLM judge:
+
+    >>> metric.compute(references=["safe", "unsafe", "safe", "safe"], predictions=["safe", "unsafe", "unsafe", "safe"])
+    {{'balanced_accuracy': 0.8333333333333333}}
+
+    Scores with the Youden-optimal threshold:
+
+    >>> metric.compute(references=[0, 1, 1, 0], predictions=[0.2, 0.9, 0.1, 0.3], threshold="auto")
+    {{'balanced_accuracy': 0.75, 'optimal_threshold': 0.6}}
+"""
+
+_CITATION = """
+@inproceedings{brodersen2010balanced,
+  title={The balanced accuracy and its posterior distribution},
+  author={Brodersen, Kay Henning and Ong, Cheng Soon and Stephan, Klaas Enno and Buhmann, Joachim M.},
+  booktitle={2010 20th International Conference on Pattern Recognition},
+  pages={3121--3124},
+  year={2010},
+  organization={IEEE}
+}
+@article{youden1950index,
+  title={Index for rating diagnostic tests},
+  author={Youden, William J.},
+  journal={Cancer},
+  volume={3},
+  number={1},
+  pages={32--35},
+  year={1950}
+}
+@article{collot2025balanced,
+  title={Balanced Accuracy: The Right Metric for Evaluating LLM Judges},
+  author={Collot, Stephane and others},
+  journal={arXiv preprint},
+  year={2025}
+}
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class BalancedAccuracy(ConfusionMetric):
+    """Balanced accuracy (mean per-class recall) as an evaluate metric."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
+            format="arrow",
+            reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
+        )
+
+    def _reduce(
+        self,
+        *,
+        predictions,
+        references,
+        task=None,
+        num_classes=None,
+        labels=None,
+        pos_label=None,
+        adjusted=False,
+        zero_division="skip",
+        threshold=None,
+        ignore_index=None,
+        class_mask=None,
+        sample_weight=None,
+        return_per_class=False,
+    ):
+        threshold = check_threshold(threshold)
+        zero_division = check_zero_division(zero_division)
+        if threshold is not None and task == "multiclass":
+            raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
+        weights = check_sample_weight(sample_weight, references.size, references.shape)
+        references = as_labels(references, "references")
+        if ignore_index is not None:
+            keep = references != ignore_index
+            references, predictions = references[keep], predictions[keep]
+            weights = None if weights is None else weights[keep]
+            if references.size == 0:
+                return undefined_result("balanced_accuracy", "empty_after_ignore_index")
+
+        result = {}
+        if threshold is None:
+            encoded = encode_task(references, as_labels(predictions, "predictions"), task, labels, num_classes, pos_label)
+            prediction_indices = encoded.prediction_indices
+        else:
+            encoded = encode_task(references, None, "binary", labels, num_classes, pos_label)
+            is_positive = encoded.reference_indices == encoded.positive_index
+            if threshold == "auto":
+                check_scores(predictions)
+                scores = predictions.astype(np.float64)
+                best, _, _ = youden_thresholds(scores[:, None], is_positive[:, None], None if weights is None else weights[:, None])
+                threshold = float(best[0])
+                result["optimal_threshold"] = threshold
+            else:
+                check_probabilities(predictions)
+            prediction_indices = np.where(predictions >= threshold, encoded.positive_index, 1 - encoded.positive_index)
+
+        num_classes = len(encoded.classes)
+        counts = class_counts(encoded.reference_indices, prediction_indices, num_classes, weights)
+        per_class_recall = apply_zero_division(safe_ratio(counts.tp, counts.support), zero_division)
+        mask = check_class_mask(class_mask, num_classes)
+        score, averaged = masked_mean(per_class_recall, mask)
+        if averaged == 0:
+            reason = "empty_class_mask_after_filtering" if mask is not None else "no_reference_classes"
+            return to_python({**undefined_result("balanced_accuracy", reason), **result})
+        if adjusted:
+            if averaged == 1:
+                return to_python({**undefined_result("balanced_accuracy", "adjusted_needs_two_classes"), **result})
+            chance = 1.0 / averaged
+            score = (score - chance) / (1.0 - chance)
+
+        result = {"balanced_accuracy": score, **result}
+        if return_per_class:
+            result["per_class_recall"] = per_class_recall
+            result["support_per_class"] = counts.support
+            result["classes"] = encoded.classes
+        return to_python(result)

@@ -134,8 +134,7 @@ _CITATION = """
 }
 @article{collot2025balanced,
   title={Balanced Accuracy: The Right Metric for Evaluating LLM Judges},
-  author={Collot, Stephane and others},
-  journal={arXiv preprint},
+  author={Collot and others},
   year={2025}
 }
 """

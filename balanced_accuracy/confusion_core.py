@@ -129,6 +129,8 @@ def as_array(values: Any, name: str) -> np.ndarray:
         if array.dtype == object and len(array) and isinstance(array[0], np.ndarray):
             array = np.stack(array)
     elif module.startswith("pandas") and hasattr(values, "to_numpy"):
+        if hasattr(values, "isna") and np.asarray(values.isna()).any():
+            raise ValueError(f"{name}: expected {_MISSING_HINT}, found {int(np.asarray(values.isna()).sum())} missing value(s).")
         array = values.to_numpy()
     else:
         try:
@@ -173,7 +175,7 @@ def as_labels(array: np.ndarray, name: str) -> np.ndarray:
             example = array[rounded != array][0]
             raise ValueError(
                 f"{name}: expected class labels (integers or strings), found non-integer values such as "
-                f"{example!r}. For scores or probabilities of the positive class pass threshold=0.5 "
+                f"{_to_python_scalar(example)!r}. For scores or probabilities of the positive class pass threshold=0.5 "
                 f"(or another number) or threshold='auto'."
             )
         if array.size and np.abs(array).max() >= 2.0**63:

@@ -1,0 +1,32 @@
+# Two commands do all set-up on a fresh machine with Python 3.10+:
+#   make demo   - create .venv, install the runtime + scikit-learn, run the demo on real data
+#   make test   - create .venv, install the test requirements, run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test vendor clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.demo-installed: $(BIN)/python requirements.txt examples/requirements.txt
+	$(BIN)/python -m pip install --quiet -r examples/requirements.txt
+	touch $@
+
+$(VENV)/.test-installed: $(BIN)/python requirements.txt examples/requirements.txt tests/requirements.txt
+	$(BIN)/python -m pip install --quiet -r tests/requirements.txt
+	touch $@
+
+demo: $(VENV)/.demo-installed
+	HF_HUB_OFFLINE=1 $(BIN)/python examples/demo.py
+
+test: $(VENV)/.test-installed
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests -q
+
+vendor:
+	$(PYTHON) shared/vendor.py
+
+clean:
+	rm -rf $(VENV)

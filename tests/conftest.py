@@ -1,0 +1,43 @@
+"""Test setup: offline, modules loaded from their local folders, a fresh cache per test."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# Everything runs offline: modules are loaded from local folders or a loopback server.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MODULE_NAMES = [
+    name
+    for name in ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")
+    if (REPO_ROOT / name / f"{name}.py").exists()
+]
+sys.path.insert(0, str(REPO_ROOT / "shared"))
+
+
+def load_module(name: str, **kwargs):
+    """``evaluate.load`` of a module folder of this repository, as a user would."""
+    import evaluate
+
+    return evaluate.load(str(REPO_ROOT / name), **kwargs)
+
+
+@pytest.fixture
+def load(tmp_path):
+    """Load a metric module by folder name with a cache dir private to the test."""
+
+    def _load(name: str, **kwargs):
+        kwargs.setdefault("cache_dir", str(tmp_path / "cache"))
+        return load_module(name, **kwargs)
+
+    return _load
+
+
+@pytest.fixture(scope="session")
+def balanced_accuracy():
+    return load_module("balanced_accuracy")

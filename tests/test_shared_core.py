@@ -1,0 +1,146 @@
+"""The shared helper: vendoring, coercion of every supported input type, label mapping."""
+
+import subprocess
+import sys
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+import torch
+
+import confusion_core as core
+import vendor
+from conftest import MODULE_NAMES, REPO_ROOT
+
+
+def test_vendored_copies_match_the_source():
+    result = subprocess.run([sys.executable, "shared/vendor.py", "--check"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in MODULE_NAMES:
+        for helper in vendor.VENDORED_FILES:
+            copy = (REPO_ROOT / name / helper).read_text()
+            assert copy.startswith("# GENERATED FILE")
+            assert copy.endswith((REPO_ROOT / "shared" / helper).read_text())
+
+
+def test_vendor_check_fails_on_drift(tmp_path):
+    folder = tmp_path / "some_metric"
+    folder.mkdir()
+    (folder / "some_metric.py").write_text("# a metric\n")
+    assert vendor.vendor(check=True, root=tmp_path) == [folder / name for name in vendor.VENDORED_FILES]  # missing
+    vendor.vendor(check=False, root=tmp_path)
+    assert vendor.vendor(check=True, root=tmp_path) == []
+    (folder / "confusion_core.py").write_text((folder / "confusion_core.py").read_text() + "# local edit\n")
+    assert vendor.vendor(check=True, root=tmp_path) == [folder / "confusion_core.py"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0, 1, 2],
+        (0, 1, 2),
+        np.array([0, 1, 2]),
+        np.array([0, 1, 2], dtype=np.uint8),
+        torch.tensor([0, 1, 2]),
+        pd.Series([0, 1, 2]),
+        pd.Series([0, 1, 2], dtype="Int64"),
+        pa.array([0, 1, 2]),
+        pa.chunked_array([[0, 1], [2]]),
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_as_array_accepts_common_containers(values):
+    array = core.as_array(values, "references")
+    assert isinstance(array, np.ndarray)
+    assert array.tolist() == [0, 1, 2]
+
+
+def test_as_array_torch_requires_grad_and_half_precision():
+    scores = torch.tensor([0.25, 0.75], requires_grad=True)
+    assert core.as_array(scores, "predictions").tolist() == [0.25, 0.75]
+    assert core.as_array(scores.to(torch.bfloat16), "predictions").dtype == np.float32
+    assert core.as_array(torch.tensor([True, False]), "predictions").tolist() == [1, 0]
+
+
+def test_as_array_strings_and_nd():
+    assert core.as_array(pd.Series(["safe", "unsafe"]), "references").tolist() == ["safe", "unsafe"]
+    assert core.as_array(pa.array(["a", "b"]), "references").tolist() == ["a", "b"]
+    assert core.as_array([[0, 1], [1, 0]], "references").shape == (2, 2)
+
+
+@pytest.mark.parametrize(
+    "values, error, words",
+    [
+        ([0, "1"], TypeError, "mix of strings and numbers"),
+        ([[0, 1], [1]], ValueError, "ragged"),
+        ([0, None], ValueError, "missing"),
+        (pd.Series([0, None], dtype="Int64"), ValueError, "missing"),
+        (pa.array([0, None]), ValueError, "null"),
+        (None, TypeError, "found None"),
+        (3, TypeError, "scalar"),
+        ([object()], TypeError, "type 'object'"),
+        (np.array([1 + 2j]), TypeError, "complex"),
+    ],
+)
+def test_as_array_errors_name_the_argument(values, error, words):
+    with pytest.raises(error, match="references") as info:
+        core.as_array(values, "references")
+    assert words in str(info.value)
+
+
+def test_encode_labels_never_allocates_in_proportion_to_a_label_value():
+    references = np.array([0, 10**12, 5, 10**12])
+    predictions = np.array([10**12, 0, 5, 5])
+    tracemalloc.start()
+    ref, pred, classes = core.encode_labels(references, predictions)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert classes.tolist() == [0, 5, 10**12]
+    assert ref.tolist() == [0, 2, 1, 2] and pred.tolist() == [2, 0, 1, 1]
+    assert peak < 1_000_000
+
+
+def test_encode_labels_with_explicit_labels_keeps_their_order():
+    ref, pred, classes = core.encode_labels(np.array(["b", "a"]), np.array(["a", "a"]), labels=["b", "a"])
+    assert (ref.tolist(), pred.tolist(), classes.tolist()) == ([0, 1], [1, 1], ["b", "a"])
+    with pytest.raises(ValueError, match=r"predictions: expected values among `labels`, found unknown value\(s\) \['c'\]"):
+        core.encode_labels(np.array(["b", "a"]), np.array(["a", "c"]), labels=["b", "a"])
+
+
+def test_class_counts_dense_and_sparse_paths_agree():
+    rng = np.random.default_rng(0)
+    ref = rng.integers(0, 2000, 5000)
+    pred = np.where(rng.random(5000) < 0.5, ref, rng.integers(0, 2000, 5000))
+    weights = rng.random(5000)
+    sparse = core.class_counts(ref, pred, 2000, weights)  # 4M cells: sparse path
+    matrix = core.confusion_matrix(ref, pred, 2000, weights)
+    np.testing.assert_allclose(sparse.tp, np.diag(matrix))
+    np.testing.assert_allclose(sparse.support, matrix.sum(1))
+    np.testing.assert_allclose(sparse.predicted, matrix.sum(0))
+
+
+def test_youden_thresholds_match_brute_force():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        n, columns = rng.integers(2, 40), rng.integers(1, 4)
+        scores = rng.integers(0, 8, (n, columns)) / 8.0  # many ties
+        positives = rng.integers(0, 2, (n, columns))
+        weights = rng.random((n, columns))
+        thresholds, tpr, tnr = core.youden_thresholds(scores, positives, weights)
+        for col in range(columns):
+            distinct = np.unique(scores[:, col])
+            candidates = [np.inf] + [(a + b) / 2 for a, b in zip(distinct[::-1][:-1], distinct[::-1][1:])] + [distinct[0]]
+            pos, w = positives[:, col] == 1, weights[:, col]
+
+            def j(t):
+                predicted = scores[:, col] >= t
+                tp = w[pos & predicted].sum() / w[pos].sum() if pos.any() else 0.0
+                tn = w[~pos & ~predicted].sum() / w[~pos].sum() if (~pos).any() else 1.0
+                return tp + tn
+
+            values = [j(t) for t in candidates]
+            assert j(thresholds[col]) == pytest.approx(max(values), abs=1e-12)
+            best = [t for t, v in zip(candidates, values) if v >= max(values) - 1e-12]
+            assert thresholds[col] == pytest.approx(max(best))  # tie rule: highest threshold

@@ -1,0 +1,46 @@
+"""Hugging Face Space for the informedness metric."""
+
+from pathlib import Path
+
+from space_app import Choice
+from space_app import Flag
+from space_app import Value
+from space_app import Values
+from space_app import build_app
+from space_app import card_examples
+
+FOLDER = Path(__file__).parent
+
+# One control per argument of compute(); the help text under each comes from the module's docs.
+OPTIONS = [
+    Choice("average", choices={"bookmaker": "bookmaker", "macro": "macro", "weighted": "weighted"}),
+    Value("num_classes", placeholder="inferred", maximum=100_000),
+    Values("labels", placeholder='e.g. ["safe", "unsafe"]'),
+    Value("ignore_index", placeholder="e.g. -100"),
+    Values("class_mask", placeholder="e.g. [1, 2]"),
+    Values("sample_weight", placeholder="one weight per sample"),
+    Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
+    Value("confidence_level", placeholder="e.g. 0.95"),
+    Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),
+    Value("n_resamples", placeholder="10000", maximum=100_000),
+    Value("seed", placeholder="e.g. 0"),
+    Flag("return_markedness"),
+    Flag("return_per_class"),
+]
+
+# The card's examples, plus the paper's binary case (J = 0.6, markedness 0.5556), string labels and a
+# bootstrap confidence interval for three classes.
+EXAMPLES = card_examples(FOLDER) + [
+    ["[0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1]", "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]", '{"return_markedness": true}'],
+    ['["safe", "unsafe", "unsafe", "safe"]', '["safe", "unsafe", "safe", "safe"]', '{"return_markedness": true, "return_per_class": true}'],
+    [
+        "[0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 1, 1, 1, 1, 2, 1, 2, 2, 2, 2]",
+        "[0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]",
+        '{"confidence_level": 0.95, "seed": 0}',
+    ],
+]
+
+app = build_app("informedness", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "informedness"))
+
+if __name__ == "__main__":
+    app.launch()

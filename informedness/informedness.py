@@ -1,0 +1,447 @@
+"""Informedness: Youden's J and Powers' multi-class Bookmaker Informedness, with its dual, markedness."""
+
+import math
+
+import datasets
+import evaluate
+import numpy as np
+
+from .confusion_core import ConfusionMetric
+from .confusion_core import apply_zero_division
+from .confusion_core import as_labels
+from .confusion_core import check_flag
+from .confusion_core import check_ignore_label
+from .confusion_core import check_per_class_output
+from .confusion_core import check_sample_weight
+from .confusion_core import check_zero_division
+from .confusion_core import class_counts
+from .confusion_core import confusion_matrix
+from .confusion_core import encode_task
+from .confusion_core import masked_mean
+from .confusion_core import safe_ratio
+from .confusion_core import select_classes
+from .confusion_core import to_python
+from .confusion_core import undefined_result
+from .intervals import DEFAULT_CI_METHOD
+from .intervals import MAX_BOOTSTRAP_CELLS
+from .intervals import check_ci_method
+from .intervals import check_confidence_level
+from .intervals import check_n_resamples
+from .intervals import check_seed
+from .intervals import class_effective_sizes
+from .intervals import informedness_interval
+
+AVERAGES = ("bookmaker", "macro", "weighted")
+
+_DESCRIPTION = """
+Informedness is the probability that a prediction is informed about the true class, as
+opposed to a guess. Per class c, one-vs-rest:
+
+    J_c = TPR_c - FPR_c = TPR_c + TNR_c - 1           (informedness, Youden's J)
+    MK_c = PPV_c + NPV_c - 1                          (markedness, its dual)
+
+In a binary task J is Youden's J = TPR + TNR - 1 = 2 * BA - 1, the same for either class.
+With prevalence pi_c (share of references that are c) and bias beta_c (share of
+predictions that are c), the multi-class averages are:
+
+    "bookmaker" (default): sum_c beta_c * J_c    (Powers' Bookmaker Informedness)
+    "macro":               mean_c J_c
+    "weighted":            sum_c pi_c * J_c
+
+Guessing, from any prior, and always predicting one class score 0 whatever the class
+balance; a perfect classifier scores 1; a model that is right with probability x and
+otherwise guesses from the class prior scores x, for every averaging and any prevalence.
+"""
+
+_ZERO_DIVISION_DOC = """zero_division ("skip", 0.0 or 1.0, defaults to "skip"): J_c is undefined
+        for a class with no reference samples (no TPR) or whose references are all the
+        samples (no TNR); MK_c likewise for predictions. "skip" leaves such a class out of
+        the average and reports NaN for it in per-class outputs; a number is used as its
+        value and it is averaged like the others."""
+
+_KWARGS_DESCRIPTION = f"""
+Args:
+    predictions (array-like of any shape): predicted labels. Lists, NumPy arrays, torch
+        tensors, pandas Series and pyarrow arrays are accepted; N-d inputs are flattened.
+    references (array-like, same shape as predictions): true labels: integers or any
+        hashable values such as strings.
+    average (`"bookmaker"`, `"macro"` or `"weighted"`, defaults to `"bookmaker"`): how
+        the per-class J_c are combined: weighted by the share of predictions of each
+        class (bias), a plain mean, or weighted by the share of references (prevalence).
+        All three are Youden's J in a binary task.
+    labels (list, optional): the class values in the order used by per-class outputs
+        and `class_mask`; any value outside it is an error.
+    num_classes (int, optional): for integer labels 0..K-1; every label must lie in
+        [0, K-1]. If omitted (and no `labels`), the classes are the distinct values seen
+        in references and predictions, sorted (0/1 labels always give classes [0, 1]).
+    ignore_index (optional): samples whose reference equals this value are dropped
+        (e.g. -100 for padded tokens, 255 for void pixels).
+    class_mask (list of int, optional): combine only these class indices (positions in
+        the class order). Their averaging weights (bias for "bookmaker", prevalence for
+        "weighted") are renormalised to sum to 1 over the classes averaged, so the result
+        stays a weighted mean of their J_c.
+    sample_weight (array-like, optional): one non-negative finite weight per sample;
+        counts become weighted sums.
+    {_ZERO_DIVISION_DOC}
+    return_per_class (bool, defaults to False): also return `per_class_informedness`,
+        `support_per_class`, `predicted_per_class` and `classes`.
+    return_markedness (bool, defaults to False): also return `markedness`, the mirror
+        image of the chosen average: sum_c pi_c * MK_c for "bookmaker", mean_c MK_c for
+        "macro", sum_c beta_c * MK_c for "weighted" (binary: PPV + NPV - 1).
+    confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
+        confidence interval for the informedness (none for markedness). Default None: no
+        interval.
+    ci_method ("agresti_coull", "wilson", "bootstrap" or None): with two classes,
+        informedness is Youden's J = TPR + TNR - 1 and "agresti_coull" and "wilson" are
+        analytic: an Agresti-Coull (or Wilson score) interval for TPR and for TNR,
+        combined with MOVER. "bootstrap" redraws each reference class's row of the
+        confusion matrix as Multinomial(class size, row shares) - stratified and on
+        counts, so its cost does not grow with the number of samples - and returns the
+        percentile interval. With more than two classes only "bootstrap" applies (J is
+        then not a sum of independent rates; an analytic method is a ValueError). None:
+        "agresti_coull" for two classes, "bootstrap" otherwise. With `sample_weight`,
+        each class counts as Kish's effective size (sum w)^2 / sum w^2 (importance
+        weights, not frequency counts).
+    n_resamples (int, defaults to 10000): bootstrap resamples.
+    seed (int, optional): seed of the bootstrap's random generator, for reproducible
+        intervals.
+
+Returns:
+    informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
+        can be averaged: "empty_after_ignore_index", "no_samples" (no samples or all
+        weights zero), "fewer_than_two_reference_classes", "empty_class_mask_after_filtering",
+        "averaged_classes_have_zero_weight".
+    informedness_ci (list of two floats): with `confidence_level`, [low, high] inside
+        [-1, 1]; [nan, nan] when the informedness is undefined. Also [nan, nan], with an
+        `informedness_ci_reason`, when a numeric `zero_division` gives a value that has no
+        sampling distribution ("fewer_than_two_reference_classes").
+    markedness (float): with `return_markedness`; NaN with a `markedness_reason`
+        ("fewer_than_two_predicted_classes", ...) when undefined, e.g. for a constant predictor.
+    per_class_informedness (list of float): J_c in class order (NaN where undefined,
+        unless `zero_division` is a number).
+    per_class_markedness (list of float): MK_c, with both `return_per_class` and
+        `return_markedness`.
+    support_per_class, predicted_per_class (list): reference and prediction counts per
+        class (weighted sums when weighted).
+    classes (list): the class values in class order.
+
+Examples:
+
+    Binary: Youden's J (TPR 0.8, TNR 0.8) and markedness (PPV 2/3, NPV 8/9):
+
+    >>> metric = evaluate.load("informedness")
+    >>> metric.compute(references=[0] * 10 + [1] * 5, predictions=[0] * 8 + [1] * 2 + [0] + [1] * 4,
+    ...                return_markedness=True)
+    {{'informedness': 0.6, 'markedness': 0.5555555555555556}}
+
+    Guessing earns accuracy but no informedness:
+
+    >>> metric.compute(references=[0, 0, 1, 1], predictions=[0, 1, 0, 1])
+    {{'informedness': 0.0}}
+    >>> metric.compute(references=[0, 0, 0, 1], predictions=[0, 0, 0, 0])
+    {{'informedness': 0.0}}
+
+    Multi-class, the three averagings and per-class values:
+
+    >>> references, predictions = [0, 0, 0, 0, 1, 1, 2, 2], [0, 0, 0, 1, 1, 2, 2, 2]
+    >>> result = metric.compute(references=references, predictions=predictions, return_per_class=True)
+    >>> round(result["informedness"], 4), [round(j, 4) for j in result["per_class_informedness"]]
+    (0.6771, [0.75, 0.3333, 0.8333])
+    >>> result["support_per_class"], result["predicted_per_class"]
+    ([4, 2, 2], [3, 2, 3])
+    >>> round(metric.compute(references=references, predictions=predictions, average="macro")["informedness"], 4)
+    0.6389
+    >>> round(metric.compute(references=references, predictions=predictions, average="weighted")["informedness"], 4)
+    0.6667
+
+    Only classes 1 and 2 (bias weights 2 and 3, renormalised):
+
+    >>> round(metric.compute(references=references, predictions=predictions, class_mask=[1, 2])["informedness"], 4)
+    0.6333
+
+    String labels with sample weights:
+
+    >>> result = metric.compute(references=["cat", "dog", "dog", "emu"], predictions=["cat", "dog", "emu", "emu"],
+    ...                         sample_weight=[1, 1, 1, 2], average="macro", return_per_class=True)
+    >>> round(result["informedness"], 4), [round(j, 4) for j in result["per_class_informedness"]], result["classes"]
+    (0.7222, [1.0, 0.5, 0.6667], ['cat', 'dog', 'emu'])
+
+    A 95% confidence interval on a judge's golden set of 50 unsafe (1) and 950 safe (0)
+    examples, where the judge finds 40 of the unsafe ones and flags 50 safe ones
+    (binary: Agresti-Coull intervals for TPR and TNR, combined with MOVER):
+
+    >>> references = [1] * 50 + [0] * 950
+    >>> predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
+    >>> round(result["informedness"], 4), [round(x, 4) for x in result["informedness_ci"]]
+    (0.7474, [0.6141, 0.8377])
+
+    Three classes: the stratified bootstrap, reproducible with a seed:
+
+    >>> references = [0] * 60 + [1] * 30 + [2] * 10
+    >>> predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0)
+    >>> round(result["informedness"], 4), [round(x, 2) for x in result["informedness_ci"]]
+    (0.6913, [0.56, 0.82])
+"""
+
+_CITATION = """
+@article{youden1950index,
+  title={Index for rating diagnostic tests},
+  author={Youden, William J.},
+  journal={Cancer},
+  volume={3},
+  number={1},
+  pages={32--35},
+  year={1950}
+}
+@inproceedings{powers2003bookmaker,
+  title={Recall and Precision versus the Bookmaker},
+  author={Powers, David M. W.},
+  booktitle={Proceedings of the International Conference on Cognitive Science (ICSC-2003)},
+  pages={529--534},
+  year={2003}
+}
+@article{powers2011evaluation,
+  title={Evaluation: From Precision, Recall and F-Measure to ROC, Informedness, Markedness and Correlation},
+  author={Powers, David M. W.},
+  journal={Journal of Machine Learning Technologies},
+  volume={2},
+  number={1},
+  pages={37--63},
+  year={2011}
+}
+@article{vickers2024informedness,
+  title={We Need to Talk About Classification Evaluation Metrics in NLP},
+  author={Vickers, Peter and Barrault, Lo{\\"i}c and Monti, Emilio and Aletras, Nikolaos},
+  journal={arXiv preprint arXiv:2401.03831},
+  year={2024}
+}
+@article{agresti1998approximate,
+  title={Approximate is better than "exact" for interval estimation of binomial proportions},
+  author={Agresti, Alan and Coull, Brent A.},
+  journal={The American Statistician},
+  volume={52},
+  number={2},
+  pages={119--126},
+  year={1998}
+}
+@article{zou2008construction,
+  title={Construction of confidence limits about effect measures: a general approach},
+  author={Zou, G. Y. and Donner, Allan},
+  journal={Statistics in Medicine},
+  volume={27},
+  number={10},
+  pages={1693--1702},
+  year={2008}
+}
+"""
+
+# Informedness takes labels only; scores must become labels first.
+_SCORES_HINT = (
+    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold); "
+    "for the best Youden's J over thresholds of binary scores use balanced_accuracy with "
+    "threshold='auto' and adjusted=True."
+)
+
+
+def one_vs_rest_difference(hits, row_totals, column_totals):
+    """``hits / rows - misses / other_rows`` per class, NaN where a denominator is 0.
+
+    With rows = references it is J_c = TPR_c - FPR_c (misses = false positives); with
+    rows = predictions it is MK_c = PPV_c - FOR_c = PPV_c + NPV_c - 1 (misses = false
+    negatives). ``other_rows`` sums the other classes' rows (not total - rows, which
+    cancels when one class holds nearly all the weight), so it is exactly 0 when one
+    class holds every row, even with float weights. One division instead of two keeps
+    integer counts exact (J = 0.6, not 0.6000000000000001); weighted sums may round a
+    value just past -1 or 1, so it is clipped to [-1, 1].
+    """
+    total = row_totals.sum()
+    if row_totals.dtype.kind == "f" and total > 0 and not 1e-100 <= total <= 1e100:
+        # Weighted sums near float64's limits: as shares of the total the products stay finite.
+        hits, row_totals, column_totals = hits / total, row_totals / total, column_totals / total
+    elif row_totals.dtype.kind in "iu" and total >= 1 << 31:
+        # Products of counts above 2^31 could overflow int64 (silently): use floats.
+        hits, row_totals, column_totals = (x.astype(np.float64) for x in (hits, row_totals, column_totals))
+    preceding = np.concatenate([np.zeros(1, row_totals.dtype), np.cumsum(row_totals)[:-1]])
+    following = np.concatenate([np.cumsum(row_totals[::-1])[::-1][1:], np.zeros(1, row_totals.dtype)])
+    other_rows = preceding + following
+    misses = column_totals - hits
+    return np.clip(safe_ratio(hits * other_rows - misses * row_totals, row_totals * other_rows), -1.0, 1.0)
+
+
+def average_classes(per_class, class_mask, class_weights, no_defined_class_reason, unobserved=0, zero_division="skip"):
+    """The (weighted) mean over the defined classes of the mask, and why it is NaN (or None).
+
+    ``unobserved`` selected classes without samples are not in ``per_class`` (see ``masked_mean``).
+    """
+    value, averaged = masked_mean(per_class, class_mask, class_weights, unobserved, zero_division)
+    if averaged == 0:
+        return value, "empty_class_mask_after_filtering" if class_mask is not None else no_defined_class_reason
+    if math.isnan(value):
+        return value, "averaged_classes_have_zero_weight"
+    return value, None
+
+
+def check_multiclass_interval(ci_method, num_classes, n_resamples):
+    """Refuse, before counting, an interval that multi-class informedness cannot have."""
+    if ci_method in ("agresti_coull", "wilson"):
+        raise ValueError(
+            f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
+            "J is then not a sum of independent rates); use ci_method='bootstrap' or None."
+        )
+    # The bootstrap draws n_resamples K x K matrices; checked before the dense matrix is built.
+    cells = num_classes * num_classes
+    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
+        fits = MAX_BOOTSTRAP_CELLS // cells
+        hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
+        raise ValueError(
+            f"n_resamples: the bootstrap of a {num_classes} x {num_classes} confusion matrix draws n_resamples x "
+            f"{cells:,} cells; {n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_CELLS:,} cells. {hint}"
+        )
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Informedness(ConfusionMetric):
+    """Informedness (Youden's J, Bookmaker Informedness) and markedness as an evaluate metric."""
+
+    _SCORES_HINT = _SCORES_HINT
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
+            format="arrow",
+            reference_urls=[
+                "https://en.wikipedia.org/wiki/Youden%27s_J_statistic",
+                "https://arxiv.org/abs/2401.03831",
+            ],
+        )
+
+    def _reduce(
+        self,
+        *,
+        predictions,
+        references,
+        average="bookmaker",
+        labels=None,
+        num_classes=None,
+        ignore_index=None,
+        class_mask=None,
+        sample_weight=None,
+        zero_division="skip",
+        return_per_class=False,
+        return_markedness=False,
+        confidence_level=None,
+        ci_method=None,
+        n_resamples=10_000,
+        seed=None,
+    ):
+        return_per_class = check_flag(return_per_class, "return_per_class")
+        return_markedness = check_flag(return_markedness, "return_markedness")
+        if not isinstance(average, str) or average not in AVERAGES:
+            raise ValueError(f"average: expected one of {AVERAGES}, found {average!r}.")
+        confidence_level = check_confidence_level(confidence_level)
+        # None: chosen once the number of classes is known (analytic for two, else bootstrap).
+        ci_method = check_ci_method(ci_method, default=None)
+        n_resamples = check_n_resamples(n_resamples)
+        seed = check_seed(seed)
+        # With an interval requested, an undefined value gets an undefined interval too.
+        undefined_ci = {} if confidence_level is None else {"informedness_ci": [math.nan, math.nan]}
+
+        def undefined(reason):
+            result = {**undefined_result("informedness", reason), **undefined_ci}
+            if return_markedness:
+                result.update(markedness=math.nan, markedness_reason=reason)
+            return result
+
+        zero_division = check_zero_division(zero_division)
+        ignore_index = check_ignore_label(ignore_index)
+        weights = check_sample_weight(sample_weight, references.size, references.shape)
+        references = as_labels(references, "references")
+        predictions = as_labels(predictions, "predictions", self._SCORES_HINT)
+        if ignore_index is not None:
+            keep = references != ignore_index
+            references, predictions = references[keep], predictions[keep]
+            weights = None if weights is None else weights[keep]
+            if references.size == 0:
+                return undefined("empty_after_ignore_index")
+
+        # J is the same for either class of a binary task, so there is no pos_label.
+        encoded = encode_task(references, predictions, None, labels, num_classes, None)
+        if return_per_class:
+            check_per_class_output(encoded, "return_per_class")
+        num_classes = len(encoded.classes)
+        if confidence_level is not None and encoded.unobserved and zero_division != "skip" and average == "macro":
+            raise ValueError(
+                f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
+                f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
+                "pass `labels` with the classes to average, or zero_division='skip'."
+            )
+        if confidence_level is not None and num_classes > 2:
+            check_multiclass_interval(ci_method, num_classes, n_resamples)
+        counts = class_counts(encoded.reference_indices, encoded.prediction_indices, num_classes, weights)
+        # `unobserved`: selected classes of a huge num_classes without samples (not materialised).
+        mask, unobserved = select_classes(class_mask, encoded)
+        if not counts.total > 0:
+            return undefined("no_samples")
+
+        prevalence = counts.support / counts.support.sum()
+        bias = counts.predicted / counts.predicted.sum()
+        per_class_informedness = apply_zero_division(
+            one_vs_rest_difference(counts.tp, counts.support, counts.predicted), zero_division
+        )
+        # Each markedness average mirrors its informedness average (references <-> predictions).
+        informedness_weights = {"bookmaker": bias, "macro": None, "weighted": prevalence}[average]
+        markedness_weights = {"bookmaker": prevalence, "macro": None, "weighted": bias}[average]
+
+        score, reason = average_classes(
+            per_class_informedness, mask, informedness_weights, "fewer_than_two_reference_classes", unobserved, zero_division
+        )
+        result = {"informedness": score}
+        if reason:
+            result.update(reason=reason, **undefined_ci)
+        elif confidence_level is not None:
+            result.update(undefined_ci)
+            if np.count_nonzero(counts.support) < 2:
+                # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
+                result["informedness_ci_reason"] = "fewer_than_two_reference_classes"
+            else:
+                effective_support = scaled_weights = None
+                if weights is not None:
+                    # Weighted counts: each class row varies as on Kish's effective size.
+                    effective_support = class_effective_sizes(encoded.reference_indices, weights, num_classes)
+                    # Informedness does not depend on the weights' scale: with the largest weight 1,
+                    # the bootstrap's products of weighted counts stay finite near float64's limits.
+                    scaled_weights = weights / weights.max()
+                interval = informedness_interval(
+                    confusion_matrix(encoded.reference_indices, encoded.prediction_indices, num_classes, scaled_weights),
+                    confidence_level=confidence_level,
+                    method=ci_method or (DEFAULT_CI_METHOD if num_classes == 2 else "bootstrap"),
+                    n_resamples=n_resamples, seed=seed, average=average, class_mask=mask,
+                    zero_division=zero_division, effective_support=effective_support,
+                )
+                result["informedness_ci"] = interval.as_list()
+                if interval.reason is not None:
+                    result["informedness_ci_reason"] = interval.reason
+        if return_markedness:
+            per_class_markedness = apply_zero_division(
+                one_vs_rest_difference(counts.tp, counts.predicted, counts.support), zero_division
+            )
+            markedness, reason = average_classes(
+                per_class_markedness, mask, markedness_weights, "fewer_than_two_predicted_classes", unobserved, zero_division
+            )
+            result["markedness"] = markedness
+            if reason:
+                result["markedness_reason"] = reason
+
+        if return_per_class:
+            result["per_class_informedness"] = per_class_informedness
+            if return_markedness:
+                result["per_class_markedness"] = per_class_markedness
+            result["support_per_class"] = counts.support
+            result["predicted_per_class"] = counts.predicted
+            result["classes"] = encoded.classes
+        return to_python(result)

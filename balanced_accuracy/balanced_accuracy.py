@@ -1,5 +1,7 @@
 """Balanced accuracy: the mean of per-class recall, robust to class imbalance."""
 
+import math
+
 import datasets
 import evaluate
 import numpy as np
@@ -9,7 +11,9 @@ from .confusion_core import ZERO_DIVISION_DOC
 from .confusion_core import ConfusionMetric
 from .confusion_core import apply_zero_division
 from .confusion_core import as_labels
-from .confusion_core import check_class_mask
+from .confusion_core import check_flag
+from .confusion_core import check_ignore_label
+from .confusion_core import check_per_class_output
 from .confusion_core import check_probabilities
 from .confusion_core import check_sample_weight
 from .confusion_core import check_scores
@@ -19,9 +23,16 @@ from .confusion_core import class_counts
 from .confusion_core import encode_task
 from .confusion_core import masked_mean
 from .confusion_core import safe_ratio
+from .confusion_core import select_classes
 from .confusion_core import to_python
 from .confusion_core import undefined_result
 from .confusion_core import youden_thresholds
+from .intervals import check_ci_method
+from .intervals import check_confidence_level
+from .intervals import check_n_resamples
+from .intervals import check_seed
+from .intervals import class_effective_sizes
+from .intervals import recall_mean_interval
 
 _DESCRIPTION = """
 Balanced accuracy is the mean of the per-class recalls:
@@ -72,11 +83,29 @@ Args:
         counts become weighted sums.
     return_per_class (bool, defaults to False): also return `per_class_recall`,
         `support_per_class` and `classes`.
+    confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
+        a confidence interval for the value. Default None: no interval.
+    ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
+        "wilson" are analytic: an Agresti-Coull (or Wilson score) interval per class
+        recall, combined with MOVER; finite for classes with none or all correct and for
+        tiny classes. "bootstrap" resamples each class's correct count as
+        Binomial(class size, recall) - stratified and on counts, so its cost does not
+        grow with the number of samples - and returns the percentile interval. None
+        means "agresti_coull", which covered the true value best in our coverage study
+        (see the card). With `sample_weight`, each class counts as Kish's effective size
+        (sum w)^2 / sum w^2 (importance weights, not frequency counts). There is no
+        interval with threshold="auto" (ValueError): that threshold is fitted to these
+        same data; tune it on another split and pass the number.
+    n_resamples (int, defaults to 10000): bootstrap resamples.
+    seed (int, optional): seed of the bootstrap's random generator, for reproducible
+        intervals.
 
 Returns:
     balanced_accuracy (float): in [0, 1] ([-1/(K-1), 1] when adjusted); NaN with a
         `reason` when nothing can be averaged ("empty_after_ignore_index",
         "empty_class_mask_after_filtering", "no_reference_classes").
+    balanced_accuracy_ci (list of two floats): with `confidence_level`, [low, high],
+        inside the metric's range; [nan, nan] when the value is undefined.
     optimal_threshold (float): with `threshold="auto"`.
     per_class_recall (list of float): recall of each class in class order; NaN for a
         class without reference samples (unless `zero_division` is a number).
@@ -112,7 +141,27 @@ Examples:
 
     >>> metric.compute(references=[0, 1, 1, 0], predictions=[0.2, 0.9, 0.1, 0.3], threshold="auto")
     {{'balanced_accuracy': 0.75, 'optimal_threshold': 0.6}}
+
+    A 95% confidence interval on a judge's golden set of 50 unsafe (1) and 950 safe (0)
+    examples, where the judge finds 40 of the unsafe ones and flags 50 safe ones:
+
+    >>> references = [1] * 50 + [0] * 950
+    >>> predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
+    >>> round(result["balanced_accuracy"], 4), [round(x, 4) for x in result["balanced_accuracy_ci"]]
+    (0.8737, [0.807, 0.9189])
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95,
+    ...                         ci_method="bootstrap", seed=0)
+    >>> [round(x, 2) for x in result["balanced_accuracy_ci"]]
+    [0.82, 0.93]
 """
+
+_AUTO_THRESHOLD_INTERVAL = (
+    "confidence_level: no interval with threshold='auto'. The threshold is fitted to these same data, and "
+    "re-searching it in every bootstrap resample covered the best balanced accuracy in only 72-88% of "
+    "simulated golden sets (examples/coverage_study.py). Tune the threshold on a separate split and pass "
+    "it as a number: threshold=tuned['optimal_threshold']."
+)
 
 _CITATION = """
 @inproceedings{brodersen2010balanced,
@@ -132,10 +181,30 @@ _CITATION = """
   pages={32--35},
   year={1950}
 }
-@article{collot2025balanced,
-  title={Balanced Accuracy: The Right Metric for Evaluating LLM Judges},
-  author={Collot and others},
-  year={2025}
+@inproceedings{collot2026balanced,
+  title={Balanced Accuracy: The Right Metric for Evaluating {LLM} Judges - Explained through Youden's {J} statistic},
+  author={Collot, Stephane and Fraser, Colin and Zhao, Justin and Shen, William F. and Willi, Timon and Leontiadis, Ilias},
+  booktitle={Proceedings of the 19th Conference of the European Chapter of the Association for Computational Linguistics (Volume 5: Industry Track)},
+  pages={927--936},
+  year={2026}
+}
+@article{agresti1998approximate,
+  title={Approximate is better than "exact" for interval estimation of binomial proportions},
+  author={Agresti, Alan and Coull, Brent A.},
+  journal={The American Statistician},
+  volume={52},
+  number={2},
+  pages={119--126},
+  year={1998}
+}
+@article{zou2008construction,
+  title={Construction of confidence limits about effect measures: a general approach},
+  author={Zou, G. Y. and Donner, Allan},
+  journal={Statistics in Medicine},
+  volume={27},
+  number={10},
+  pages={1693--1702},
+  year={2008}
 }
 """
 
@@ -170,11 +239,24 @@ class BalancedAccuracy(ConfusionMetric):
         class_mask=None,
         sample_weight=None,
         return_per_class=False,
+        confidence_level=None,
+        ci_method=None,
+        n_resamples=10_000,
+        seed=None,
     ):
+        adjusted = check_flag(adjusted, "adjusted")
+        return_per_class = check_flag(return_per_class, "return_per_class")
         threshold = check_threshold(threshold)
         zero_division = check_zero_division(zero_division)
         if threshold is not None and task == "multiclass":
             raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
+        confidence_level = check_confidence_level(confidence_level)
+        ci_method, n_resamples, seed = check_ci_method(ci_method), check_n_resamples(n_resamples), check_seed(seed)
+        if confidence_level is not None and threshold == "auto":
+            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={confidence_level!r} with threshold='auto'.")
+        ignore_index = check_ignore_label(ignore_index)
+        # With an interval requested, an undefined value gets an undefined interval too.
+        undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
         weights = check_sample_weight(sample_weight, references.size, references.shape)
         references = as_labels(references, "references")
         if ignore_index is not None:
@@ -182,7 +264,7 @@ class BalancedAccuracy(ConfusionMetric):
             references, predictions = references[keep], predictions[keep]
             weights = None if weights is None else weights[keep]
             if references.size == 0:
-                return undefined_result("balanced_accuracy", "empty_after_ignore_index")
+                return {**undefined_result("balanced_accuracy", "empty_after_ignore_index"), **undefined_ci}
 
         result = {}
         if threshold is None:
@@ -201,21 +283,35 @@ class BalancedAccuracy(ConfusionMetric):
                 check_probabilities(predictions)
             prediction_indices = np.where(predictions >= threshold, encoded.positive_index, 1 - encoded.positive_index)
 
+        if return_per_class:
+            check_per_class_output(encoded, "return_per_class")
         num_classes = len(encoded.classes)
         counts = class_counts(encoded.reference_indices, prediction_indices, num_classes, weights)
         per_class_recall = apply_zero_division(safe_ratio(counts.tp, counts.support), zero_division)
-        mask = check_class_mask(class_mask, num_classes)
-        score, averaged = masked_mean(per_class_recall, mask)
+        # `unobserved`: selected classes of a huge num_classes without samples (not materialised).
+        mask, unobserved = select_classes(class_mask, encoded)
+        score, averaged = masked_mean(per_class_recall, mask, unobserved=unobserved, zero_division=zero_division)
         if averaged == 0:
             reason = "empty_class_mask_after_filtering" if mask is not None else "no_reference_classes"
-            return to_python({**undefined_result("balanced_accuracy", reason), **result})
+            return to_python({**undefined_result("balanced_accuracy", reason), **undefined_ci, **result})
         if adjusted:
             if averaged == 1:
-                return to_python({**undefined_result("balanced_accuracy", "adjusted_needs_two_classes"), **result})
+                return to_python({**undefined_result("balanced_accuracy", "adjusted_needs_two_classes"), **undefined_ci, **result})
             chance = 1.0 / averaged
             score = (score - chance) / (1.0 - chance)
 
         result = {"balanced_accuracy": score, **result}
+        if confidence_level is not None:
+            effective_support = None
+            if weights is not None:
+                # Weighted counts: each class's recall varies as on Kish's effective size.
+                effective_support = class_effective_sizes(encoded.reference_indices, weights, num_classes)
+            interval = recall_mean_interval(
+                counts.tp, counts.support, confidence_level=confidence_level, method=ci_method,
+                n_resamples=n_resamples, seed=seed, class_mask=mask, zero_division=zero_division,
+                adjusted=adjusted, effective_support=effective_support, unobserved=unobserved,
+            )
+            result = {"balanced_accuracy": score, "balanced_accuracy_ci": interval.as_list(), **result}
         if return_per_class:
             result["per_class_recall"] = per_class_recall
             result["support_per_class"] = counts.support

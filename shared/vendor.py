@@ -17,7 +17,7 @@ from pathlib import Path
 
 SHARED_DIR = Path(__file__).resolve().parent
 REPO_ROOT = SHARED_DIR.parent
-VENDORED_FILES = ("confusion_core.py", "space_app.py")
+VENDORED_FILES = ("confusion_core.py", "space_app.py", "intervals.py")
 HEADER = (
     "# GENERATED FILE: do not edit. Vendored copy of shared/{name}.\n"
     "# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.\n"

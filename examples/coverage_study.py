@@ -1,0 +1,308 @@
+"""Coverage study: do nominal 95% intervals cover the true value 95% of the time?
+
+Simulates golden sets with a known truth and counts how often the interval of
+``shared/intervals.py`` (the code the metric modules call) covers it. Everything is
+vectorised over the simulated sets.
+
+* Balanced accuracy, binary: n in {50, 200, 1000} x prevalence in {0.5, 0.1, 0.03}, a judge
+  with sensitivity 0.80 and specificity 0.90 (BA 0.85), and a near-perfect one (0.95 / 0.98).
+  Binary informedness J = 2 BA - 1 is an affine map of BA: same coverage, twice the width.
+* Balanced accuracy, 4 classes with a skewed prior (0.70, 0.20, 0.07, 0.03).
+* Multi-class (bookmaker) informedness, 3 classes, prior (0.6, 0.3, 0.1): bootstrap only.
+* Why ``threshold="auto"`` refuses an interval: the re-search-the-threshold bootstrap.
+
+Class sizes are drawn at random (a golden set sampled from traffic), so a rare class can
+have 1 or 2 examples, or none: a set with an empty class has no balanced accuracy over all
+classes and is left out (its share is reported).
+
+    python examples/coverage_study.py            # the full study (10,000 sets per row)
+    python examples/coverage_study.py --sets 2000 --resamples 1000   # quicker
+"""
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "shared"))
+
+import intervals  # noqa: E402
+
+LEVEL = 0.95
+BINARY_JUDGES = {"sens 0.80 / spec 0.90": (0.80, 0.90), "sens 0.95 / spec 0.98": (0.95, 0.98)}
+SKEWED_PRIOR = np.array([0.70, 0.20, 0.07, 0.03])
+SKEWED_RECALLS = np.array([0.90, 0.80, 0.70, 0.60])
+INFORMEDNESS_PRIOR = np.array([0.6, 0.3, 0.1])
+INFORMEDNESS_CONFUSION = np.array([[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]])
+
+
+@dataclass
+class Coverage:
+    coverage: float  # share of the defined sets whose interval holds the truth
+    mean_width: float
+    defined_share: float  # share of sets where every class has an example
+    sets: int
+    smallest_class_median: float
+
+    def row(self):
+        return f"{self.coverage:6.3f} {self.mean_width:7.3f}"
+
+
+def summarise(low, high, truth, defined, support):
+    low, high, truth = np.broadcast_arrays(low, high, truth)
+    covered = (low[defined] <= truth[defined]) & (truth[defined] <= high[defined])
+    return Coverage(
+        coverage=float(covered.mean()),
+        mean_width=float((high[defined] - low[defined]).mean()),
+        defined_share=float(defined.mean()),
+        sets=int(defined.sum()),
+        smallest_class_median=float(np.median(support.min(axis=-1)[defined])),
+    )
+
+
+# ---------------------------------------------------------------- balanced accuracy
+
+
+def simulate_recalls(rng, num_sets, size, prior, recalls):
+    """Per-class (correct, support) of ``num_sets`` golden sets with random class sizes."""
+    support = rng.multinomial(size, prior, size=num_sets)
+    correct = rng.binomial(support, recalls)
+    return correct, support
+
+
+def balanced_accuracy_coverage(rng, num_sets, size, prior, recalls, method, n_resamples):
+    correct, support = simulate_recalls(rng, num_sets, size, np.asarray(prior), np.asarray(recalls))
+    interval = intervals.recall_mean_interval(
+        correct, support, confidence_level=LEVEL, method=method, n_resamples=n_resamples, seed=int(rng.integers(2**31))
+    )
+    return summarise(interval.low, interval.high, float(np.mean(recalls)), (support > 0).all(axis=-1), support)
+
+
+# ---------------------------------------------------------------- informedness
+
+
+def population_informedness(prior, confusion):
+    """Bookmaker informedness of the population: class prior times confusion rates."""
+    return float(intervals.informedness_from_confusion(prior[:, None] * confusion))
+
+
+def informedness_coverage(rng, num_sets, size, n_resamples, fixed_design=False):
+    """Bootstrap coverage for multi-class informedness.
+
+    ``fixed_design=False``: class sizes vary between sets and the truth is the population
+    value. ``True``: the truth is the value at the set's own class shares (what a
+    stratified bootstrap, which keeps the class sizes, targets).
+    """
+    support = rng.multinomial(size, INFORMEDNESS_PRIOR, size=num_sets)
+    confusion = rng.multinomial(support, INFORMEDNESS_CONFUSION)
+    interval = intervals.informedness_interval(
+        confusion, confidence_level=LEVEL, method="bootstrap", n_resamples=n_resamples, seed=int(rng.integers(2**31))
+    )
+    if fixed_design:
+        truth = intervals.informedness_from_confusion(support[..., None] * INFORMEDNESS_CONFUSION)
+    else:
+        truth = population_informedness(INFORMEDNESS_PRIOR, INFORMEDNESS_CONFUSION)
+    return summarise(interval.low, interval.high, truth, (support > 0).all(axis=-1), support)
+
+
+# ---------------------------------------------------------------- multi-label: shared samples
+
+
+def multilabel_coverage(rng, num_sets, size, correlated, method="agresti_coull", chunk=500):
+    """Macro balanced accuracy over 5 labels whose errors share samples.
+
+    Each prediction is flipped with probability 0.14 whatever the label (so every label's
+    TPR = TNR = 0.86 and the truth is 0.86). ``correlated``: a sample is "hard" with
+    probability 0.2 and then each of its labels is flipped with probability 0.5, else 0.05
+    (same 0.14 on average), so the labels' errors come together; otherwise independent.
+    """
+    prevalence = np.array([0.3, 0.2, 0.1, 0.05, 0.02])
+    lows, highs, supports = [], [], []
+    for start in range(0, num_sets, chunk):
+        count = min(chunk, num_sets - start)
+        truth = rng.random((count, size, prevalence.size)) < prevalence
+        if correlated:
+            hard = rng.random((count, size, 1)) < 0.2
+            flip = rng.random((count, size, prevalence.size)) < np.where(hard, 0.5, 0.05)
+        else:
+            flip = rng.random((count, size, prevalence.size)) < 0.14
+        predicted = truth ^ flip
+        tp = (truth & predicted).sum(axis=1)
+        positives = truth.sum(axis=1)
+        tn = (~truth & ~predicted).sum(axis=1)
+        negatives = size - positives
+        interval = intervals.binary_columns_interval(
+            tp, positives, tn, negatives, confidence_level=LEVEL, method=method, seed=int(rng.integers(2**31)), n_resamples=1000
+        )
+        lows.append(interval.low)
+        highs.append(interval.high)
+        supports.append(np.concatenate([positives, negatives], axis=-1))
+    support = np.concatenate(supports)
+    return summarise(np.concatenate(lows), np.concatenate(highs), 0.86, (support > 0).all(axis=-1), support)
+
+
+# ---------------------------------------------------------------- prevalence correction
+
+
+def corrected_prevalence(flagged, benchmark_size, tp, positives, fp, negatives, confidence_level=0.95, n_resamples=10_000, seed=0):
+    """A judge-measured prevalence corrected with the judge's golden-set rates, with a 95% interval.
+
+    p = (p_measured - FPR) / (TPR - FPR), clipped to [0, 1]; the interval is the percentile
+    bootstrap of the three binomial counts (benchmark flags, golden-set TP and FP).
+    Works on scalars or on arrays of sets (examples/coverage_study.py measures its coverage).
+    """
+    rng = np.random.default_rng(seed)
+
+    def correct(measured, tpr, fpr):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(tpr > fpr, np.clip((measured - fpr) / (tpr - fpr), 0.0, 1.0), np.nan)
+
+    point = correct(flagged / benchmark_size, tp / positives, fp / negatives)
+    shape = (n_resamples,) + np.shape(point)
+    draws = correct(
+        rng.binomial(benchmark_size, flagged / benchmark_size, shape) / benchmark_size,
+        rng.binomial(positives, tp / positives, shape) / positives,
+        rng.binomial(negatives, fp / negatives, shape) / negatives,
+    )
+    alpha = 1 - confidence_level
+    low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    return point, low, high
+
+
+def prevalence_correction_coverage(rng, num_sets, golden_size, golden_prevalence, benchmark_size, prevalence, tpr, fpr, n_resamples):
+    positives = np.maximum(rng.binomial(golden_size, golden_prevalence, num_sets), 1)
+    negatives = golden_size - positives
+    tp = rng.binomial(positives, tpr)
+    fp = rng.binomial(negatives, fpr)
+    flagged = rng.binomial(benchmark_size, fpr + (tpr - fpr) * prevalence, num_sets)
+    _, low, high = corrected_prevalence(flagged, benchmark_size, tp, positives, fp, negatives, n_resamples=n_resamples, seed=int(rng.integers(2**31)))
+    defined = ~np.isnan(low)
+    covered = (low[defined] <= prevalence) & (prevalence <= high[defined])
+    return float(covered.mean()), float((high - low)[defined].mean())
+
+
+# ---------------------------------------------------------------- threshold="auto"
+
+
+def best_youden_from_histograms(positive_counts, negative_counts):
+    """max over thresholds of TPR - FPR, scores sorted by decreasing value on the last axis.
+
+    The same maximum as the core's ``youden_thresholds`` (tests/test_intervals.py checks it);
+    computed on per-score counts so resamples are cheap.
+    """
+    tpr = np.cumsum(positive_counts, axis=-1) / positive_counts.sum(axis=-1, keepdims=True)
+    fpr = np.cumsum(negative_counts, axis=-1) / negative_counts.sum(axis=-1, keepdims=True)
+    return np.maximum((tpr - fpr).max(axis=-1), 0.0)  # 0: the "nothing positive" cut
+
+
+def auto_threshold_coverage(rng, num_sets, size, prevalence, separation, n_resamples, chunk=16):
+    """Percentile bootstrap that re-searches the threshold in every resample, binormal scores.
+
+    Truth: the population's best balanced accuracy, Phi(separation / 2). Returns
+    (coverage, mean width, mean optimism of the point estimate).
+    """
+    best = NormalDist().cdf(separation / 2)
+    covered, widths, optimism = [], [], []
+    num_positive = np.maximum(rng.binomial(size, prevalence, size=num_sets), 2)
+    for start in range(0, num_sets, chunk):
+        stop = min(num_sets, start + chunk)
+        positives = [rng.normal(separation, 1.0, n) for n in num_positive[start:stop]]
+        negatives = [rng.normal(0.0, 1.0, size - n) for n in num_positive[start:stop]]
+        # Per set: counts per distinct score (decreasing), padded to a common length.
+        length = size
+        pos_hist = np.zeros((stop - start, length))
+        neg_hist = np.zeros((stop - start, length))
+        for row, (pos, neg) in enumerate(zip(positives, negatives)):
+            scores = np.concatenate([pos, neg])
+            order = np.argsort(-scores)
+            is_positive = np.r_[np.ones(len(pos)), np.zeros(len(neg))][order]
+            pos_hist[row], neg_hist[row] = is_positive, 1 - is_positive
+        estimate = (best_youden_from_histograms(pos_hist, neg_hist) + 1) / 2
+        pos_draw = rng.multinomial(pos_hist.sum(-1).astype(int), pos_hist / pos_hist.sum(-1, keepdims=True), size=(n_resamples, stop - start))
+        neg_draw = rng.multinomial(neg_hist.sum(-1).astype(int), neg_hist / neg_hist.sum(-1, keepdims=True), size=(n_resamples, stop - start))
+        replicates = (best_youden_from_histograms(pos_draw, neg_draw) + 1) / 2
+        low, high = np.quantile(replicates, [(1 - LEVEL) / 2, (1 + LEVEL) / 2], axis=0)
+        covered.append((low <= best) & (best <= high))
+        widths.append(high - low)
+        optimism.append(estimate - best)
+    return float(np.concatenate(covered).mean()), float(np.concatenate(widths).mean()), float(np.concatenate(optimism).mean())
+
+
+# ---------------------------------------------------------------- report
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", type=int, default=10_000, help="simulated golden sets per row")
+    parser.add_argument("--resamples", type=int, default=2_000, help="bootstrap resamples per set")
+    parser.add_argument("--auto-sets", type=int, default=1_000, help="sets per row for the threshold='auto' section")
+    parser.add_argument("--seed", type=int, default=20250607)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    started = time.perf_counter()
+    print(f"Nominal {LEVEL:.0%} intervals; {args.sets:,} simulated golden sets per row; bootstrap: {args.resamples:,} percentile resamples.")
+    print("Coverage = share of sets whose interval holds the true value (target 0.93-0.97); width = mean interval width.")
+    print("Sets with an empty class are left out (BA over all classes undefined); 'smallest' = median size of the smallest class.\n")
+
+    methods = ("agresti_coull", "wilson", "bootstrap")
+    header = f"{'setting':<40} {'n':>5} {'kept':>6} {'smallest':>8} | " + " | ".join(f"{m + ' cov':>17} {'width':>6}" for m in methods)
+
+    def ba_row(label, size, prior, recalls):
+        results = [balanced_accuracy_coverage(rng, args.sets, size, prior, recalls, method, args.resamples) for method in methods]
+        first = results[0]
+        cells = " | ".join(f"{r.coverage:>17.3f} {r.mean_width:>6.3f}" for r in results)
+        print(f"{label:<40} {size:>5} {first.defined_share:>6.1%} {first.smallest_class_median:>8.0f} | {cells}")
+
+    print("Balanced accuracy, binary (binary informedness = 2 BA - 1: same coverage, width x 2)")
+    print(header)
+    for judge, (sensitivity, specificity) in BINARY_JUDGES.items():
+        for prevalence in (0.5, 0.1, 0.03):
+            for size in (50, 200, 1000):
+                ba_row(f"{judge}, prevalence {prevalence}", size, [1 - prevalence, prevalence], [specificity, sensitivity])
+
+    print("\nBalanced accuracy, 4 classes, prior (0.70, 0.20, 0.07, 0.03), recalls (0.9, 0.8, 0.7, 0.6)")
+    print(header)
+    for size in (50, 200, 1000):
+        ba_row("4 classes, skewed", size, SKEWED_PRIOR, SKEWED_RECALLS)
+
+    truth = population_informedness(INFORMEDNESS_PRIOR, INFORMEDNESS_CONFUSION)
+    print(f"\nInformedness, 3 classes, prior (0.6, 0.3, 0.1), population value {truth:.4f}: bootstrap (no analytic interval)")
+    print(f"{'truth':<44} {'n':>5} {'kept':>6} {'smallest':>8} | {'bootstrap cov':>13} {'width':>7}")
+    for fixed_design, label in ((False, "population value (class sizes vary)"), (True, "value at the set's own class shares")):
+        for size in (50, 200, 1000):
+            result = informedness_coverage(rng, args.sets, size, args.resamples, fixed_design)
+            print(f"{label:<44} {size:>5} {result.defined_share:>6.1%} {result.smallest_class_median:>8.0f} | {result.coverage:>13.3f} {result.mean_width:>7.3f}")
+
+    print("\nMulti-label macro balanced accuracy, 5 labels (prevalence 0.3 ... 0.02), truth 0.86; the interval treats labels as independent")
+    print(f"{'label errors':<44} {'n':>5} {'kept':>6} {'smallest':>8} | {'agresti_coull cov':>17} {'width':>6}")
+    for correlated in (False, True):
+        for size in (200, 1000):
+            result = multilabel_coverage(rng, min(args.sets, 4000), size, correlated, method="agresti_coull")
+            label = "correlated through hard samples" if correlated else "independent"
+            print(f"{label:<44} {size:>5} {result.defined_share:>6.1%} {result.smallest_class_median:>8.0f} | {result.coverage:>17.3f} {result.mean_width:>6.3f}")
+
+    print("\nPrevalence correction p = (p_measured - FPR) / (TPR - FPR), the card's recipe (percentile bootstrap)")
+    print("judge TPR 0.80, FPR 0.10; benchmark of 2,000 responses; true prevalence p")
+    print(f"{'golden set':<24} {'p':>5} | {'coverage':>8} {'width':>7}")
+    for golden_size, golden_prevalence in ((800, 0.1), (200, 0.1), (800, 0.5)):
+        for prevalence in (0.05, 0.2):
+            cov, width = prevalence_correction_coverage(rng, args.sets, golden_size, golden_prevalence, 2000, prevalence, 0.8, 0.1, args.resamples)
+            print(f"{f'{golden_size}, prevalence {golden_prevalence}':<24} {prevalence:>5} | {cov:>8.3f} {width:>7.3f}")
+
+    print(f"\nthreshold='auto': percentile bootstrap re-searching the threshold in each resample ({args.auto_sets:,} sets, {min(args.resamples, 1000):,} resamples)")
+    print("binormal scores, separation 1.5 (best BA 0.773); truth = the population's best BA")
+    print(f"{'prevalence':<12} {'n':>5} | {'coverage':>8} {'width':>7} {'optimism of the point value':>28}")
+    for prevalence in (0.5, 0.1):
+        for size in (200, 1000):
+            cov, width, optimism = auto_threshold_coverage(rng, args.auto_sets, size, prevalence, 1.5, min(args.resamples, 1000))
+            print(f"{prevalence:<12} {size:>5} | {cov:>8.3f} {width:>7.3f} {optimism:>+28.3f}")
+    print(f"\n{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

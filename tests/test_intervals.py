@@ -1,0 +1,422 @@
+"""Confidence intervals: shared/intervals.py, their use in balanced_accuracy, and a small coverage study."""
+
+import doctest
+import json
+import math
+import re
+import sys
+
+import numpy as np
+import pytest
+from pycm import ConfusionMatrix
+from scipy.stats import binomtest
+
+import confusion_core
+import intervals
+from conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "examples"))
+import coverage_study  # noqa: E402
+
+LEVEL = 0.95
+
+
+def test_docstring_examples():
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    attempted = 0
+    for test in finder.find(intervals, globs=vars(intervals).copy()):
+        runner.run(test)
+        attempted += len(test.examples)
+    assert runner.summarize(verbose=False).failed == 0 and attempted >= 8
+
+
+# ---------------------------------------------------------------- the analytic intervals against peers
+
+
+@pytest.mark.parametrize("trials", [1, 2, 5, 17, 100, 1000])
+@pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
+def test_wilson_matches_scipy(trials, level):
+    successes = np.unique(np.r_[np.linspace(0, trials, 12).round(), 1, trials - 1].clip(0, trials)).astype(int)
+    low, high = intervals.wilson_interval(successes, np.full(successes.size, trials), level)
+    for index, x in enumerate(successes):
+        expected = binomtest(int(x), trials).proportion_ci(level, method="wilson")
+        assert low[index] == pytest.approx(expected.low, abs=1e-12) and high[index] == pytest.approx(expected.high, abs=1e-12)
+
+
+def test_agresti_coull_is_the_wald_interval_on_augmented_counts():
+    z = 1.959963984540054
+    for x, n in [(0, 10), (3, 10), (10, 10), (1, 1), (45, 50), (500, 1000)]:
+        n_tilde = n + z * z
+        p_tilde = (x + z * z / 2) / n_tilde
+        half = z * math.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
+        low, high = intervals.agresti_coull_interval(x, n, 0.95)
+        assert float(low) == pytest.approx(max(0.0, p_tilde - half), abs=1e-12)
+        assert float(high) == pytest.approx(min(1.0, p_tilde + half), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "x1, n1, x2, n2, low, high",
+    [  # Newcombe (1998), Statistics in Medicine 17:873-890, Table II, method 10 (score, no continuity correction)
+        (56, 70, 48, 80, 0.0524, 0.3339),
+        (9, 10, 3, 10, 0.1705, 0.8090),
+        (5, 56, 0, 29, -0.0381, 0.1926),
+        (0, 10, 0, 20, -0.1611, 0.2775),
+        (10, 10, 0, 20, 0.6791, 1.0000),
+    ],
+)
+def test_wilson_mover_reproduces_newcombe_method_10(x1, n1, x2, n2, low, high):
+    interval = intervals.rate_sum_interval([x1, x2], [n1, n2], [1.0, -1.0], bounds=(-1.0, 1.0), method="wilson")
+    assert interval.low == pytest.approx(low, abs=5e-5) and interval.high == pytest.approx(high, abs=5e-5)
+
+
+def test_informedness_averages_match_pycm():
+    """Bookmaker: sum_c (predicted share) x BM_c; macro: mean BM_c; weighted: sum_c (reference share) x BM_c.
+
+    pycm's per-class BM is TPR + TNR - 1 (Powers' informedness of class c).
+    """
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        num_classes = int(rng.integers(2, 6))
+        references = np.r_[np.arange(num_classes), rng.integers(0, num_classes, 300 - num_classes)]
+        predictions = np.where(rng.random(300) < 0.6, references, rng.integers(0, num_classes, 300))
+        matrix = confusion_core.confusion_matrix(references, predictions, num_classes)
+        cm = ConfusionMatrix(actual_vector=references.tolist(), predict_vector=predictions.tolist())
+        bm = {c: cm.class_stat["BM"][c] for c in cm.classes}
+        expected = {
+            "bookmaker": sum(cm.class_stat["TOP"][c] / 300 * bm[c] for c in bm),
+            "macro": sum(bm.values()) / len(bm),
+            "weighted": sum(cm.class_stat["P"][c] / 300 * bm[c] for c in bm),
+        }
+        for average, value in expected.items():
+            assert float(intervals.informedness_average(matrix, average)) == pytest.approx(value, abs=1e-12)
+        assert float(intervals.informedness_from_confusion(matrix)) == pytest.approx(expected["bookmaker"], abs=1e-12)
+
+
+def test_informedness_average_options():
+    matrix = np.array([[8, 2, 0, 0], [1, 6, 3, 0], [0, 0, 5, 0], [0, 0, 0, 0]])  # class 3: no references
+    skip = intervals.informedness_average(matrix, "macro")
+    assert float(skip) == pytest.approx((0.8 - 1 / 15 + 0.6 - 2 / 15 + 1 - 3 / 20) / 3)
+    assert float(intervals.informedness_average(matrix, "macro", zero_division=0.0)) == pytest.approx(float(skip) * 3 / 4)
+    assert float(intervals.informedness_average(matrix, "macro", class_mask=[2])) == pytest.approx(1 - 3 / 20)
+    assert math.isnan(float(intervals.informedness_average(matrix, "macro", class_mask=[3])))
+    interval = intervals.informedness_interval(matrix, confidence_level=LEVEL, average="macro", n_resamples=500, seed=0)
+    assert -1 <= interval.low < float(skip) < interval.high <= 1
+
+
+# ---------------------------------------------------------------- the bootstrap on counts
+
+
+def per_sample_stratified_bootstrap(references, predictions, statistic, n_resamples, rng):
+    """The textbook stratified bootstrap: resample samples within each reference class."""
+    members = [np.flatnonzero(references == c) for c in np.unique(references)]
+    values = []
+    for _ in range(n_resamples):
+        chosen = np.concatenate([rng.choice(m, size=m.size) for m in members])
+        values.append(statistic(references[chosen], predictions[chosen]))
+    return np.array(values)
+
+
+def test_counts_bootstrap_has_the_distribution_of_the_per_sample_stratified_bootstrap():
+    rng = np.random.default_rng(1)
+    references = np.repeat([0, 1, 2], [120, 40, 12])
+    predictions = np.where(rng.random(references.size) < 0.75, references, rng.integers(0, 3, references.size))
+
+    def balanced_accuracy(ref, pred):
+        return np.mean([np.mean(pred[ref == c] == c) for c in range(3)])
+
+    def informedness(ref, pred):
+        return float(intervals.informedness_from_confusion(confusion_core.confusion_matrix(ref, pred, 3)))
+
+    matrix = confusion_core.confusion_matrix(references, predictions, 3)
+    counts = confusion_core.class_counts(references, predictions, 3)
+    for statistic, method_interval in (
+        (balanced_accuracy, lambda: intervals.recall_mean_interval(counts.tp, counts.support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
+        (informedness, lambda: intervals.informedness_interval(matrix, confidence_level=0.9, n_resamples=20000, seed=2)),
+    ):
+        textbook = per_sample_stratified_bootstrap(references, predictions, statistic, 3000, rng)
+        interval = method_interval()
+        expected_low, expected_high = np.quantile(textbook, [0.05, 0.95])
+        # Monte-Carlo error of a 5% quantile from 3,000 resamples is about 0.005 here.
+        assert interval.low == pytest.approx(expected_low, abs=0.015)
+        assert interval.high == pytest.approx(expected_high, abs=0.015)
+
+
+def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one():
+    args = dict(confidence_level=LEVEL, method="bootstrap", n_resamples=2000)
+    first = intervals.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
+    second = intervals.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
+    assert first == second
+    others = {tuple(intervals.recall_mean_interval([40, 900], [50, 950], seed=None, **args).as_list()) for _ in range(5)}
+    assert len(others) > 1
+
+
+def test_bootstrap_chunks_give_the_same_interval_shape_for_many_classes():
+    rng = np.random.default_rng(3)
+    support = rng.integers(1, 50, 2500)  # 2,500 classes x 2,000 resamples: more than one chunk
+    correct = rng.binomial(support, 0.7)
+    interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method="bootstrap", n_resamples=2000, seed=0)
+    analytic = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL)
+    assert interval.low < np.mean(correct / support) < interval.high
+    assert interval.high - interval.low == pytest.approx(analytic.high - analytic.low, rel=0.1)
+
+
+def test_multiclass_bootstrap_refuses_a_runaway_size():
+    with pytest.raises(ValueError, match=r"n_resamples: the bootstrap of a 2000 x 2000 confusion matrix"):
+        intervals.informedness_interval(np.eye(2000), confidence_level=LEVEL, n_resamples=10_000)
+
+
+# ---------------------------------------------------------------- degenerate cases and ranges
+
+
+@pytest.mark.parametrize("method", intervals.CI_METHODS)
+@pytest.mark.parametrize(
+    "correct, support",
+    [([0, 0], [5, 5]), ([5, 5], [5, 5]), ([1, 0], [1, 1]), ([0, 1000], [1, 1000]), ([3, 0, 2], [3, 0, 2]), ([0], [1])],
+)
+def test_degenerate_classes_give_finite_intervals_inside_the_range(method, correct, support):
+    interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method=method, n_resamples=500, seed=0)
+    point = np.mean([c / s for c, s in zip(correct, support) if s])
+    assert interval.reason is None and 0.0 <= interval.low <= interval.high <= 1.0
+    if method != "bootstrap":
+        assert interval.low <= point <= interval.high and interval.high > interval.low
+
+
+def test_undefined_values_give_nan_with_the_reason():
+    empty = intervals.recall_mean_interval([0, 0], [0, 0], confidence_level=LEVEL)
+    assert math.isnan(empty.low) and math.isnan(empty.high) and empty.reason == "no_reference_classes"
+    masked = intervals.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, class_mask=[1])
+    assert masked.reason == "empty_class_mask_after_filtering"
+    single = intervals.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, adjusted=True)
+    assert single.reason == "adjusted_needs_two_classes"
+    one_class = intervals.informedness_interval([[3, 1, 0], [0, 0, 0], [0, 0, 0]], confidence_level=LEVEL)
+    assert math.isnan(one_class.low) and one_class.reason == "fewer_than_two_reference_classes"
+    labels = intervals.binary_columns_interval([0], [0], [0], [0], confidence_level=LEVEL)
+    assert math.isnan(labels.low) and labels.reason == "no_defined_labels"
+
+
+def test_ranges_informedness_adjusted_and_zero_division():
+    binary = intervals.informedness_interval([[0, 30], [30, 0]], confidence_level=LEVEL, method="agresti_coull")
+    assert binary.low == -1.0 and -1.0 < binary.high < -0.8
+    multi = intervals.informedness_interval(np.diag([30, 20, 5]), confidence_level=LEVEL, n_resamples=500, seed=0)
+    assert multi.low == 1.0 and multi.high == 1.0  # perfect in every resample: the bootstrap cannot see more
+    adjusted = intervals.recall_mean_interval([0, 0, 0], [5, 5, 5], confidence_level=LEVEL, adjusted=True)
+    assert adjusted.low == pytest.approx(-0.5) and adjusted.high > -0.5
+    # zero_division=1.0: a class without references counts as a fixed 1.0, with no sampling error.
+    fixed = intervals.recall_mean_interval([5, 0], [10, 0], confidence_level=LEVEL, zero_division=1.0)
+    alone = intervals.recall_mean_interval([5], [10], confidence_level=LEVEL)
+    assert fixed.low == pytest.approx((alone.low + 1) / 2) and fixed.high == pytest.approx((alone.high + 1) / 2)
+    with pytest.raises(ValueError, match="ci_method: 'agresti_coull' has no analytic form for multi-class informedness"):
+        intervals.informedness_interval(np.diag([3, 2, 1]), confidence_level=LEVEL, method="agresti_coull")
+
+
+def test_binary_columns_interval_reduces_like_the_multilabel_definition():
+    tp, positives, tn, negatives = [8, 0, 3], [10, 0, 3], [80, 50, 0], [90, 60, 0]
+    macro = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, method="wilson")
+    # skip: label 1 has TNR only, label 2 TPR only; the macro average is a weighted sum of those rates.
+    direct = intervals.rate_sum_interval([8, 3, 80, 50], [10, 3, 90, 60], [1 / 6, 1 / 3, 1 / 6, 1 / 3], method="wilson")
+    assert macro.as_list() == pytest.approx(direct.as_list(), abs=1e-12)
+    micro = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average="micro", method="wilson")
+    pooled = intervals.rate_sum_interval([11, 130], [13, 150], [0.5, 0.5], method="wilson")
+    assert micro.as_list() == pytest.approx(pooled.as_list(), abs=1e-12)
+
+
+def test_kish_effective_sizes():
+    assert intervals.effective_sizes([4.0], [4.0]).tolist() == [4.0]  # four weights of 1
+    assert intervals.effective_sizes([8.0], [16.0]).tolist() == [4.0]  # four weights of 2: same information
+    assert intervals.effective_sizes([4.0], [5.0]).tolist() == [3.2]  # weights 0.5, 0.5, 1.5, 1.5
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, pattern",
+    [
+        (dict(confidence_level=1.0), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 1.0"),
+        (dict(confidence_level="95%"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found str"),
+        (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'bca'"),
+        (dict(confidence_level=0.95, n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 0"),
+        (dict(confidence_level=0.95, n_resamples=10**9), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 1000000000"),
+        (dict(confidence_level=0.95, n_resamples=2.5), TypeError, r"n_resamples: expected a positive integer, found float"),
+        (dict(confidence_level=0.95, seed=-1), TypeError, r"seed: expected a non-negative integer or None, found -1"),
+    ],
+)
+def test_argument_errors_name_the_argument(balanced_accuracy, kwargs, error, pattern):
+    with pytest.raises(error, match=pattern):
+        balanced_accuracy.compute(references=[0, 1, 1], predictions=[0, 1, 0], **kwargs)
+
+
+# ---------------------------------------------------------------- balanced_accuracy with confidence_level
+
+
+def test_documented_interval_example(balanced_accuracy):
+    references = [1] * 50 + [0] * 950
+    predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
+    result = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=0.95)
+    assert list(result) == ["balanced_accuracy", "balanced_accuracy_ci"]
+    # Agresti-Coull per class (TPR 40/50, TNR 900/950) combined by MOVER, written out here.
+    z = 1.959963984540054
+    below, above = [], []
+    for x, n in ((40, 50), (900, 950)):
+        n_tilde, p_tilde = n + z * z, (x + z * z / 2) / (n + z * z)
+        half = z * math.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
+        below.append((x / n - (p_tilde - half)) / 2)
+        above.append((p_tilde + half - x / n) / 2)
+    point = (40 / 50 + 900 / 950) / 2
+    assert result["balanced_accuracy"] == pytest.approx(point, abs=1e-15)
+    assert result["balanced_accuracy_ci"] == pytest.approx([point - math.hypot(*below), point + math.hypot(*above)], abs=1e-12)
+
+
+def test_module_interval_is_the_shared_function_for_every_option(balanced_accuracy):
+    rng = np.random.default_rng(4)
+    for case in range(40):
+        num_classes = int(rng.integers(2, 6))
+        references = rng.choice(num_classes, 150, p=rng.dirichlet(np.ones(num_classes)))
+        predictions = np.where(rng.random(150) < 0.7, references, rng.integers(0, num_classes, 150))
+        options = dict(
+            adjusted=bool(case % 2),
+            zero_division=("skip", 0.0, 1.0)[case % 3],
+            class_mask=None if case % 4 else [0, 1],
+            ci_method=intervals.CI_METHODS[case % 3],
+        )
+        result = balanced_accuracy.compute(
+            references=references, predictions=predictions, task="multiclass", num_classes=num_classes,
+            confidence_level=0.9, n_resamples=500, seed=case, **options,
+        )
+        counts = confusion_core.class_counts(references, predictions, num_classes)
+        expected = intervals.recall_mean_interval(
+            counts.tp, counts.support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
+            class_mask=None if options["class_mask"] is None else np.array(options["class_mask"]),
+            zero_division=options["zero_division"], adjusted=options["adjusted"],
+        )
+        assert result["balanced_accuracy_ci"] == pytest.approx(expected.as_list(), nan_ok=True)
+        if options["ci_method"] != "bootstrap" and not math.isnan(result["balanced_accuracy"]):
+            low, high = result["balanced_accuracy_ci"]
+            assert low <= result["balanced_accuracy"] <= high
+
+
+def test_results_are_plain_python_floats(balanced_accuracy):
+    result = balanced_accuracy.compute(references=[0, 1, 1, 0, 1], predictions=[0, 1, 0, 0, 1], confidence_level=0.9, ci_method="bootstrap", seed=0)
+    json.dumps(result)
+    assert all(type(value) is float for value in result["balanced_accuracy_ci"])
+
+
+def test_equal_weights_give_the_unweighted_interval_and_unequal_weights_widen_it(balanced_accuracy):
+    references = [0] * 60 + [1] * 20
+    predictions = [0] * 50 + [1] * 10 + [1] * 15 + [0] * 5
+    plain = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL)
+    doubled = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, sample_weight=[2.0] * 80)
+    assert doubled["balanced_accuracy_ci"] == pytest.approx(plain["balanced_accuracy_ci"], abs=1e-12)
+    uneven = np.where(np.arange(80) % 2 == 0, 0.5, 1.5)  # same means per class, Kish size 80% of n
+    weighted = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, sample_weight=uneven)
+    assert weighted["balanced_accuracy_ci"][1] - weighted["balanced_accuracy_ci"][0] > plain["balanced_accuracy_ci"][1] - plain["balanced_accuracy_ci"][0]
+
+
+def test_fixed_threshold_interval_and_auto_threshold_refusal(balanced_accuracy):
+    references = [0, 1, 1, 0, 1, 0, 0, 1]
+    scores = [0.1, 0.8, 0.4, 0.3, 0.9, 0.6, 0.2, 0.7]
+    result = balanced_accuracy.compute(references=references, predictions=scores, threshold=0.5, confidence_level=LEVEL)
+    labels = balanced_accuracy.compute(references=references, predictions=[int(s >= 0.5) for s in scores], confidence_level=LEVEL)
+    assert result == labels
+    with pytest.raises(ValueError, match=r"confidence_level: no interval with threshold='auto'\. The threshold is fitted"):
+        balanced_accuracy.compute(references=references, predictions=scores, threshold="auto", confidence_level=LEVEL)
+
+
+def test_undefined_value_has_an_undefined_interval(balanced_accuracy):
+    result = balanced_accuracy.compute(references=[-100, -100], predictions=[0, 1], ignore_index=-100, confidence_level=LEVEL)
+    assert result["reason"] == "empty_after_ignore_index" and all(math.isnan(v) for v in result["balanced_accuracy_ci"])
+    result = balanced_accuracy.compute(references=[0, 1, 0], predictions=[0, 2, 2], num_classes=3, class_mask=[2], confidence_level=LEVEL)
+    assert result["reason"] == "empty_class_mask_after_filtering" and all(math.isnan(v) for v in result["balanced_accuracy_ci"])
+
+
+def test_no_interval_keys_without_confidence_level(balanced_accuracy):
+    assert balanced_accuracy.compute(references=[0, 1], predictions=[0, 1], ci_method="bootstrap") == {"balanced_accuracy": 1.0}
+
+
+# ---------------------------------------------------------------- coverage (small; the full study is examples/coverage_study.py)
+
+
+@pytest.mark.parametrize(
+    "size, prior, recalls",
+    [
+        (50, [0.5, 0.5], [0.9, 0.8]),
+        (200, [0.9, 0.1], [0.9, 0.8]),
+        (1000, [0.97, 0.03], [0.9, 0.8]),
+        (200, [0.97, 0.03], [0.98, 0.95]),
+        (1000, list(coverage_study.SKEWED_PRIOR), list(coverage_study.SKEWED_RECALLS)),
+    ],
+)
+def test_default_interval_covers_balanced_accuracy(size, prior, recalls):
+    rng = np.random.default_rng(size)
+    result = coverage_study.balanced_accuracy_coverage(rng, 2000, size, prior, recalls, intervals.DEFAULT_CI_METHOD, 1)
+    assert 0.93 <= result.coverage <= 0.97, result
+
+
+def test_bootstrap_covers_multiclass_informedness():
+    result = coverage_study.informedness_coverage(np.random.default_rng(5), 1000, 200, 1000)
+    assert 0.93 <= result.coverage <= 0.97, result
+
+
+def test_documented_shortfall_of_the_bootstrap_with_a_tiny_class():
+    """The card says the percentile bootstrap undercovers when a class has a handful of examples."""
+    result = coverage_study.balanced_accuracy_coverage(np.random.default_rng(6), 1000, 200, [0.97, 0.03], [0.98, 0.95], "bootstrap", 1000)
+    assert result.coverage < 0.9 and result.smallest_class_median <= 6
+
+
+def test_histogram_youden_search_matches_the_core():
+    """The threshold='auto' evidence re-searches thresholds on score histograms: same maximum as the core."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        labels = rng.integers(0, 2, 60)
+        labels[:2] = [0, 1]
+        scores = np.round(labels + rng.normal(0, 1, 60), 1)  # ties on purpose
+        distinct, inverse = np.unique(-scores, return_inverse=True)
+        positives = np.bincount(inverse[labels == 1], minlength=distinct.size)
+        negatives = np.bincount(inverse[labels == 0], minlength=distinct.size)
+        _, tpr, tnr = confusion_core.youden_thresholds(scores[:, None], labels[:, None])
+        assert coverage_study.best_youden_from_histograms(positives, negatives) == pytest.approx(tpr[0] + tnr[0] - 1, abs=1e-12)
+
+
+def test_card_prevalence_recipe_is_the_study_code_and_covers():
+    card = (REPO_ROOT / "balanced_accuracy" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(import numpy as np\n\ndef corrected_prevalence.*?)```", card, flags=re.S)
+    assert block, "the card lacks the prevalence-correction recipe"
+    namespace = {}
+    exec(block.group(1), namespace)  # the card's code, as a reader would paste it
+    shown = namespace["corrected_prevalence"](flagged=400, benchmark_size=2000, tp=63, positives=83, fp=133, negatives=917)
+    study = coverage_study.corrected_prevalence(400, 2000, 63, 83, 133, 917)
+    assert [float(v) for v in shown] == pytest.approx([float(v) for v in study], abs=1e-12)
+    assert float(shown[0]) == pytest.approx((400 / 2000 - 133 / 917) / (63 / 83 - 133 / 917), abs=1e-12)
+    coverage, _ = coverage_study.prevalence_correction_coverage(np.random.default_rng(8), 1000, 800, 0.1, 2000, 0.05, 0.8, 0.1, 1000)
+    assert 0.93 <= coverage <= 0.97
+
+
+def tied_topk_coverage(rng, num_sets, size, method):
+    """Balanced top-k accuracy with ties: each sample's hit is 0, 1/2 (tied at the k-th place) or 1.
+
+    4 classes with prior (0.70, 0.20, 0.07, 0.03); half hits for 10-40% of each class. The
+    interval treats a half hit as a 0/1 hit with the same mean (larger variance): conservative.
+    """
+    prior = np.array([0.70, 0.20, 0.07, 0.03])
+    hit_values = np.array([0.0, 0.5, 1.0])
+    hit_shares = np.array([[0.05, 0.10, 0.85], [0.10, 0.20, 0.70], [0.15, 0.30, 0.55], [0.20, 0.40, 0.40]])
+    support = rng.multinomial(size, prior, size=num_sets)
+    hits = rng.multinomial(support, hit_shares) @ hit_values  # fractional per-class hit sums
+    interval = intervals.recall_mean_interval(
+        hits, support, confidence_level=LEVEL, method=method, n_resamples=1000, seed=int(rng.integers(2**31))
+    )
+    truth = float(np.mean(hit_shares @ hit_values))
+    return coverage_study.summarise(interval.low, interval.high, truth, (support > 0).all(axis=-1), support)
+
+
+@pytest.mark.parametrize("size", [50, 200, 1000])
+def test_default_interval_is_conservative_with_tied_topk_hits(size):
+    """The balanced_topk_accuracy card: with fractional (tied) hits the default covers at least 95%."""
+    result = tied_topk_coverage(np.random.default_rng(size + 1), 2000, size, intervals.DEFAULT_CI_METHOD)
+    assert 0.95 <= result.coverage <= 1.0, result
+
+
+def test_documented_multilabel_coverage_with_independent_and_correlated_label_errors():
+    """The balanced_accuracy_multilabel card: on target with independent label errors, short with correlated ones."""
+    independent = coverage_study.multilabel_coverage(np.random.default_rng(10), 2000, 1000, correlated=False)
+    assert 0.93 <= independent.coverage <= 0.97, independent
+    correlated = coverage_study.multilabel_coverage(np.random.default_rng(9), 2000, 200, correlated=True)
+    assert correlated.coverage < 0.93, correlated

@@ -2,16 +2,41 @@
 
 from pathlib import Path
 
+from space_app import Choice
+from space_app import Flag
+from space_app import Value
+from space_app import Values
 from space_app import build_app
+from space_app import card_examples
 
-EXAMPLES = [
-    ["[0, 1, 0, 0]", "[0, 1, 1, 0]", '{"task": "binary"}'],
-    ["[0, 2, 2, 1]", "[0, 1, 2, 1]", '{"return_per_class": true, "sample_weight": [1, 0.5, 1, 1]}'],
-    ['["safe", "unsafe", "unsafe", "safe"]', '["safe", "unsafe", "safe", "safe"]', '{"return_per_class": true}'],
-    ["[0.2, 0.9, 0.1, 0.3]", "[0, 1, 1, 0]", '{"threshold": "auto"}'],
+FOLDER = Path(__file__).parent
+
+# One control per argument of compute(); the help text under each comes from the module's docs.
+OPTIONS = [
+    Choice("task", choices={"infer": None, "binary": "binary", "multiclass": "multiclass"}),
+    Value("threshold", placeholder="none: predictions are labels; or 0.5, or auto"),
+    Value("num_classes", placeholder="inferred", maximum=100_000),
+    Values("labels", placeholder='e.g. ["safe", "unsafe"]'),
+    Value("pos_label", placeholder="1, or the second of two labels"),
+    Value("ignore_index", placeholder="e.g. -100"),
+    Values("class_mask", placeholder="e.g. [1, 2]"),
+    Values("sample_weight", placeholder="one weight per sample"),
+    Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
+    Value("confidence_level", placeholder="e.g. 0.95"),
+    Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),
+    Value("n_resamples", placeholder="10000", maximum=100_000),
+    Value("seed", placeholder="e.g. 0"),
+    Flag("adjusted"),
+    Flag("return_per_class"),
 ]
 
-app = build_app("balanced_accuracy", Path(__file__).parent, EXAMPLES)
+# The card's examples, plus string labels from an LLM judge and a confidence interval.
+EXAMPLES = card_examples(FOLDER) + [
+    ['["safe", "unsafe", "unsafe", "safe"]', '["safe", "unsafe", "safe", "safe"]', '{"return_per_class": true}'],
+    ["[0, 1, 0, 0, 1, 1, 0, 0, 1, 0]", "[0, 1, 1, 0, 1, 1, 0, 0, 0, 0]", '{"confidence_level": 0.95}'],
+]
+
+app = build_app("balanced_accuracy", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "recall", "roc"))
 
 if __name__ == "__main__":
     app.launch()

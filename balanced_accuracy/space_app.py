@@ -1,46 +1,60 @@
 # GENERATED FILE: do not edit. Vendored copy of shared/space_app.py.
 # Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
-"""The Gradio app shared by every module's Space (works on Gradio >= 4, unlike
-``evaluate.utils.launch_gradio_widget``, which uses the removed ``gr.inputs``).
+"""The Gradio app shared by every module's Space.
 
-Inputs are parsed as data only (JSON, or one value per line / comma-separated), never
-evaluated as code; oversized or malformed input gives a readable message, not a traceback.
+It works on current Gradio (>= 4), unlike ``evaluate.utils.launch_gradio_widget``, which
+uses the removed ``gr.inputs``. One builder serves all modules:
+
+* inputs: predictions and references pasted (a JSON list, comma-separated values, or one
+  value / one row per line) or a CSV file with ``predictions`` and ``references`` columns
+  (optionally ``sample_weight``); every option of the module as a control (``Flag``,
+  ``Choice``, ``Value``, ``Values``), described by the module's own argument docs;
+* outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
+  per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
+  against k), and the metric card below.
+
+Input is parsed as data only (JSON, numbers, strings), never evaluated as code. Oversized
+or malformed input and every error of the metric come back as a readable message in the
+page, not a traceback, and the app keeps serving the next request.
 """
 
+import csv
+import html
+import inspect
+import itertools
 import json
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-MAX_INPUT_CHARS = 2_000_000
-MAX_VALUES = 200_000
+import numpy as np
+
+import confusion_core as core
+
+MAX_INPUT_CHARS = 2_000_000  # per text box
+MAX_VALUES = 200_000  # samples (rows)
+MAX_UPLOAD_BYTES = 5_000_000  # CSV file size
+MAX_OPTION_CHARS = 10_000  # a one-line option such as `labels`
+MAX_HEATMAP_CLASSES = 40  # above this a K x K heatmap is unreadable
+MAX_BAR_CLASSES = 60  # above this per-class bars become a histogram
+MAX_TOPK_POINTS = 20  # k values on the recall@k curve
 
 
 class InputError(ValueError):
     """Input the page reports back to the user."""
 
 
-def parse_values(text: str, name: str):
-    """Parse a list of values: a JSON array, or values separated by new lines or commas."""
-    text = (text or "").strip()
-    if not text:
-        raise InputError(f"{name}: please enter some values.")
-    if len(text) > MAX_INPUT_CHARS:
-        raise InputError(f"{name}: input too large ({len(text):,} characters; the limit is {MAX_INPUT_CHARS:,}).")
-    if text[0] == "[":
-        try:
-            values = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{name}: not valid JSON ({error.msg} at character {error.pos}).") from None
-    else:
-        values = [_parse_scalar(token) for token in re.split(r"[,\n]", text) if token.strip()]
-    if not isinstance(values, list):
-        raise InputError(f"{name}: expected a list of values.")
-    if len(values) > MAX_VALUES:
-        raise InputError(f"{name}: too many values ({len(values):,}; the limit is {MAX_VALUES:,}).")
-    return values
+# ----------------------------------------------------------------------------------------
+# Parsing pasted and uploaded data (never evaluated as code)
+# ----------------------------------------------------------------------------------------
+
+_SEPARATORS = re.compile(r"[,;\t]")
 
 
 def _parse_scalar(token: str):
+    """A number if the token is one, otherwise the token as a string (quotes removed)."""
     token = token.strip().strip('"').strip("'")
     for convert in (int, float):
         try:
@@ -50,31 +64,428 @@ def _parse_scalar(token: str):
     return token
 
 
+def _load_json(text: str, name: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{name}: not valid JSON ({error.msg} at character {error.pos}).") from None
+    except RecursionError:
+        raise InputError(f"{name}: the JSON is nested too deeply.") from None
+
+
+def _parse_row(line: str, name: str):
+    """One line: a JSON list, a separated row of values, or a single value."""
+    if line.startswith("["):
+        return _load_json(line, name)
+    tokens = [token for token in _SEPARATORS.split(line) if token.strip()]
+    return [_parse_scalar(token) for token in tokens] if len(tokens) > 1 else _parse_scalar(line)
+
+
+def parse_values(text: str, name: str) -> list:
+    """Parse a list of values (or of rows).
+
+    Accepted: a JSON array (``[0, 1]``, ``[[0.7, 0.3], [0.2, 0.8]]``); values separated by
+    commas, semicolons or tabs on one line; or one value per line, where a line holding
+    several values (or a JSON list) is a row.
+    """
+    text = (text or "").strip()
+    if not text:
+        raise InputError(f"{name}: please enter some values.")
+    if len(text) > MAX_INPUT_CHARS:
+        raise InputError(f"{name}: input too large ({len(text):,} characters; the limit is {MAX_INPUT_CHARS:,}).")
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) == 1 or (text.startswith(("[", "{")) and not all(line.startswith("[") for line in lines)):
+        if text.startswith(("[", "{")):
+            values = _load_json(text, name)
+        else:
+            values = [_parse_scalar(token) for token in _SEPARATORS.split(text) if token.strip()]
+    else:
+        try:
+            values = json.loads(text) if text.startswith("[") else None
+        except (json.JSONDecodeError, RecursionError):
+            values = None  # one JSON row per line
+        if values is None:
+            values = [_parse_row(line, name) for line in lines]
+    if not isinstance(values, list):
+        raise InputError(f"{name}: expected a list of values, found {type(values).__name__}.")
+    if len(values) > MAX_VALUES:
+        raise InputError(f"{name}: too many values ({len(values):,}; the limit is {MAX_VALUES:,}).")
+    return values
+
+
+_CSV_COLUMNS = {
+    "predictions": ("predictions", "prediction"),
+    "references": ("references", "reference"),
+    "sample_weight": ("sample_weight", "weight", "weights"),
+}
+
+
+def _parse_cell(cell: str, column: str, line: int):
+    cell = cell.strip()
+    if not cell:
+        raise InputError(f"CSV line {line}: the {column} cell is empty.")
+    if cell.startswith("["):
+        return _load_json(cell, f"CSV line {line}, {column}")
+    return _parse_scalar(cell)
+
+
+def read_csv(path) -> Dict[str, list]:
+    """Columns ``predictions``, ``references`` (and ``sample_weight`` if present) of a CSV file.
+
+    The first line names the columns (comma, semicolon or tab separated); a cell holding a
+    row of scores is a JSON list such as ``"[0.7, 0.2, 0.1]"``.
+    """
+    size = os.path.getsize(path)
+    if size > MAX_UPLOAD_BYTES:
+        raise InputError(f"CSV: file too large ({size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,}).")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as file:
+            text = file.read()
+    except UnicodeDecodeError:
+        raise InputError("CSV: expected a UTF-8 text file, found bytes that are not UTF-8.") from None
+    header_line = text.split("\n", 1)[0]
+    for delimiter in (",", ";", "\t"):
+        names = [name.strip().lower() for name in header_line.split(delimiter)]
+        positions = {
+            column: next((names.index(alias) for alias in aliases if alias in names), None)
+            for column, aliases in _CSV_COLUMNS.items()
+        }
+        if positions["predictions"] is not None and positions["references"] is not None:
+            break
+    else:
+        raise InputError(
+            "CSV: expected a header row naming the columns 'predictions' and 'references', "
+            f"found {header_line.strip()[:200]!r}."
+        )
+    columns: Dict[str, list] = {column: [] for column, position in positions.items() if position is not None}
+    try:
+        rows = csv.reader(text.splitlines()[1:], delimiter=delimiter)
+        for line, row in enumerate(rows, start=2):
+            if not any(cell.strip() for cell in row):
+                continue  # blank line
+            if len(columns["predictions"]) >= MAX_VALUES:
+                raise InputError(f"CSV: too many rows (the limit is {MAX_VALUES:,}).")
+            for column in columns:
+                position = positions[column]
+                if position >= len(row):
+                    raise InputError(f"CSV line {line}: expected a {column} cell, found only {len(row)} cells.")
+                columns[column].append(_parse_cell(row[position], column, line))
+    except csv.Error as error:
+        raise InputError(f"CSV: cannot read the file ({error}).") from None
+    if not columns["predictions"]:
+        raise InputError("CSV: the file has a header but no rows.")
+    return columns
+
+
+# ----------------------------------------------------------------------------------------
+# Options: one control per argument of the module
+# ----------------------------------------------------------------------------------------
+
+_OMITTED = object()
+
+
+def describe_arguments(kwargs_description: str) -> Dict[str, str]:
+    """``{argument: "(type): description"}`` from a module's ``_KWARGS_DESCRIPTION``."""
+    described: Dict[str, str] = {}
+    current = None
+    for line in kwargs_description.splitlines():
+        match = re.match(r"^ {4}(\w+) (\(.*\)):\s*(.*)$", line)
+        if match:
+            current = match.group(1)
+            described[current] = f"{match.group(2)}: {match.group(3)}".strip()
+        elif current and line.startswith(" " * 6) and line.strip():
+            described[current] += " " + line.strip()
+        else:
+            current = None
+    return described
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+@dataclass
+class Option:
+    """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs."""
+
+    name: str
+    info: Optional[str] = None
+
+    def component(self, gr, info: Optional[str], value: Any):
+        """The Gradio control, showing ``value`` (a value of ``shown``)."""
+        raise NotImplementedError
+
+    def parse(self, raw: Any) -> Any:
+        """The argument's value from the control's value, or ``_OMITTED`` for the default."""
+        raise NotImplementedError
+
+    def shown(self, value: Any) -> Any:
+        """The control's value that stands for ``value`` (for examples)."""
+        raise NotImplementedError
+
+    def default_shown(self) -> Any:
+        raise NotImplementedError
+
+
+@dataclass
+class Flag(Option):
+    """A boolean argument: a checkbox."""
+
+    default: bool = False
+
+    def component(self, gr, info, value):
+        return gr.Checkbox(label=self.name, value=value, info=info, elem_id=f"option-{self.name}")
+
+    def parse(self, raw):
+        return _OMITTED if bool(raw) == self.default else bool(raw)
+
+    def shown(self, value):
+        if not isinstance(value, bool):
+            raise ValueError(f"{self.name}: expected true or false, found {value!r}.")
+        return value
+
+    def default_shown(self):
+        return self.default
+
+
+@dataclass
+class Choice(Option):
+    """An argument with a few allowed values: a dropdown. ``choices`` maps shown text to value."""
+
+    choices: Optional[Dict[str, Any]] = None
+
+    def component(self, gr, info, value):
+        return gr.Dropdown(
+            choices=list(self.choices), value=value, label=self.name, info=info, elem_id=f"option-{self.name}"
+        )
+
+    def parse(self, raw):
+        if raw not in self.choices:
+            raise InputError(f"{self.name}: expected one of {list(self.choices)}, found {raw!r}.")
+        value = self.choices[raw]
+        return _OMITTED if raw == self.default_shown() else value
+
+    def shown(self, value):
+        for text, choice in self.choices.items():
+            same = choice is value if choice is None or value is None else (
+                choice == value and isinstance(choice, str) == isinstance(value, str)
+            )
+            if same:
+                return text
+        raise ValueError(f"{self.name}: {value!r} is not one of the choices {list(self.choices.values())}.")
+
+    def default_shown(self):
+        return next(iter(self.choices))
+
+
+@dataclass
+class Value(Option):
+    """A single value typed as JSON (``3``, ``-100``, ``0.5``, ``[1, 2]``) or a bare word (``auto``).
+
+    ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
+    """
+
+    placeholder: str = ""
+    maximum: Optional[float] = None
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, max_lines=1,
+            elem_id=f"option-{self.name}",
+        )
+
+    def parse(self, raw):
+        text = (raw or "").strip()
+        if not text:
+            return _OMITTED
+        if len(text) > MAX_OPTION_CHARS:
+            raise InputError(f"{self.name}: input too large ({len(text):,} characters).")
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            if text[0] in "[{\"":
+                raise InputError(f"{self.name}: not valid JSON: {text[:80]!r}.") from None
+            value = text  # a bare word such as auto or unsafe
+        if isinstance(value, dict):
+            raise InputError(f"{self.name}: expected a number, a string or a list, found a JSON object.")
+        if self.maximum is not None and isinstance(value, (int, float)) and value > self.maximum:
+            raise InputError(f"{self.name}: at most {self.maximum:,} in this app, found {value:,}.")
+        return _OMITTED if value is None else value
+
+    def shown(self, value):
+        if isinstance(value, str):
+            try:
+                json.loads(value)
+            except json.JSONDecodeError:
+                return value  # shown bare; quoted only where it would read as a number
+        return json.dumps(value)
+
+    def default_shown(self):
+        return ""
+
+
+@dataclass
+class Values(Option):
+    """A list of values (``labels``, ``class_mask``, ``sample_weight``), parsed like predictions."""
+
+    placeholder: str = ""
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, lines=1,
+            elem_id=f"option-{self.name}",
+        )
+
+    def parse(self, raw):
+        if not (raw or "").strip():
+            return _OMITTED
+        return parse_values(raw, self.name)
+
+    def shown(self, value):
+        return json.dumps(value)
+
+    def default_shown(self):
+        return ""
+
+
+def module_arguments(metric) -> Dict[str, Any]:
+    """``{argument: default}`` for the options of a module's ``compute`` (its ``_reduce``)."""
+    parameters = inspect.signature(metric._reduce).parameters
+    return {
+        name: parameter.default
+        for name, parameter in parameters.items()
+        if name not in ("self", "predictions", "references") and parameter.kind == parameter.KEYWORD_ONLY
+    }
+
+
+def default_options(metric) -> List[Option]:
+    """One control per argument when a module gives no spec: checkboxes for flags, text otherwise."""
+    options: List[Option] = []
+    for name, default in module_arguments(metric).items():
+        if isinstance(default, bool):
+            options.append(Flag(name, default=default))
+        else:
+            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}"))
+    return options
+
+
+def parse_option_values(options: Sequence[Option], raw_values: Sequence[Any]) -> Dict[str, Any]:
+    parsed = {}
+    for option, raw in zip(options, raw_values):
+        value = option.parse(raw)
+        if value is not _OMITTED:
+            parsed[option.name] = value
+    return parsed
+
+
 def parse_options(text: str) -> dict:
+    """Options typed as one JSON object (used by ``run_metric``)."""
     text = (text or "").strip()
     if not text:
         return {}
-    if len(text) > 10_000:
+    if len(text) > MAX_OPTION_CHARS:
         raise InputError("options: input too large.")
-    try:
-        options = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"options: not valid JSON ({error.msg} at character {error.pos}).") from None
+    options = _load_json(text, "options")
     if not isinstance(options, dict):
         raise InputError('options: expected a JSON object such as {"return_per_class": true}.')
     return options
 
 
+# ----------------------------------------------------------------------------------------
+# The card
+# ----------------------------------------------------------------------------------------
+
+
+def split_card(folder: Path) -> Tuple[Dict[str, str], str]:
+    """``(front matter as flat key -> text, body)`` of the metric card."""
+    card = Path(folder) / "README.md"
+    text = card.read_text(encoding="utf-8") if card.is_file() else ""
+    header: Dict[str, str] = {}
+    if text.startswith("---"):
+        _, front, text = text.split("---", 2)
+        key = None
+        for line in front.splitlines():
+            match = re.match(r"^(\w+):\s*(.*)$", line)
+            if match:
+                key = match.group(1)
+                header[key] = "" if match.group(2) in (">-", ">", "|") else match.group(2)
+            elif key and line.startswith("  "):
+                header[key] = (header[key] + " " + line.strip()).strip()
+    return header, text
+
+
 def card_text(folder: Path) -> str:
     """The metric card without its YAML front matter."""
-    text = (folder / "README.md").read_text(encoding="utf-8")
-    if text.startswith("---"):
-        text = text.split("---", 2)[2]
-    return text
+    return split_card(folder)[1]
+
+
+def _literal(node, names: Dict[str, Any]) -> Any:
+    """A literal (``ast.literal_eval``, which evaluates nothing) or a name bound to one earlier."""
+    import ast
+
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    return ast.literal_eval(node)
+
+
+def card_examples(folder: Path) -> List[List[str]]:
+    """The card's doctest calls ``metric.compute(...)`` as example rows (predictions, references, options).
+
+    Only literals are read: arguments written as literals, or as names that an earlier
+    doctest line bound to a literal (``scores = [[0.7, 0.3], ...]``). Nothing is evaluated;
+    a call with any other argument is left out.
+    """
+    import ast
+
+    statements, current = [], None
+    for line in card_text(folder).splitlines():
+        stripped = line.strip()
+        if stripped.startswith(">>> "):
+            current = [stripped[4:]]
+            statements.append(current)
+        elif stripped.startswith("... ") and current is not None:
+            current.append(stripped[4:])
+        else:
+            current = None
+    examples, names = [], {}
+    unreadable = (ValueError, TypeError, SyntaxError, RecursionError)
+    for statement in statements:
+        try:
+            tree = ast.parse("\n".join(statement).strip())
+        except unreadable:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                try:
+                    value = _literal(node.value, names)
+                except unreadable:
+                    continue
+                if isinstance(target, ast.Name):
+                    names[target.id] = value
+                elif isinstance(target, ast.Tuple) and isinstance(value, tuple) and len(value) == len(target.elts):
+                    names.update({t.id: v for t, v in zip(target.elts, value) if isinstance(t, ast.Name)})
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compute"):
+                continue
+            try:
+                arguments = {keyword.arg: _literal(keyword.value, names) for keyword in node.keywords}
+            except unreadable:
+                continue
+            if "predictions" not in arguments or "references" not in arguments or None in arguments:
+                continue
+            predictions, references = arguments.pop("predictions"), arguments.pop("references")
+            examples.append([json.dumps(predictions), json.dumps(references), json.dumps(arguments)])
+    return examples
+
+
+# ----------------------------------------------------------------------------------------
+# Computing
+# ----------------------------------------------------------------------------------------
 
 
 def run_metric(metric, predictions_text: str, references_text: str, options_text: str) -> str:
-    """Compute and return the result as JSON text; errors come back as a message."""
+    """Compute and return the result as JSON text; errors come back as ``{"error": message}``."""
     try:
         predictions = parse_values(predictions_text, "predictions")
         references = parse_values(references_text, "references")
@@ -85,24 +496,420 @@ def run_metric(metric, predictions_text: str, references_text: str, options_text
     return json.dumps(result, indent=2)
 
 
-def build_app(metric_name: str, folder, examples):
-    """A Blocks app for one metric module; ``examples`` are rows of (predictions, references, options)."""
+@dataclass
+class Page:
+    """What one request shows: a status line, the result JSON and the figure (or None)."""
+
+    ok: bool
+    message: str
+    result_json: str
+    figure: Any = None
+
+
+def compute_page(metric, options: Sequence[Option], plots: Sequence[str], source: str,
+                 predictions_text: str, references_text: str, csv_path: Optional[str], option_values: Sequence[Any]) -> Page:
+    """Parse the page's inputs, compute, draw; every failure becomes a message."""
+    try:
+        if source == "csv":
+            if not csv_path:
+                raise InputError("CSV: please upload a file with the columns predictions and references.")
+            columns = read_csv(csv_path)
+            predictions, references = columns["predictions"], columns["references"]
+            origin = f"{len(references):,} rows of {Path(csv_path).name}"
+        else:
+            predictions = parse_values(predictions_text, "predictions")
+            references = parse_values(references_text, "references")
+            columns, origin = {}, f"{len(references):,} pasted samples"
+        arguments = parse_option_values(options, option_values)
+        if "sample_weight" in columns:
+            if "sample_weight" in arguments:
+                raise InputError("sample_weight: given both in the CSV and in the option box; keep one.")
+            arguments["sample_weight"] = columns["sample_weight"]
+        result = metric.compute(predictions=predictions, references=references, **arguments)
+    except (ValueError, TypeError) as error:  # InputError and the metric's documented errors
+        return Page(False, str(error), json.dumps({"error": str(error)}, indent=2))
+    except Exception as error:  # noqa: BLE001 - a page shows a message, never a traceback
+        message = f"could not compute ({type(error).__name__}: {error})"
+        return Page(False, message, json.dumps({"error": message}, indent=2))
+    shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
+    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".")
+    figure = None
+    if plots:
+        try:
+            figure = draw(plots, metric, predictions, references, arguments, result)
+        except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
+            message += f" (No plot: {error})"
+    return Page(True, message, json.dumps(result, indent=2), figure)
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+# ----------------------------------------------------------------------------------------
+# Plots (counts from the shared core, values from the metric itself)
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Confusion:
+    """What the metric counted: classes, the (weighted) confusion counts, and scores if thresholded."""
+
+    classes: list
+    counts: Any  # core.ClassCounts
+    matrix: Optional[np.ndarray]  # K x K, rows = references; None when K is too large to draw
+    scores: Optional[np.ndarray] = None
+    positives: Optional[np.ndarray] = None
+    weights: Optional[np.ndarray] = None
+    threshold: Optional[float] = None
+    positive_index: Optional[int] = None
+    tuned: bool = False  # the threshold is the module's Youden-optimal one (threshold="auto")
+
+
+def confusion(predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> Confusion:
+    """The confusion counts behind a label metric's result, with the shared core's helpers.
+
+    Follows the modules' data flow: coerce, weights, ``ignore_index``, ``encode_task``
+    (task, labels, num_classes, pos_label), a threshold (the module's ``optimal_threshold``
+    for ``"auto"``) for scores, then ``class_counts`` / ``confusion_matrix``.
+    """
+    references = core.as_array(references, "references")
+    shape = references.shape
+    references = core.as_labels(references.reshape(-1), "references")
+    predictions = core.as_array(predictions, "predictions").reshape(-1)
+    weights = core.check_sample_weight(arguments.get("sample_weight"), references.size, shape)
+    ignore_index = arguments.get("ignore_index")
+    if ignore_index is not None:
+        keep = references != ignore_index
+        references, predictions = references[keep], predictions[keep]
+        weights = None if weights is None else weights[keep]
+    labels, num_classes, pos_label = arguments.get("labels"), arguments.get("num_classes"), arguments.get("pos_label")
+    threshold = result.get("optimal_threshold", arguments.get("threshold"))
+    if threshold is None:
+        predictions = core.as_labels(predictions, "predictions")
+        encoded = core.encode_task(references, predictions, arguments.get("task"), labels, num_classes, pos_label)
+        prediction_indices, scores, positives = encoded.prediction_indices, None, None
+    else:
+        encoded = core.encode_task(references, None, "binary", labels, num_classes, pos_label)
+        scores = predictions.astype(np.float64)
+        positives = encoded.reference_indices == encoded.positive_index
+        prediction_indices = np.where(scores >= threshold, encoded.positive_index, 1 - encoded.positive_index)
+    num_classes = len(encoded.classes)
+    counts = core.class_counts(encoded.reference_indices, prediction_indices, num_classes, weights)
+    matrix = None
+    if num_classes <= MAX_HEATMAP_CLASSES:
+        matrix = core.confusion_matrix(encoded.reference_indices, prediction_indices, num_classes, weights)
+    return Confusion(
+        classes=core.to_python(encoded.classes), counts=counts, matrix=matrix, scores=scores, positives=positives,
+        weights=weights, threshold=None if threshold is None else float(threshold), positive_index=encoded.positive_index,
+        tuned="optimal_threshold" in result,
+    )
+
+
+def _class_names(classes: Sequence[Any]) -> List[str]:
+    return [str(value) if len(str(value)) <= 12 else str(value)[:11] + "…" for value in classes]
+
+
+def _draw_heatmap(axes, found: Confusion) -> None:
+    if found.matrix is None:
+        axes.axis("off")
+        axes.text(0.5, 0.5, f"{len(found.classes)} classes: too many\nfor a confusion heatmap", ha="center", va="center")
+        return
+    matrix = np.asarray(found.matrix, dtype=np.float64)
+    row_share = core.safe_ratio(matrix, matrix.sum(axis=1, keepdims=True))
+    image = axes.imshow(np.nan_to_num(row_share), cmap="Blues", vmin=0.0, vmax=1.0)
+    axes.figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="share of the reference class")
+    names = _class_names(found.classes)
+    ticks = np.arange(len(names))
+    axes.set_xticks(ticks, names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
+    axes.set_yticks(ticks, names)
+    axes.set_xlabel("predicted")
+    axes.set_ylabel("reference")
+    axes.set_title("Confusion matrix")
+    if len(names) <= 12:
+        for row in range(len(names)):
+            for column in range(len(names)):
+                count = matrix[row, column]
+                text = f"{count:g}" if float(count).is_integer() else f"{count:.3g}"
+                color = "white" if row_share[row, column] > 0.6 else "black"
+                axes.text(column, row, text, ha="center", va="center", color=color, fontsize=9)
+
+
+def _draw_bars(axes, names: Sequence[str], series: Dict[str, np.ndarray], title: str, ylabel: str) -> None:
+    """Grouped bars per class; NaN (undefined) is marked 'n/a'. One series also gets its mean."""
+    defined = np.concatenate([np.asarray(values, dtype=np.float64) for values in series.values()])
+    defined = defined[~np.isnan(defined)]
+    lower = float(min(0.0, np.floor(defined.min() * 4) / 4)) if defined.size else 0.0
+    if len(names) > MAX_BAR_CLASSES:
+        for label, values in series.items():
+            values = np.asarray(values, dtype=np.float64)
+            axes.hist(values[~np.isnan(values)], bins=20, range=(lower, 1.0), alpha=0.7, label=label)
+        axes.set_xlabel(ylabel)
+        axes.set_ylabel("classes")
+        axes.set_title(f"{title} ({len(names)} classes)")
+        axes.legend(fontsize=8)
+        return
+    positions = np.arange(len(names))
+    width = 0.8 / len(series)
+    for offset, (label, values) in enumerate(series.items()):
+        values = np.asarray(values, dtype=np.float64)
+        x = positions - 0.4 + width * (offset + 0.5)
+        axes.bar(x, np.nan_to_num(values), width=width, label=label)
+        for position, value in zip(x, values):
+            if np.isnan(value):
+                axes.text(position, 0.02, "n/a", ha="center", va="bottom", fontsize=8, rotation=90)
+            elif len(names) * len(series) <= 16:
+                axes.text(position, value + 0.02, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+    if len(series) == 1 and defined.size:
+        axes.axhline(defined.mean(), color="tab:red", linestyle="--", linewidth=1,
+                     label=f"mean over defined classes: {defined.mean():.3f}")
+    axes.set_xticks(positions, names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
+    axes.set_ylim(lower, 1.12)
+    axes.axhline(0.0, color="black", linewidth=0.6)
+    axes.set_ylabel(ylabel)
+    axes.set_title(title)
+    axes.legend(fontsize=8, loc="lower right")
+
+
+def _per_class_rates(found: Confusion) -> Dict[str, np.ndarray]:
+    counts = found.counts
+    recall = core.safe_ratio(counts.tp, counts.support)
+    fall_out = core.safe_ratio(counts.fp, counts.total - counts.support)
+    return {"recall": recall, "informedness": recall - fall_out}
+
+
+def _draw_roc(axes, found: Confusion) -> None:
+    thresholds, fpr, tpr = core.roc_curve(found.scores, found.positives, found.weights)
+    counts, positive = found.counts, found.positive_index
+    point_tpr = float(core.safe_ratio(counts.tp[positive], counts.support[positive]))
+    point_fpr = float(core.safe_ratio(counts.fp[positive], counts.total - counts.support[positive]))
+    axes.plot(fpr, tpr, drawstyle="default", color="tab:blue", label="ROC")
+    axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
+    point = "Youden point" if found.tuned else "operating point"
+    axes.plot([point_fpr], [point_tpr], "o", color="tab:red", markersize=8,
+              label=f"{point}: J = TPR − FPR = {point_tpr - point_fpr:.3f}")
+    axes.annotate(f"threshold = {found.threshold:.4g}", (point_fpr, point_tpr), textcoords="offset points", xytext=(8, -14),
+                  color="tab:red", fontsize=9)
+    axes.set_xlim(-0.02, 1.02)
+    axes.set_ylim(-0.02, 1.02)
+    axes.set_xlabel("false positive rate (1 − TNR)")
+    axes.set_ylabel("true positive rate")
+    axes.set_title(f"ROC of class {found.classes[positive]!r}")
+    axes.legend(fontsize=8, loc="lower right")
+
+
+def _topk_curve(metric, predictions, references, arguments: Dict[str, Any]) -> Tuple[List[int], Dict[int, float], Any, List[int]]:
+    width = core.as_array(predictions, "predictions").shape[-1]
+    chosen = list(arguments.get("k_list") or [arguments.get("k") or 1])
+    if width <= MAX_TOPK_POINTS:
+        k_values = list(range(1, width + 1))
+    else:
+        k_values = sorted({int(k) for k in np.rint(np.geomspace(1, width, MAX_TOPK_POINTS))} | {int(k) for k in chosen})
+    others = {name: value for name, value in arguments.items() if name not in ("k", "k_list", "return_per_class")}
+    curve = metric.compute(predictions=predictions, references=references, k_list=k_values, return_per_class=True, **others)
+    return k_values, curve["balanced_topk_accuracy"], curve.get("per_class_recall"), chosen
+
+
+def _draw_topk(axes, metric, predictions, references, arguments) -> None:
+    k_values, balanced, per_class, chosen = _topk_curve(metric, predictions, references, arguments)
+    if per_class and len(next(iter(per_class.values()))) <= 10:
+        classes = len(next(iter(per_class.values())))
+        for c in range(classes):
+            axes.plot(k_values, [per_class[k][c] for k in k_values], color="grey", alpha=0.35, linewidth=1,
+                      label="per class" if c == 0 else None)
+    axes.plot(k_values, [balanced[k] for k in k_values], marker="o", color="tab:blue", linewidth=2, label="balanced recall@k")
+    marked = [k for k in chosen if k in balanced]
+    axes.plot(marked, [balanced[k] for k in marked], "o", color="tab:red", markersize=9, label="requested k")
+    axes.set_xlabel("k")
+    axes.set_ylabel("recall@k (mean over classes)")
+    axes.set_ylim(-0.02, 1.05)
+    if len(k_values) <= MAX_TOPK_POINTS:
+        axes.set_xticks(k_values)
+    axes.set_title("Balanced recall@k against k")
+    axes.legend(fontsize=8, loc="lower right")
+
+
+def _draw_per_label(axes, metric, predictions, references, arguments) -> None:
+    detail = metric.compute(predictions=predictions, references=references, **{**arguments, "return_per_label": True})
+    per_label = np.asarray(detail["per_label_ba"], dtype=np.float64)
+    names = arguments.get("label_names") or detail.get("label_names") or [str(i) for i in range(len(per_label))]
+    title = "Balanced accuracy per label"
+    thresholds = detail.get("per_label_thresholds")
+    if thresholds is not None and len(per_label) <= 8:
+        names = [f"{name}\n(t={threshold:.3g})" for name, threshold in zip(_class_names(names), thresholds)]
+    _draw_bars(axes, _class_names(names) if thresholds is None else names, {"balanced accuracy": per_label}, title,
+               "balanced accuracy")
+
+
+PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk")
+
+
+def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):
+    """One figure with a panel per applicable plot; None if none applies."""
+    from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
+
+    panels = []
+    found = None
+    if {"confusion", "recall", "informedness", "roc"} & set(plots):
+        found = confusion(predictions, references, arguments, result)
+        if not found.classes:
+            return None  # nothing was counted (no samples, or all ignored)
+    for plot in plots:
+        if plot == "confusion":
+            panels.append(lambda axes: _draw_heatmap(axes, found))
+        elif plot in ("recall", "informedness"):
+            rates = _per_class_rates(found)
+            series = {"recall": rates["recall"]} if plot == "recall" else rates
+            ylabel = "recall" if plot == "recall" else "rate"
+            title = "Recall per class" if plot == "recall" else "Recall and informedness (TPR − FPR) per class"
+            panels.append(lambda axes, s=series, t=title, y=ylabel: _draw_bars(axes, _class_names(found.classes), s, t, y))
+        elif plot == "roc":
+            if found.scores is not None:
+                panels.append(lambda axes: _draw_roc(axes, found))
+        elif plot == "per_label":
+            panels.append(lambda axes: _draw_per_label(axes, metric, predictions, references, arguments))
+        elif plot == "topk":
+            panels.append(lambda axes: _draw_topk(axes, metric, predictions, references, arguments))
+        else:
+            raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
+    if not panels:
+        return None
+    figure = Figure(figsize=(4.8 * len(panels), 4.2), layout="constrained")
+    for index, panel in enumerate(panels):
+        panel(figure.add_subplot(1, len(panels), index + 1))
+    return figure
+
+
+# ----------------------------------------------------------------------------------------
+# The page
+# ----------------------------------------------------------------------------------------
+
+_run_ids = itertools.count(1)
+
+CSS = """
+.space-status { padding: 0.6em 0.9em; border-radius: 6px; font-size: 0.95em; }
+.space-status.ok { background: #ecfdf3; color: #05603a; border: 1px solid #abefc6; }
+.space-status.error { background: #fef3f2; color: #b42318; border: 1px solid #fecdca; }
+"""
+
+
+def status_html(page: Optional[Page]) -> str:
+    """The status line. ``data-run`` changes with every request (tests wait on it)."""
+    if page is None:
+        return '<div class="space-status" data-run="0"></div>'
+    kind, mark = ("ok", "✓") if page.ok else ("error", "⚠")
+    return (
+        f'<div class="space-status {kind}" data-run="{next(_run_ids)}" role="status">'
+        f"{mark} {html.escape(page.message)}</div>"
+    )
+
+
+def example_rows(options: Sequence[Option], examples: Sequence[Sequence[str]]) -> List[list]:
+    """Rows of (predictions, references, options JSON) as values of the page's controls."""
+    by_name = {option.name: option for option in options}
+    rows = []
+    for predictions, references, options_text in examples:
+        given = parse_options(options_text)
+        unknown = set(given) - set(by_name)
+        if unknown:
+            raise ValueError(f"examples: options {sorted(unknown)} have no control; the controls are {sorted(by_name)}.")
+        rows.append([predictions, references] + [
+            option.shown(given[option.name]) if option.name in given else option.default_shown() for option in options
+        ])
+    return rows
+
+
+DEFAULT_PLOTS = {
+    "balanced_accuracy": ("confusion", "recall", "roc"),
+    "informedness": ("confusion", "informedness"),
+    "balanced_accuracy_multilabel": ("per_label",),
+    "balanced_topk_accuracy": ("topk",),
+}
+
+
+def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Option]] = None,
+              plots: Optional[Sequence[str]] = None):
+    """A Blocks app for one metric module.
+
+    ``examples`` are rows of (predictions, references, options as a JSON object); the
+    first pre-fills the page. ``options`` lists the controls (default: one per argument of
+    the module's ``compute``); their help text comes from the module's argument docs.
+    ``plots`` names the panels to draw (default: ``DEFAULT_PLOTS[metric_name]``).
+    """
     import evaluate
     import gradio as gr
 
     folder = Path(folder)
     metric = evaluate.load(str(folder))
-    with gr.Blocks(title=metric_name) as app:
-        gr.Markdown(f"# {metric_name}")
-        with gr.Row():
-            predictions = gr.Textbox(label="predictions", lines=4, placeholder="[0, 1, 1, 0] or one value per line")
-            references = gr.Textbox(label="references", lines=4, placeholder="[0, 1, 0, 0] or one value per line")
-        options = gr.Textbox(label="options (JSON)", lines=2, placeholder='{"return_per_class": true}')
-        button = gr.Button("Compute", variant="primary")
-        output = gr.Code(label="result", language="json")
+    options = list(options) if options is not None else default_options(metric)
+    plots = tuple(plots) if plots is not None else DEFAULT_PLOTS.get(metric_name, ())
+    documented = describe_arguments(metric.inputs_description or "")
+    header, body = split_card(folder)
+    rows = example_rows(options, examples)
+
+    with gr.Blocks(title=header.get("title", metric_name)) as app:
+        gr.Markdown(f"# {header.get('title', metric_name)}\n\n{header.get('description', '')}")
+        source = gr.State("paste")
+        with gr.Tabs(selected="paste") as tabs:
+            with gr.Tab("Paste values", id="paste") as paste_tab:
+                with gr.Row():
+                    predictions = gr.Textbox(
+                        label="predictions", lines=5, max_lines=12, elem_id="predictions", value=rows[0][0] if rows else "",
+                        placeholder="[0, 1, 1, 0]  or  0, 1, 1, 0  or one value (or row of scores) per line",
+                    )
+                    references = gr.Textbox(
+                        label="references", lines=5, max_lines=12, elem_id="references", value=rows[0][1] if rows else "",
+                        placeholder="[0, 1, 0, 0]  or  0, 1, 0, 0  or one value per line",
+                    )
+            with gr.Tab("Upload CSV", id="csv") as csv_tab:
+                csv_file = gr.File(label="CSV with the columns predictions, references (optionally sample_weight)",
+                                   file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="csv")
+                gr.Markdown(
+                    "The first line names the columns. A cell holding a row of scores is a JSON list, "
+                    f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
+                )
+        controls: Dict[str, Any] = {}
+        with gr.Accordion("Options", open=True):
+            # Value controls four to a row, then the checkboxes together.
+            fields = [option for option in options if not isinstance(option, Flag)]
+            flags = [option for option in options if isinstance(option, Flag)]
+            for group in [fields[i : i + 4] for i in range(0, len(fields), 4)] + ([flags] if flags else []):
+                with gr.Row(equal_height=False):
+                    for option in group:
+                        info = option.info or _shorten(documented.get(option.name, ""))
+                        # The first example pre-fills the page.
+                        value = rows[0][2 + options.index(option)] if rows else option.default_shown()
+                        controls[option.name] = option.component(gr, info or None, value)
+                    for _ in range(4 - len(group) if len(group) < 4 and group is not flags else 0):
+                        gr.HTML("", padding=False)  # keeps the columns of a short row aligned
+        controls = [controls[option.name] for option in options]
+        button = gr.Button("Compute", variant="primary", elem_id="compute")
+        status = gr.HTML(status_html(None), elem_id="status", padding=False, css_template=CSS)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=280):
+                result = gr.Code(label="result", language="json", elem_id="result", interactive=False, wrap_lines=True)
+            with gr.Column(scale=4):
+                plot = gr.Plot(label="plots", elem_id="plot", format="png")
+
+        def on_compute(chosen_source, predictions_text, references_text, csv_path, *option_values):
+            page = compute_page(metric, options, plots, chosen_source, predictions_text, references_text, csv_path,
+                                option_values)
+            return status_html(page), page.result_json, page.figure
+
         button.click(
-            lambda p, r, o: run_metric(metric, p, r, o), inputs=[predictions, references, options], outputs=output
+            on_compute, inputs=[source, predictions, references, csv_file, *controls], outputs=[status, result, plot],
+            api_name="compute", concurrency_limit=2,
         )
-        gr.Examples(examples=examples, inputs=[predictions, references, options])
-        gr.Markdown(card_text(folder))
+        # The last thing the user touched decides the input: the tab shown, a pasted example, an upload.
+        paste_tab.select(lambda: "paste", outputs=source)
+        csv_tab.select(lambda: "csv", outputs=source)
+        csv_file.upload(lambda: "csv", outputs=source)
+        if rows:
+            shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls],
+                                label="Examples (click to fill in)", elem_id="examples")
+            # An example fills the text boxes: show them and compute on them.
+            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs])
+        gr.Markdown("---")
+        gr.Markdown(body, elem_id="card")
     return app

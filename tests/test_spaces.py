@@ -1,25 +1,182 @@
-"""Each module's Space app builds on current Gradio and computes what the metric computes."""
+"""Each module's Space app builds on current Gradio and shows what the metric computes.
+
+Without a browser (tests/test_space_browser.py drives the real pages): the apps build,
+their controls cover every argument, each example computes through the page's handler to
+the direct result with a plot; pasted and CSV input parse as data; bad input of any kind
+is a message; the plots' counts agree with the metrics and with scikit-learn.
+"""
 
 import json
+import os
 import runpy
+import sys
 
+import numpy as np
 import pytest
+from sklearn.metrics import roc_curve as sklearn_roc_curve
 
+import confusion_core as core
 import space_app
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
+
+
+@pytest.fixture(scope="module")
+def apps():
+    """``{name: namespace of its app.py}``, run as a Space runs it."""
+    built = {}
+    for name in MODULE_NAMES:
+        folder = REPO_ROOT / name
+        previous_cwd, previous_path = os.getcwd(), list(sys.path)
+        os.chdir(folder)
+        sys.path.insert(0, str(folder))
+        try:
+            built[name] = runpy.run_path(str(folder / "app.py"), run_name="space")
+        finally:
+            os.chdir(previous_cwd)
+            sys.path[:] = previous_path
+    return built
+
+
+def page_for(name, namespace, metric, row, source="paste", csv_path=None):
+    options = namespace.get("OPTIONS") or space_app.default_options(metric)
+    plots = space_app.DEFAULT_PLOTS[name]
+    (shown,) = space_app.example_rows(options, [row])
+    return space_app.compute_page(metric, options, plots, source, shown[0], shown[1], csv_path, shown[2:])
+
+
+def same_json(result_json, expected):
+    return json.loads(result_json) == json.loads(json.dumps(expected))
+
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
-def test_app_builds_and_its_examples_compute(name, monkeypatch):
-    monkeypatch.chdir(REPO_ROOT / name)
-    monkeypatch.syspath_prepend(str(REPO_ROOT / name))
-    namespace = runpy.run_path(str(REPO_ROOT / name / "app.py"), run_name="space")
+def test_app_builds_and_its_examples_compute_with_a_plot(name, apps):
+    namespace = apps[name]
     assert namespace["app"] is not None
     metric = load_module(name)
+    assert namespace["EXAMPLES"]
     for predictions, references, options in namespace["EXAMPLES"]:
-        shown = json.loads(space_app.run_metric(metric, predictions, references, options))
         expected = metric.compute(predictions=json.loads(predictions), references=json.loads(references), **json.loads(options))
-        assert shown == json.loads(json.dumps(expected))
+        assert same_json(space_app.run_metric(metric, predictions, references, options), expected)
+        page = page_for(name, namespace, metric, [predictions, references, options])
+        assert page.ok, page.message
+        assert same_json(page.result_json, expected)
+        assert page.figure is not None and page.figure.axes, page.message
+        assert "No plot" not in page.message
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_every_argument_of_the_module_has_a_control(name, apps):
+    metric = load_module(name)
+    controls = [option.name for option in apps[name]["OPTIONS"]]
+    assert len(controls) == len(set(controls))
+    assert set(controls) == set(space_app.module_arguments(metric))
+    documented = space_app.describe_arguments(metric.inputs_description)
+    assert set(controls) <= set(documented), "every control gets its help text from the module's docs"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_the_app_offers_the_cards_examples(name, apps):
+    card = space_app.card_examples(REPO_ROOT / name)
+    assert card, f"{name}/README.md has no literal metric.compute(...) examples"
+    offered = [list(row) for row in apps[name]["EXAMPLES"]]
+    for row in card:
+        assert row in offered
+
+
+def test_card_examples_read_literals_only(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "README.md").write_text(
+        "---\ntitle: T\n---\n"
+        ">>> scores = [[0.7, 0.3], [0.2, 0.8]]\n"
+        ">>> metric.compute(predictions=scores, references=[0, 1], k=1)\n"
+        ">>> metric.compute(references=[0, 1],\n"
+        "...                predictions=[1, 1])\n"
+        f">>> metric.compute(predictions=__import__('pathlib').Path({str(marker)!r}).touch(), references=[0])\n"
+        ">>> metric.compute(predictions=np.array([0, 1]), references=[0, 1])\n"
+    )
+    assert space_app.card_examples(tmp_path) == [
+        ["[[0.7, 0.3], [0.2, 0.8]]", "[0, 1]", '{"k": 1}'],
+        ["[1, 1]", "[0, 1]", "{}"],
+    ]
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[0, 1, 1]", [0, 1, 1]),
+        ("0, 1, 1", [0, 1, 1]),
+        ("0\n1\n\n1\n", [0, 1, 1]),
+        ("safe; unsafe\tsafe", ["safe", "unsafe", "safe"]),
+        ('"safe"\n"unsafe"', ["safe", "unsafe"]),
+        ("0.7, 0.3\n0.2, 0.8", [[0.7, 0.3], [0.2, 0.8]]),
+        ("[0.7, 0.3]\n[0.2, 0.8]", [[0.7, 0.3], [0.2, 0.8]]),
+        ("[[0.7, 0.3],\n [0.2, 0.8]]", [[0.7, 0.3], [0.2, 0.8]]),
+        ("__import__('os').system('true')", ["__import__('os').system('true')"]),
+    ],
+)
+def test_pasted_values_parse_as_data(text, expected):
+    assert space_app.parse_values(text, "predictions") == expected
+
+
+def write(path, text, encoding="utf-8"):
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def test_csv_columns_any_order_separator_and_json_rows(tmp_path):
+    plain = write(tmp_path / "a.csv", "\ufeffid,References,predictions\n1,0,1\n2,1,1\n\n3,1,0\n")
+    assert space_app.read_csv(plain) == {"predictions": [1, 1, 0], "references": [0, 1, 1]}
+    rows = write(tmp_path / "b.csv", 'predictions;reference;weight\n"[0.7, 0.3]";0;1\n"[0.2, 0.8]";1;0.5\n')
+    assert space_app.read_csv(rows) == {
+        "predictions": [[0.7, 0.3], [0.2, 0.8]], "references": [0, 1], "sample_weight": [1, 0.5]
+    }
+    strings = write(tmp_path / "c.tsv", "predictions\treferences\nsafe\tunsafe\nunsafe\tunsafe\n")
+    assert space_app.read_csv(strings) == {"predictions": ["safe", "unsafe"], "references": ["unsafe", "unsafe"]}
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("pred,ref\n0,1\n", "expected a header row naming the columns 'predictions' and 'references'"),
+        ("predictions,references\n", "no rows"),
+        ("predictions,references\n0,\n", "CSV line 2: the references cell is empty"),
+        ("predictions,references\n0\n", "CSV line 2: expected a references cell"),
+        ('predictions,references\n"[0.7, 0.3",1\n', "CSV line 2, predictions: not valid JSON"),
+        ("predictions,references\n" + "0,1\n" * (space_app.MAX_VALUES + 1), "too many rows"),
+    ],
+)
+def test_bad_csv_gives_a_message(tmp_path, content, message):
+    with pytest.raises(space_app.InputError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        space_app.read_csv(write(tmp_path / "bad.csv", content))
+
+
+def test_csv_size_and_encoding_limits(tmp_path):
+    big = write(tmp_path / "big.csv", "predictions,references\n" + "0,1\n" * (space_app.MAX_UPLOAD_BYTES // 4 + 1))
+    with pytest.raises(space_app.InputError, match="file too large"):
+        space_app.read_csv(big)
+    latin = write(tmp_path / "latin.csv", "predictions,references\nsûr,sûr\n", encoding="latin-1")
+    with pytest.raises(space_app.InputError, match="not UTF-8"):
+        space_app.read_csv(latin)
+
+
+def test_the_csv_path_computes_like_a_direct_call(balanced_accuracy, apps, tmp_path):
+    path = write(tmp_path / "judge.csv", "predictions,references,sample_weight\n0.2,0,1\n0.9,1,2\n0.1,1,1\n0.3,0,0.5\n")
+    page = page_for("balanced_accuracy", apps["balanced_accuracy"], balanced_accuracy, ["", "", '{"threshold": "auto"}'],
+                    source="csv", csv_path=str(path))
+    assert page.ok, page.message
+    assert "4 rows of judge.csv" in page.message
+    expected = balanced_accuracy.compute(predictions=[0.2, 0.9, 0.1, 0.3], references=[0, 1, 1, 0],
+                                         sample_weight=[1, 2, 1, 0.5], threshold="auto")
+    assert same_json(page.result_json, expected)
+    assert len(page.figure.axes) >= 3  # heatmap (+ colour bar), recall bars, ROC
+    twice = page_for("balanced_accuracy", apps["balanced_accuracy"], balanced_accuracy,
+                     ["", "", '{"sample_weight": [1, 1, 1, 1]}'], source="csv", csv_path=str(path))
+    assert not twice.ok and "sample_weight: given both in the CSV and in the option box" in twice.message
+    missing = page_for("balanced_accuracy", apps["balanced_accuracy"], balanced_accuracy, ["", "", "{}"], source="csv")
+    assert not missing.ok and "please upload a file" in missing.message
 
 
 @pytest.mark.parametrize(
@@ -32,8 +189,185 @@ def test_app_builds_and_its_examples_compute(name, monkeypatch):
         ("[0, 1]", "[0, 1, 1]", "", "expected the same shape"),
         ("__import__('os').system('true')", "[0]", "", "expected"),
         ("1\n" * (space_app.MAX_VALUES + 1), "[0]", "", "too many values"),
+        ("[" * 100_000 + "]" * 100_000, "[0]", "", "predictions: the JSON is nested too deeply"),
+        ("x" * (space_app.MAX_INPUT_CHARS + 1), "[0]", "", "predictions: input too large"),
+        ('{"a": 1}', "[0]", "", "predictions: expected a list of values, found dict"),
+        ("[NaN, 1]", "[0, 1]", "", "predictions: expected"),
+        ('[{"a": 1}]', "[0]", "", "predictions: expected numbers or strings"),
+        ("[0, 1]", "[0, 1]", '{"task": "trinary"}', "task: expected one of"),
+        ("[0, 1]", "[0, 1]", '{"no_such_option": 1}', "no_such_option"),
     ],
 )
 def test_bad_input_gives_a_message_not_a_traceback(balanced_accuracy, predictions, references, options, message):
     shown = json.loads(space_app.run_metric(balanced_accuracy, predictions, references, options))
     assert message in shown["error"]
+
+
+@pytest.mark.parametrize(
+    "option, raw, message",
+    [
+        (space_app.Value("threshold"), '["auto"', "threshold: not valid JSON"),
+        (space_app.Value("threshold"), '{"a": 1}', "found a JSON object"),
+        (space_app.Value("n_resamples", maximum=100_000), "1000000000", "n_resamples: at most 100,000"),
+        (space_app.Value("pos_label"), "x" * (space_app.MAX_OPTION_CHARS + 1), "input too large"),
+        (space_app.Values("labels"), "[1, 2", "labels: not valid JSON"),
+        (space_app.Choice("task", choices={"infer": None, "binary": "binary"}), "trinary", "task: expected one of"),
+    ],
+)
+def test_bad_option_values_give_a_message(option, raw, message):
+    with pytest.raises(space_app.InputError, match=message.replace("[", r"\[")):
+        option.parse(raw)
+
+
+def test_controls_round_trip_every_kind_of_value():
+    options = [
+        space_app.Choice("task", choices={"infer": None, "binary": "binary"}),
+        space_app.Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
+        space_app.Value("threshold"),
+        space_app.Value("pos_label"),
+        space_app.Values("labels"),
+        space_app.Flag("adjusted"),
+    ]
+    given = {"task": "binary", "zero_division": 1, "threshold": "auto", "pos_label": "1", "labels": ["0", "1"], "adjusted": True}
+    (row,) = space_app.example_rows(options, [["[0]", "[0]", json.dumps(given)]])
+    assert row[2:] == ["binary", "1.0", "auto", '"1"', '["0", "1"]', True]
+    assert space_app.parse_option_values(options, row[2:]) == given
+    defaults = [option.default_shown() for option in options]
+    assert space_app.parse_option_values(options, defaults) == {}
+    assert space_app.Value("threshold").parse("0.5") == 0.5 and space_app.Value("ignore_index").parse("-100") == -100
+    with pytest.raises(ValueError, match="options .'nope'. have no control"):
+        space_app.example_rows(options, [["[0]", "[0]", '{"nope": 1}']])
+
+
+def test_an_unexpected_error_is_a_message_and_the_next_request_works(balanced_accuracy):
+    class Broken:
+        def compute(self, **kwargs):
+            raise RuntimeError("disk full")
+
+    options = [space_app.Flag("return_per_class")]
+    page = space_app.compute_page(Broken(), options, (), "paste", "[0, 1]", "[0, 1]", None, [False])
+    assert not page.ok and page.message == "could not compute (RuntimeError: disk full)"
+    assert "Traceback" not in space_app.status_html(page)
+    page = space_app.compute_page(balanced_accuracy, options, ("confusion",), "paste", "[0, 1]", "[0, 1]", None, [True])
+    assert page.ok and json.loads(page.result_json)["balanced_accuracy"] == 1.0
+
+
+def test_status_escapes_what_the_user_typed(balanced_accuracy):
+    options = [space_app.Values("labels")]
+    page = space_app.compute_page(balanced_accuracy, options, (), "paste", '["<img src=x onerror=alert(1)>"]', '["a"]',
+                                  None, ['["a"]'])
+    assert not page.ok
+    shown = space_app.status_html(page)
+    assert "<img" not in shown and "&lt;img" in shown
+
+
+# ----------------------------------------------------------------------------------------
+# The plots' numbers
+# ----------------------------------------------------------------------------------------
+
+
+def generated_cases(seed=0, count=25):
+    rng = np.random.default_rng(seed)
+    for case in range(count):
+        n = int(rng.integers(20, 200))
+        k = int(rng.integers(2, 6))
+        references = rng.integers(0, k, n)
+        predictions = np.where(rng.random(n) < 0.6, references, rng.integers(0, k, n))
+        arguments = {}
+        if case % 2:
+            arguments["sample_weight"] = rng.random(n).round(3).tolist()
+        if case % 3 == 0:
+            references[rng.random(n) < 0.1] = -100
+            arguments["ignore_index"] = -100
+        if case % 5 == 1:
+            names = np.array(["ant", "bee", "cat", "dog", "eel"])
+            references = np.where(references == -100, "pad", names[np.clip(references, 0, 4)])
+            predictions = names[predictions]
+            arguments["labels"] = names[:k].tolist()
+            if "ignore_index" in arguments:
+                arguments["ignore_index"] = "pad"
+        yield predictions.tolist(), references.tolist(), arguments
+
+
+def test_confusion_counts_agree_with_balanced_accuracy(balanced_accuracy):
+    for predictions, references, arguments in generated_cases():
+        result = balanced_accuracy.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
+        found = space_app.confusion(predictions, references, arguments, result)
+        assert found.classes == result["classes"]
+        recall = core.safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
+        np.testing.assert_allclose(recall, result["per_class_recall"])
+        np.testing.assert_allclose(found.matrix.sum(axis=1), result["support_per_class"])
+        np.testing.assert_allclose(space_app._per_class_rates(found)["recall"], result["per_class_recall"])
+
+
+def test_informedness_bars_agree_with_the_module():
+    if "informedness" not in MODULE_NAMES:
+        pytest.fail("the informedness module folder is missing")
+    informedness = load_module("informedness")
+    for predictions, references, arguments in generated_cases(seed=1):
+        result = informedness.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
+        found = space_app.confusion(predictions, references, arguments, result)
+        assert found.classes == result["classes"]
+        np.testing.assert_allclose(space_app._per_class_rates(found)["informedness"], result["per_class_informedness"])
+
+
+def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balanced_accuracy):
+    rng = np.random.default_rng(2)
+    for case in range(30):
+        n = int(rng.integers(10, 300))
+        references = rng.integers(0, 2, n)
+        scores = np.round(references * 0.8 + rng.normal(0, 0.7, n), 1)  # rounded: many ties
+        weights = rng.random(n) if case % 2 else None
+        thresholds, fpr, tpr = core.roc_curve(scores, references, weights)
+        expected_fpr, expected_tpr, expected_thresholds = sklearn_roc_curve(
+            references, scores, sample_weight=weights, drop_intermediate=False
+        )
+        np.testing.assert_allclose(fpr, expected_fpr)
+        np.testing.assert_allclose(tpr, expected_tpr)
+        np.testing.assert_allclose(thresholds[1:], expected_thresholds[1:])
+
+        arguments = {"threshold": "auto"} if weights is None else {"threshold": "auto", "sample_weight": weights.tolist()}
+        result = balanced_accuracy.compute(predictions=scores.tolist(), references=references.tolist(), **arguments)
+        found = space_app.confusion(scores.tolist(), references.tolist(), arguments, result)
+        assert found.threshold == result["optimal_threshold"]
+        point_tpr = found.counts.tp[1] / found.counts.support[1]
+        point_fpr = found.counts.fp[1] / (found.counts.total - found.counts.support[1])
+        assert point_tpr - point_fpr == pytest.approx(np.max(tpr - fpr))
+        assert point_tpr - point_fpr == pytest.approx(2 * result["balanced_accuracy"] - 1)
+
+
+def test_recall_at_k_curve_rises_to_one():
+    if "balanced_topk_accuracy" not in MODULE_NAMES:
+        pytest.fail("the balanced_topk_accuracy module folder is missing")
+    metric = load_module("balanced_topk_accuracy")
+    rng = np.random.default_rng(3)
+    for width in (3, 7, 50):
+        scores = rng.normal(size=(120, width)).tolist()
+        references = rng.integers(0, width, 120).tolist()
+        k_values, balanced, _, chosen = space_app._topk_curve(metric, scores, references, {"k_list": [2]})
+        assert k_values[0] == 1 and k_values[-1] == width and 2 in k_values and chosen == [2]
+        assert len(k_values) <= space_app.MAX_TOPK_POINTS + 1
+        curve = [balanced[k] for k in k_values]
+        assert all(low <= high + 1e-12 for low, high in zip(curve, curve[1:]))
+        assert curve[-1] == 1.0
+        assert balanced[2] == metric.compute(predictions=scores, references=references, k=2)["balanced_topk_accuracy"]
+
+
+def test_large_inputs_draw_summaries_not_unreadable_plots(balanced_accuracy):
+    rng = np.random.default_rng(4)
+    references = rng.integers(0, 300, 5_000)
+    predictions = np.where(rng.random(5_000) < 0.5, references, rng.integers(0, 300, 5_000))
+    options = [space_app.Flag("return_per_class")]
+    page = space_app.compute_page(balanced_accuracy, options, ("confusion", "recall"), "paste",
+                                  json.dumps(predictions.tolist()), json.dumps(references.tolist()), None, [False])
+    assert page.ok, page.message
+    heatmap, bars = page.figure.axes[:2]
+    assert "too many" in heatmap.texts[0].get_text()
+    assert "300 classes" in bars.get_title()
+
+
+def test_empty_input_computes_without_a_plot(balanced_accuracy):
+    options = [space_app.Flag("return_per_class")]
+    page = space_app.compute_page(balanced_accuracy, options, ("confusion", "recall"), "paste", "[]", "[]", None, [False])
+    expected = balanced_accuracy.compute(predictions=[], references=[])
+    assert page.ok and same_json(page.result_json, expected) and page.figure is None

@@ -1,0 +1,268 @@
+"""Every module's Space in a real browser.
+
+Debian's chromium (installed here when missing) driven by Playwright; each app is served
+on 127.0.0.1 exactly as a Space runs it (its ``app.py``), and the page may reach nothing
+but that address. The test clicks each of the card's examples, computes, reads the result
+off the page and compares it with a direct ``compute``, checks that the plot rendered,
+and saves a screenshot per module under ``test-artifacts/``.
+"""
+
+import contextlib
+import csv
+import json
+import os
+import runpy
+import socket
+import subprocess
+import sys
+
+import pytest
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+import space_app  # noqa: E402
+from conftest import MODULE_NAMES, REPO_ROOT, load_module  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+TIMEOUT_MS = 30_000
+
+
+def ensure_chromium():
+    """Debian's chromium; never a browser download."""
+    if not os.path.exists(CHROMIUM):
+        environment = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update"], check=True, capture_output=True, env=environment)
+        subprocess.run(["apt-get", "install", "-y", "chromium"], check=True, capture_output=True, env=environment)
+    assert os.path.exists(CHROMIUM), "Debian's chromium did not install"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    ensure_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(name):
+    """Run ``<name>/app.py`` as a Space does (its folder as working dir and on the path) and serve it."""
+    folder = REPO_ROOT / name
+    previous_cwd, previous_path = os.getcwd(), list(sys.path)
+    os.chdir(folder)
+    sys.path.insert(0, str(folder))
+    try:
+        namespace = runpy.run_path(str(folder / "app.py"), run_name="space")
+    finally:
+        os.chdir(previous_cwd)
+        sys.path[:] = previous_path
+    app = namespace["app"]
+    port = free_port()
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/", namespace
+    finally:
+        app.close()
+
+
+@contextlib.contextmanager
+def opened(browser, url):
+    """A page that may reach only the app (everything else, e.g. web fonts, is refused)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(TIMEOUT_MS)
+    outside = []
+
+    def only_loopback(route):
+        if route.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_loopback)
+    page.goto(url, wait_until="domcontentloaded")
+    page.locator("#compute").wait_for()
+    page.locator("#card").wait_for()  # the page is rendered down to the card
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def compute_in_page(page):
+    """Click Compute and wait for this request's status; returns (status text, is_error)."""
+    before = page.locator("#status .space-status").get_attribute("data-run")
+    page.locator("#compute").click()
+    page.wait_for_function(
+        "before => { const s = document.querySelector('#status .space-status');"
+        " return s && s.dataset.run !== before; }",
+        arg=before,
+    )
+    status = page.locator("#status .space-status")
+    return status.inner_text(), "error" in (status.get_attribute("class") or "")
+
+
+def result_in_page(page):
+    return json.loads(page.locator("#result .cm-content").inner_text())
+
+
+def plot_width(page):
+    """Natural width of the rendered plot image (0 if none)."""
+    page.wait_for_function(
+        "() => { const img = document.querySelector('#plot img');"
+        " return img && img.complete && img.naturalWidth > 0; }"
+    )
+    return page.evaluate("() => document.querySelector('#plot img').naturalWidth")
+
+
+def upload(page, path):
+    """Put a file in the CSV box (replacing the one there) and wait until the page shows it."""
+    clear = page.locator("#csv button[aria-label=Clear]")
+    if clear.count():
+        clear.click()
+    page.locator("#csv input[type=file]").set_input_files(str(path))
+    page.locator(f'#csv [aria-label="{path.name}"]').wait_for()
+
+
+def as_json(value):
+    return json.loads(json.dumps(value))
+
+
+def assert_no_traceback(page):
+    text = page.locator("body").inner_text()
+    assert "Traceback" not in text and 'File "' not in text
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_examples_compute_in_the_browser(browser, name):
+    metric = load_module(name)
+    card_examples = space_app.card_examples(REPO_ROOT / name)
+    assert card_examples, f"{name}: the card has no examples"
+    with served(name) as (url, namespace), opened(browser, url) as page:
+        examples = [list(row) for row in namespace["EXAMPLES"]]
+        rows = page.locator("#examples tbody tr")
+        rows.first.wait_for()
+        assert rows.count() == len(examples)
+        widths = {}
+        for predictions, references, options in card_examples:
+            index = examples.index([predictions, references, options])  # the app offers each card example
+            # Emptied first, so that seeing the example's text means the example has been filled in.
+            page.locator("#predictions textarea").fill("")
+            rows.nth(index).click()
+            page.wait_for_function(
+                "expected => document.querySelector('#predictions textarea').value === expected", arg=predictions
+            )
+            status, failed = compute_in_page(page)
+            assert not failed, status
+            expected = metric.compute(predictions=json.loads(predictions), references=json.loads(references), **json.loads(options))
+            assert result_in_page(page) == as_json(expected), (index, status)
+            widths[index] = plot_width(page)
+        assert min(widths.values()) > 300
+        # The screenshot shows the example with the most plot panels.
+        widest = max(widths, key=widths.get)
+        if widest != index:
+            page.locator("#predictions textarea").fill("")
+            rows.nth(widest).click()
+            page.wait_for_function(
+                "expected => document.querySelector('#predictions textarea').value === expected", arg=examples[widest][0]
+            )
+            compute_in_page(page)
+            plot_width(page)
+        assert page.locator("#card").inner_text().strip(), "the card's text is missing below the app"
+        assert_no_traceback(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"space_{name}.png"), full_page=True)
+
+
+def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_path):
+    """Typing values one per line and setting controls, a CSV upload, and messages for bad input."""
+    metric = load_module("balanced_accuracy")
+    with served("balanced_accuracy") as (url, _), opened(browser, url) as page:
+        # One value per line, threshold typed as a bare word, a checkbox.
+        page.locator("#predictions textarea").fill("0.2\n0.9\n0.1\n0.3\n0.8")
+        page.locator("#references textarea").fill("0\n1\n1\n0\n1")
+        page.locator("#option-threshold input, #option-threshold textarea").first.fill("auto")
+        page.locator("#option-return_per_class input").check()
+        page.locator("#option-task input").first.click()
+        page.get_by_role("option", name="infer").click()
+        status, failed = compute_in_page(page)
+        assert not failed, status
+        expected = metric.compute(predictions=[0.2, 0.9, 0.1, 0.3, 0.8], references=[0, 1, 1, 0, 1],
+                                  threshold="auto", return_per_class=True)
+        assert result_in_page(page) == as_json(expected)
+        three_panels = plot_width(page)
+
+        # Bad input: a readable message in the page, the plot cleared, and no traceback.
+        page.locator("#predictions textarea").fill("[0, 1")
+        status, failed = compute_in_page(page)
+        assert failed and "predictions: not valid JSON" in status
+        assert page.locator("#plot img").count() == 0
+        marker = tmp_path / "ran"
+        page.locator("#predictions textarea").fill(f"__import__('os').system('touch {marker}')")
+        status, failed = compute_in_page(page)
+        assert failed and "predictions" in status
+        assert_no_traceback(page)
+
+        # The CSV tab: scores and labels as columns, weights too; the result equals a direct compute.
+        path = tmp_path / "judge.csv"
+        with open(path, "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(["predictions", "references", "sample_weight"])
+            writer.writerows([[0.2, 0, 1], [0.9, 1, 2], [0.1, 1, 1], [0.3, 0, 0.5], [0.7, 1, 1], [0.6, 0, 1]])
+        page.get_by_role("tab", name="Upload CSV").click()
+        upload(page, path)
+        status, failed = compute_in_page(page)
+        assert not failed and "6 rows of judge.csv" in status, status
+        expected = metric.compute(predictions=[0.2, 0.9, 0.1, 0.3, 0.7, 0.6], references=[0, 1, 1, 0, 1, 0],
+                                  sample_weight=[1, 2, 1, 0.5, 1, 1], threshold="auto", return_per_class=True)
+        assert result_in_page(page) == as_json(expected)
+        assert plot_width(page) == three_panels  # confusion, recall and ROC
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "space_balanced_accuracy_csv.png"), full_page=True)
+
+        # A CSV over the size limit: a message, and the app still serves the next request.
+        big = tmp_path / "big.csv"
+        row = "0,0\n"
+        big.write_text("predictions,references\n" + row * (space_app.MAX_UPLOAD_BYTES // len(row) + 1))
+        upload(page, big)
+        status, failed = compute_in_page(page)
+        assert failed and "file too large" in status, status
+        page.get_by_role("tab", name="Paste values").click()
+        page.locator("#predictions textarea").fill("[0, 1, 0, 0]")
+        page.locator("#references textarea").fill("[0, 1, 1, 0]")
+        page.locator("#option-threshold input, #option-threshold textarea").first.fill("")
+        status, failed = compute_in_page(page)
+        assert not failed, status
+        assert result_in_page(page)["balanced_accuracy"] == 0.75
+        assert_no_traceback(page)
+    assert not marker.exists()  # the typed text was data, never code
+
+
+def test_scores_pasted_one_row_per_line(browser):
+    """Top-k scores typed one row per line, k_list typed: recall@k curve and result as computed directly."""
+    metric = load_module("balanced_topk_accuracy")
+    with served("balanced_topk_accuracy") as (url, _), opened(browser, url) as page:
+        page.locator("#predictions textarea").fill("0.7, 0.2, 0.1\n0.1, 0.3, 0.6\n0.05, 0.05, 0.9\n0.05, 0.9, 0.05")
+        page.locator("#references textarea").fill("0\n1\n2\n1")
+        page.locator("#option-k input, #option-k textarea").first.fill("")
+        page.locator("#option-k_list textarea, #option-k_list input").first.fill("1, 2")
+        page.locator("#option-return_per_class input").uncheck()
+        status, failed = compute_in_page(page)
+        assert not failed, status
+        scores = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]]
+        assert result_in_page(page) == as_json(metric.compute(predictions=scores, references=[0, 1, 2, 1], k_list=[1, 2]))
+        assert plot_width(page) > 300

@@ -1,0 +1,44 @@
+"""One worker of a distributed evaluation, as each GPU/node of a job runs it (see test_distributed.py).
+
+    python distributed_worker.py CASES_JSON NUM_PROCESS PROCESS_ID CACHE_DIR RUN_ID OUTPUT_JSON
+
+For every case, the worker loads the module with evaluate's multi-process arguments, adds
+its contiguous shard of the data in two batches, and calls ``compute``. Only process 0
+gets a result; the others get None. The results go to OUTPUT_JSON.
+"""
+
+import json
+import sys
+
+# With transformers installed, `import evaluate` also imports transformers' pipelines for its
+# Evaluator, which no worker here uses: blocking it saves seconds of start-up per process.
+sys.modules.setdefault("transformers", None)
+
+import evaluate  # noqa: E402
+import numpy as np
+
+
+def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
+    cases = json.loads(open(cases_path, encoding="utf-8").read())
+    num_process, process_id = int(num_process), int(process_id)
+    results = {}
+    for case in cases:
+        metric = evaluate.load(
+            case["folder"],
+            num_process=num_process,
+            process_id=process_id,
+            experiment_id=f"{run_id}-{case['id']}",
+            cache_dir=cache_dir,
+        )
+        predictions = np.array_split(np.asarray(case["predictions"]), num_process)[process_id]
+        references = np.array_split(np.asarray(case["references"]), num_process)[process_id]
+        half = len(references) // 2
+        metric.add_batch(predictions=predictions[:half], references=references[:half])
+        metric.add_batch(predictions=predictions[half:], references=references[half:])
+        results[case["id"]] = metric.compute(**case["kwargs"])
+    with open(output_path, "w", encoding="utf-8") as output:
+        json.dump(results, output)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test vendor clean
+.PHONY: demo test vendor release clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ test: $(VENV)/.test-installed
 
 vendor:
 	$(PYTHON) shared/vendor.py
+
+# make release NAMESPACE=<user-or-org> [ARGS=--dry-run]; the token comes from HF_TOKEN.
+release: $(VENV)/.test-installed
+	$(BIN)/python shared/release.py --namespace $(NAMESPACE) $(ARGS)
 
 clean:
 	rm -rf $(VENV)

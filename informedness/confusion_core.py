@@ -114,10 +114,14 @@ def is_string_array(array: np.ndarray) -> bool:
     return array.dtype.kind in "US" or array.dtype == object
 
 
+def _needs_objects(longest: int, size: int) -> bool:
+    """Whether ``size`` labels, the longest of ``longest`` characters, are too wide for a fixed-width array."""
+    return longest > _WIDE_LABEL_CHARS and 4 * longest * size > _MAX_FIXED_WIDTH_BYTES
+
+
 def _string_labels(distinct: Sequence[str], codes: np.ndarray) -> np.ndarray:
     """The labels ``distinct[codes]``: fixed-width unicode, or shared Python strings if one is long."""
-    longest = max(map(len, distinct), default=0)
-    if longest > _WIDE_LABEL_CHARS and 4 * longest * codes.size > _MAX_FIXED_WIDTH_BYTES:
+    if _needs_objects(max(map(len, distinct), default=0), codes.size):
         table = np.empty(len(distinct), dtype=object)
         table[:] = list(distinct)
     else:
@@ -128,17 +132,29 @@ def _string_labels(distinct: Sequence[str], codes: np.ndarray) -> np.ndarray:
 def _strings_from_arrow(column: Any) -> np.ndarray:
     """An Arrow string array (no nulls) as a NumPy label array, decoding each distinct value once."""
     if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
+        # Not combined first: more than 2 GB of text would overflow a string array's offsets.
+        encoded = column.dictionary_encode()  # one dictionary, shared by every chunk
+        if encoded.num_chunks == 0:
+            return np.zeros(0, dtype=str)
+        indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+        return _string_labels(encoded.chunk(encoded.num_chunks - 1).dictionary.to_pylist(), np.concatenate(indices))
     encoded = column.dictionary_encode()
     return _string_labels(encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False))
 
 
 def _strings_from_objects(objects: np.ndarray) -> np.ndarray:
-    """An object array holding only Python strings as a label array (hashing, not copying, them)."""
-    import pandas  # a dependency of datasets, so of evaluate
+    """An object array holding only Python strings as a label array.
 
-    codes, distinct = pandas.factorize(objects.ravel())
-    return _string_labels(distinct, codes).reshape(objects.shape)
+    Short labels become a fixed-width unicode array; with a long one, each distinct string
+    is kept once (a dict interns them: a repeated string object's hash is cached, so the
+    cost does not grow with its length) and the array holds references to them.
+    """
+    flat = objects.ravel()
+    if not _needs_objects(max(map(len, flat), default=0), flat.size):
+        return flat.astype(str).reshape(objects.shape)
+    interned: Dict[str, int] = {}
+    codes = np.fromiter((interned.setdefault(value, len(interned)) for value in flat), dtype=np.intp, count=flat.size)
+    return _string_labels(list(interned), codes).reshape(objects.shape)
 
 
 def _all_strings_pandas(array: np.ndarray) -> bool:
@@ -206,7 +222,10 @@ def as_array(values: Any, name: str) -> np.ndarray:
     elif module.startswith("pandas") and hasattr(values, "to_numpy"):
         if hasattr(values, "isna") and np.asarray(values.isna()).any():
             raise ValueError(f"{name}: expected {_MISSING_HINT}, found {int(np.asarray(values.isna()).sum())} missing value(s).")
-        array = values.to_numpy()
+        if getattr(values, "ndim", 0) == 1 and str(values.dtype) in ("str", "string"):
+            array = _strings_from_arrow(pa.chunked_array([pa.array(values)]))  # Arrow-backed text: no Python string per element
+        else:
+            array = values.to_numpy()
         if array.dtype == object and array.ndim == 1 and _all_strings_pandas(array):
             array = _strings_from_objects(array)  # C loops; the per-element kind check below is not needed
     elif from_python and len(values) and isinstance(values[0], str) and (strings := _python_strings(values)) is not None:
@@ -414,13 +433,11 @@ def _object_positions(values: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """Position of each value in ``classes`` (distinct), -1 if absent, by hashing.
 
     For string labels held as Python strings (long ones): sorting or binary search would
-    compare whole strings, at a cost growing with their length; each string's hash is
-    computed once and cached.
+    compare whole strings, at a cost growing with their length; a dict compares a string
+    with itself by identity, and each string's hash is computed once and cached.
     """
-    import pandas  # a dependency of datasets, so of evaluate
-
-    flat = values.ravel().astype(object, copy=False)
-    return pandas.Index(classes.astype(object, copy=False)).get_indexer(flat).astype(np.intp).reshape(values.shape)
+    lookup = {value: index for index, value in enumerate(classes.tolist())}
+    return np.fromiter((lookup.get(value, -1) for value in values.ravel().tolist()), dtype=np.intp, count=values.size).reshape(values.shape)
 
 
 def _map_to_classes(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
@@ -446,10 +463,12 @@ def _sorted_distinct(arrays: Sequence[np.ndarray]) -> np.ndarray:
     """The sorted distinct values of ``arrays``; Python strings are hashed, not sorted, until distinct."""
     if not any(array.dtype == object for array in arrays):
         return np.unique(np.concatenate([np.unique(array) for array in arrays]))
-    import pandas  # a dependency of datasets, so of evaluate
-
-    distinct = pandas.unique(np.concatenate([pandas.unique(array.ravel().astype(object, copy=False)) for array in arrays]))
-    return np.sort(np.asarray(distinct, dtype=object))
+    distinct: Dict[Any, None] = {}
+    for array in arrays:
+        distinct.update(dict.fromkeys(array.ravel().tolist()))
+    classes = np.empty(len(distinct), dtype=object)
+    classes[:] = sorted(distinct)
+    return classes
 
 
 # Elements per chunk when counting through a reused intp buffer (it stays in cache).
@@ -1619,6 +1638,8 @@ def _from_arrow(column: Any) -> np.ndarray:
     Numbers come back zero-copy (one copy if several batches were stored); strings are
     decoded once per distinct value, not per element.
     """
+    if isinstance(column, pa.ChunkedArray) and _is_arrow_string(column.type):
+        return _strings_from_arrow(column)  # chunk by chunk: no 2 GB limit on the text
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     width = None

@@ -399,7 +399,7 @@ def test_demo_rows():
         rows = demo_topk.rows()
     finally:
         sys.path.remove(str(REPO_ROOT / "examples"))
-    assert len(rows) == 4 and all(len(row) == 5 for row in rows)
+    assert len(rows) == 4 and all(len(row) == 6 for row in rows)  # the sixth cell is the 95% interval
     by_case = {row[0]: row for row in rows}
     for k in (1, 3):
         ranking = by_case[f"digits, classes ranked by training frequency, top-{k}"]
@@ -407,6 +407,7 @@ def test_demo_rows():
         assert ranking[2] > ranking[4]  # plain top-k accuracy rewards ranking the head first
         model = by_case[f"digits (long tail), logistic regression, top-{k}"]
         assert 0 <= model[4] <= 1 and isinstance(model[2], float)
+        assert model[5][0] <= model[4] <= model[5][1]
 
 
 # ---------------------------------------------------------------- errors

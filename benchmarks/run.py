@@ -1,0 +1,684 @@
+"""Benchmark the metric modules against their peers: every target of issue 6, in one process.
+
+Each case is timed several times (after one warm-up run unless a run takes longer than
+``--slow-seconds``); the table reports medians and the ratio of medians measured in this
+one run. Nothing here is a pass/fail test of speed: the table says which targets this
+machine met in this run. Peers that are not installed are reported as missing, and the
+targets of modules not (yet) in the checkout as "module missing"; no row is dropped.
+
+Usage::
+
+    python benchmarks/run.py                        # full run; writes benchmarks/results/results.{md,png}
+    python benchmarks/run.py --quick --output DIR   # small sizes (seconds): checks the script, not the speed
+
+The "stock evaluate path" is the same reduction (balanced_accuracy's ``_reduce``) behind
+a plain ``evaluate.Metric`` with ``datasets.Value("int64")`` features and the NumPy
+format, so inputs go through evaluate's own ``add_batch``/``encode_batch`` and come back
+through the NumPy formatter: what a metric without the fast path pays.
+"""
+
+import argparse
+import contextlib
+import gc
+import importlib
+import io
+import math
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+
+import datasets  # noqa: E402
+import evaluate  # noqa: E402
+import numpy as np  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results"
+
+FULL = dict(
+    num_samples=10_000_000,  # balanced_accuracy, int64 labels
+    num_classes=10,
+    stream_batches=100,  # 100 add_batch calls of 100k
+    auto_samples=5_000_000,  # binary scores, threshold="auto"
+    multilabel_shape=(1_000_000, 50),
+    topk_shape=(200_000, 1000),
+    topk_k=(1, 5),
+    segmentation_batches=10,
+    segmentation_shape=(40, 512, 512),
+    segmentation_classes=150,
+    sweep=(10**4, 10**5, 10**6, 10**7),
+    repeats=5,
+)
+QUICK = dict(
+    num_samples=20_000,
+    num_classes=10,
+    stream_batches=10,
+    auto_samples=20_000,
+    multilabel_shape=(2_000, 5),
+    topk_shape=(1_000, 20),
+    topk_k=(1, 5),
+    segmentation_batches=3,
+    segmentation_shape=(2, 32, 32),
+    segmentation_classes=21,
+    sweep=(10**3, 10**4),
+    repeats=1,
+)
+
+# ------------------------------------------------------------------------------- helpers
+
+
+@dataclass
+class Timing:
+    """Wall-clock seconds of the measured runs (the warm-up run is not among them)."""
+
+    runs: List[float]
+    note: str = ""  # how the peer was run, e.g. "1 torch thread"
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs)
+
+
+def timed(function: Callable[[], object], repeats: int, slow_seconds: float) -> Timing:
+    """Median-ready timings of ``function``: one warm-up run, then ``repeats`` runs.
+
+    A run slower than ``slow_seconds`` is kept as the first measurement (no warm-up) and
+    the repeats are capped at 2, so that a slow peer does not take the whole budget.
+    """
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    first = time.perf_counter() - start
+    runs = []
+    if first > slow_seconds:
+        runs.append(first)
+        repeats = min(repeats, 2) - 1
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        function()
+        runs.append(time.perf_counter() - start)
+    return Timing(runs)
+
+
+def _proc_status(key: str) -> Optional[int]:
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def peak_memory(function: Callable[[], object]) -> Optional[int]:
+    """Bytes by which the peak resident set size exceeded the RSS before ``function``.
+
+    Linux only: writing 5 to /proc/self/clear_refs resets the peak (VmHWM). Returns None
+    where that is not possible.
+    """
+    gc.collect()
+    try:
+        with open("/proc/self/clear_refs", "w") as clear_refs:
+            clear_refs.write("5")
+    except OSError:
+        return None
+    before = _proc_status("VmRSS")
+    function()
+    peak = _proc_status("VmHWM")
+    if before is None or peak is None:
+        return None
+    return max(0, peak - before)
+
+
+def optional_import(module: str):
+    """The module, or None if it is not installed (reported as a missing peer)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def load_module(name: str, cache_dir: str, **kwargs):
+    """One of this repository's metric modules, as ``evaluate.load`` gives it; None if absent."""
+    if not (REPO_ROOT / name / f"{name}.py").exists():
+        return None
+    return evaluate.load(str(REPO_ROOT / name), cache_dir=cache_dir, **kwargs)
+
+
+def make_stock_metric(reduce_with, cache_dir: str):
+    """The same reduction behind evaluate's stock storage: Value features, NumPy format."""
+
+    class StockBalancedAccuracy(evaluate.Metric):
+        def _info(self):
+            return evaluate.MetricInfo(
+                description="balanced accuracy through evaluate's stock add_batch/encode path",
+                citation="",
+                inputs_description="",
+                features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
+                format="numpy",
+            )
+
+        def _compute(self, predictions, references, **kwargs):
+            return reduce_with._reduce(predictions=np.asarray(predictions), references=np.asarray(references), **kwargs)
+
+    return StockBalancedAccuracy(cache_dir=cache_dir)
+
+
+def labels_with_errors(rng, num_samples: int, num_classes: int, dtype=np.int64):
+    references = rng.integers(0, num_classes, num_samples).astype(dtype)
+    predictions = np.where(rng.random(num_samples) < 0.7, references, rng.integers(0, num_classes, num_samples)).astype(dtype)
+    return references, predictions
+
+
+# ------------------------------------------------------------------------------- the table
+
+
+@dataclass
+class Row:
+    """One target: ours against one peer, as ``ours / peer`` (lower is better for us)."""
+
+    target: str
+    case: str
+    ours: Optional[float] = None
+    peer_name: str = ""
+    peer: Optional[float] = None
+    limit: Optional[float] = None  # met iff ours / peer <= limit
+    wording: str = ""
+    status: str = ""
+    runs: str = ""
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> Optional[float]:
+        if self.ours is None or self.peer is None or self.peer == 0:
+            return None
+        return self.ours / self.peer
+
+    def finish(self) -> "Row":
+        if not self.status:
+            ratio = self.ratio
+            self.status = "met" if ratio is not None and ratio <= self.limit else "NOT met"
+        return self
+
+
+def seconds(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    if value >= 1:
+        return f"{value:.2f} s"
+    return f"{value * 1e3:.1f} ms"
+
+
+def megabytes(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value / 2**20:.0f} MB"
+
+
+def markdown_table(rows: List[Row]) -> str:
+    lines = [
+        "| target | case | ours | peer | peer time | ours ÷ peer | target | status | runs |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ratio = row.ratio
+        shown_ratio = "-" if ratio is None else f"{ratio:.3f}"
+        if row.target.startswith("memory"):
+            ours, peer = megabytes(row.ours), megabytes(row.peer)
+        else:
+            ours, peer = seconds(row.ours), seconds(row.peer)
+        status = row.status + ("" if not row.notes else " (" + "; ".join(row.notes) + ")")
+        lines.append(
+            f"| {row.target} | {row.case} | {ours} | {row.peer_name} | {peer} | {shown_ratio} | {row.wording} | {status} | {row.runs} |"
+        )
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------- cases
+
+
+class Benchmark:
+    def __init__(self, config: dict, repeats: int, slow_seconds: float, cache_dir: str, log=print):
+        self.config = config
+        self.repeats = repeats
+        self.slow_seconds = slow_seconds
+        self.cache_dir = cache_dir
+        self.log = log
+        self.rows: List[Row] = []
+        self.modules: Dict[tuple, object] = {}
+        self.sweep: Dict[str, Dict[int, float]] = {}
+        self.sklearn_metrics = optional_import("sklearn.metrics")
+        self.torch = optional_import("torch")
+        self.torchmetrics_classification = optional_import("torchmetrics.classification")
+
+    def module(self, name: str, keep_in_memory: bool = False):
+        """A metric module of this repository, loaded once (users load once and compute often)."""
+        key = (name, keep_in_memory)
+        if key not in self.modules:
+            self.modules[key] = load_module(name, self.fresh_cache(), keep_in_memory=keep_in_memory)
+        return self.modules[key]
+
+    def time(self, function) -> Timing:
+        return timed(function, self.repeats, self.slow_seconds)
+
+    def time_torch(self, function) -> Timing:
+        """The better of torch's default thread count and one thread, for the peer's benefit.
+
+        Our code runs on one core; on a busy machine torch's OpenMP threads can be far
+        slower than one thread, and a peer slowed by that would flatter us.
+        """
+        default = self.torch.get_num_threads()
+        best = None
+        try:
+            for threads in sorted({default, 1}, reverse=True):
+                self.torch.set_num_threads(threads)
+                timing = self.time(function)
+                timing.note = f"{threads} torch thread{'s' if threads > 1 else ''}"
+                if best is None or timing.median < best.median:
+                    best = timing
+        finally:
+            self.torch.set_num_threads(default)
+        return best
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row.finish())
+        shown = megabytes if row.target.startswith("memory") else seconds
+        self.log(f"  {row.target} | {row.case} | ours {shown(row.ours)} | {row.peer_name} {shown(row.peer)} | {row.status}")
+
+    def fresh_cache(self) -> str:
+        return tempfile.mkdtemp(dir=self.cache_dir)
+
+    def missing_module_rows(self, targets, module: str):
+        for target, case, peer_name, limit, wording in targets:
+            self.add(Row(target, case, peer_name=peer_name, limit=limit, wording=wording, status=f"module missing ({module}/ is not in this checkout)"))
+
+    # -- balanced_accuracy: one compute, streaming, the peers, and the sweep over N
+
+    def balanced_accuracy(self) -> None:
+        config = self.config
+        num_classes = config["num_classes"]
+        # Loaded once, as users do: loading is not part of computing.
+        metric = self.module("balanced_accuracy")
+        in_memory = self.module("balanced_accuracy", keep_in_memory=True)
+        stock_metric = None if metric is None else make_stock_metric(metric, self.fresh_cache())
+        sizes = sorted(set(config["sweep"]) | {config["num_samples"]})
+        big = config["num_samples"]
+        targets = [
+            ("BA one compute", f"N={big:,}, K={num_classes}", "bare np.bincount(ref*K+pred)", 10.0, "≤ 10 (aim 5)"),
+            ("BA one compute", f"N={big:,}, K={num_classes}", "sklearn balanced_accuracy_score", 0.5, "≤ 0.5 (≥ 2× faster)"),
+            ("BA one compute", f"N={big:,}, K={num_classes}", "torchmetrics MulticlassAccuracy(average='macro')", 1 / 1.5, "≤ 0.667 (≥ 1.5× faster)"),
+            ("BA one compute", f"N={big:,}, K={num_classes}", "stock evaluate path", 1 / 30, "≤ 0.0333 (≥ 30× faster)"),
+            ("BA streaming", f"{config['stream_batches']} × add_batch + compute, on-disk cache", "ours: one compute", 1.5, "≤ 1.5"),
+            ("BA streaming", f"{config['stream_batches']} × add_batch + compute, keep_in_memory", "ours: one compute", 1.5, "≤ 1.5"),
+        ]
+        if metric is None:
+            self.missing_module_rows(targets, "balanced_accuracy")
+            return
+        rng = np.random.default_rng(0)
+        methods = {
+            "ours: compute": None,
+            f"ours: {config['stream_batches']} × add_batch + compute": None,
+            "bare np.bincount(ref*K+pred)": None,
+            "sklearn balanced_accuracy_score": None,
+            "torchmetrics MulticlassAccuracy": None,
+            "stock evaluate path": None,
+        }
+        results: Dict[str, Dict[int, Timing]] = {name: {} for name in methods}
+        stream_in_memory: Dict[int, Timing] = {}
+        values: Dict[str, float] = {}
+        for size in sizes:
+            self.log(f"balanced_accuracy sweep: N={size:,}")
+            references, predictions = labels_with_errors(rng, size, num_classes)
+            batch = math.ceil(size / config["stream_batches"])
+
+            def ours():
+                return metric.compute(predictions=predictions, references=references)
+
+            def streamed(keep_in_memory=False):
+                module = in_memory if keep_in_memory else metric  # compute() empties the store: reusable
+                for start in range(0, size, batch):
+                    module.add_batch(predictions=predictions[start : start + batch], references=references[start : start + batch])
+                return module.compute()
+
+            values["ours"] = ours()["balanced_accuracy"]
+            results["ours: compute"][size] = self.time(ours)
+            results[f"ours: {config['stream_batches']} × add_batch + compute"][size] = self.time(streamed)
+            if size == big:
+                stream_in_memory[size] = self.time(lambda: streamed(keep_in_memory=True))
+            results["bare np.bincount(ref*K+pred)"][size] = self.time(lambda: np.bincount(references * num_classes + predictions, minlength=num_classes**2))
+            if self.sklearn_metrics is not None:
+                values["sklearn"] = self.sklearn_metrics.balanced_accuracy_score(references, predictions)
+                results["sklearn balanced_accuracy_score"][size] = self.time(
+                    lambda: self.sklearn_metrics.balanced_accuracy_score(references, predictions)
+                )
+            if self.torchmetrics_classification is not None:
+                target, preds = self.torch.from_numpy(references), self.torch.from_numpy(predictions)
+
+                def torchmetrics_ba():
+                    accuracy = self.torchmetrics_classification.MulticlassAccuracy(num_classes=num_classes, average="macro")
+                    accuracy.update(preds, target)
+                    return float(accuracy.compute())
+
+                values["torchmetrics"] = torchmetrics_ba()
+                results["torchmetrics MulticlassAccuracy"][size] = self.time_torch(torchmetrics_ba)
+            stock = lambda: stock_metric.compute(predictions=predictions, references=references)  # noqa: E731
+            values["stock"] = stock()["balanced_accuracy"]
+            results["stock evaluate path"][size] = self.time(stock)
+            for peer, value in values.items():
+                if not math.isclose(value, values["ours"], rel_tol=1e-5, abs_tol=1e-6):
+                    raise AssertionError(f"N={size}: {peer} gives {value}, ours {values['ours']}")
+        self.sweep = {name: {size: timing.median for size, timing in by_size.items()} for name, by_size in results.items() if by_size}
+
+        ours_big = results["ours: compute"][big]
+        peers = [
+            ("bare np.bincount(ref*K+pred)", results["bare np.bincount(ref*K+pred)"].get(big), None),
+            ("sklearn balanced_accuracy_score", results["sklearn balanced_accuracy_score"].get(big), self.sklearn_metrics is None and "scikit-learn"),
+            ("torchmetrics MulticlassAccuracy(average='macro')", results["torchmetrics MulticlassAccuracy"].get(big), self.torchmetrics_classification is None and "torchmetrics"),
+            ("stock evaluate path", results["stock evaluate path"].get(big), None),
+        ]
+        for (target, case, peer_name, limit, wording), (_, peer, missing) in zip(targets[:4], peers):
+            if missing:
+                self.add(Row(target, case, ours_big.median, peer_name, None, limit, wording, status=f"peer missing ({missing} is not installed)"))
+            else:
+                shown = peer_name + (f" [{peer.note}]" if peer.note else "")
+                self.add(Row(target, case, ours_big.median, shown, peer.median, limit, wording, runs=f"{len(ours_big.runs)} / {len(peer.runs)}"))
+        stream = results[f"ours: {config['stream_batches']} × add_batch + compute"][big]
+        for (target, case, peer_name, limit, wording), timing in zip(targets[4:], (stream, stream_in_memory[big])):
+            self.add(Row(target, case, timing.median, peer_name, ours_big.median, limit, wording, runs=f"{len(timing.runs)} / {len(ours_big.runs)}"))
+
+        # Peak memory of the big case: one compute, and the two streaming paths.
+        references, predictions = labels_with_errors(np.random.default_rng(0), big, num_classes)
+        input_bytes = references.nbytes + predictions.nbytes
+        allowed = 2.5 * input_bytes + 200 * 2**20
+        batch = math.ceil(big / config["stream_batches"])
+
+        def streamed_big(keep_in_memory):
+            module = in_memory if keep_in_memory else metric
+            for start in range(0, big, batch):
+                module.add_batch(predictions=predictions[start : start + batch], references=references[start : start + batch])
+            return module.compute()
+
+        cases = [
+            ("one compute", lambda: metric.compute(predictions=predictions, references=references)),
+            (f"{config['stream_batches']} × add_batch + compute, on-disk", lambda: streamed_big(False)),
+            (f"{config['stream_batches']} × add_batch + compute, keep_in_memory", lambda: streamed_big(True)),
+        ]
+        for case, function in cases:
+            function()  # warm-up: module loading and first-use allocations are not the metric's
+            peak = peak_memory(function)
+            # The two inputs exist before the case starts, so they are not in the peak above start.
+            case_text = f"N={big:,} int64, {case}; inputs ({input_bytes / 2**20:.0f} MB) not counted"
+            row = Row("memory: peak RSS above start", case_text, peak, "2.5 × input bytes + 200 MB", allowed, 1.0, "≤ 1")
+            if peak is None:
+                row.status = "not measured (needs Linux /proc/self/clear_refs)"
+            self.add(row)
+
+    # -- threshold="auto" on binary scores
+
+    def auto_threshold(self) -> None:
+        size = self.config["auto_samples"]
+        target = ("threshold='auto' binary", f"N={size:,} float64 scores", "sklearn roc_curve", 1.5, "≤ 1.5")
+        metric = self.module("balanced_accuracy")
+        if metric is None:
+            return self.missing_module_rows([target], "balanced_accuracy")
+        self.log(f"threshold='auto': N={size:,}")
+        rng = np.random.default_rng(1)
+        references = (rng.random(size) < 0.1).astype(np.int64)
+        scores = np.clip(rng.normal(0.3 + 0.3 * references, 0.2), 0, 1)
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, threshold="auto"))
+        if self.sklearn_metrics is None:
+            return self.add(Row(*target[:2], ours.median, target[2], None, *target[3:], status="peer missing (scikit-learn is not installed)"))
+        peer = self.time(lambda: self.sklearn_metrics.roc_curve(references, scores))
+        result = metric.compute(predictions=scores, references=references, threshold="auto", adjusted=True)
+        false_positive_rate, true_positive_rate, _ = self.sklearn_metrics.roc_curve(references, scores)
+        row = Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}")
+        if not math.isclose(result["balanced_accuracy"], float(np.max(true_positive_rate - false_positive_rate)), abs_tol=1e-9):
+            row.notes.append("J differs from the ROC optimum")
+        self.add(row)
+
+    # -- multilabel threshold="auto"
+
+    def multilabel(self) -> None:
+        rows_, labels = self.config["multilabel_shape"]
+        target = ("multilabel threshold='auto'", f"{rows_:,} × {labels} float64 probabilities", "one np.argsort(axis=0)", 2.0, "≤ 2")
+        metric = self.module("balanced_accuracy_multilabel")
+        if metric is None:
+            return self.missing_module_rows([target], "balanced_accuracy_multilabel")
+        self.log(f"multilabel threshold='auto': {rows_:,} x {labels}")
+        rng = np.random.default_rng(2)
+        references = (rng.random((rows_, labels)) < rng.uniform(0.02, 0.5, labels)).astype(np.int64)
+        scores = np.clip(rng.normal(0.3 + 0.3 * references, 0.2), 0, 1)
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, from_probas=True, threshold="auto"))
+        peer = self.time(lambda: np.argsort(scores, axis=0))
+        self.add(Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}"))
+
+    # -- balanced_topk_accuracy
+
+    def topk(self) -> None:
+        num_samples, num_classes = self.config["topk_shape"]
+        k_values = list(self.config["topk_k"])
+        targets = [
+            ("top-k", f"{num_samples:,} × {num_classes} float32, k_list={k_values}", f"torchmetrics MulticlassAccuracy(top_k={k}, average='macro')", 1.5, "≤ 1.5")
+            for k in k_values
+        ]
+        metric = self.module("balanced_topk_accuracy")
+        if metric is None:
+            return self.missing_module_rows(targets, "balanced_topk_accuracy")
+        self.log(f"top-k: {num_samples:,} x {num_classes}")
+        rng = np.random.default_rng(3)
+        references = rng.integers(0, num_classes, num_samples)
+        scores = rng.random((num_samples, num_classes), dtype=np.float32)
+        scores[np.arange(num_samples), references] += rng.random(num_samples, dtype=np.float32) * 0.5
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, k_list=k_values))
+        result = metric.compute(predictions=scores, references=references, k_list=k_values)
+        for k, (target, case, peer_name, limit, wording) in zip(k_values, targets):
+            if self.torchmetrics_classification is None:
+                self.add(Row(target, case, ours.median, peer_name, None, limit, wording, status="peer missing (torchmetrics is not installed)"))
+                continue
+            preds, target_tensor = self.torch.from_numpy(scores), self.torch.from_numpy(references)
+
+            def torchmetrics_topk(k=k):
+                accuracy = self.torchmetrics_classification.MulticlassAccuracy(num_classes=num_classes, top_k=k, average="macro")
+                accuracy.update(preds, target_tensor)
+                return float(accuracy.compute())
+
+            peer = self.time_torch(torchmetrics_topk)
+            row = Row(target, case, ours.median, f"{peer_name} [{peer.note}]", peer.median, limit, wording, runs=f"{len(ours.runs)} / {len(peer.runs)}")
+            if not math.isclose(result["balanced_topk_accuracy"][k], torchmetrics_topk(), abs_tol=1e-5):
+                row.notes.append("value differs from torchmetrics")
+            self.add(row)
+
+    # -- segmentation maps with a void label
+
+    def segmentation(self) -> None:
+        batches, shape, num_classes = (self.config[key] for key in ("segmentation_batches", "segmentation_shape", "segmentation_classes"))
+        target = (
+            "segmentation",
+            f"{batches} × add_batch of {shape} uint8, K={num_classes}, ignore_index=255",
+            "torchmetrics MulticlassAccuracy(average='macro', ignore_index=255), same batches",
+            0.5,
+            "≤ 0.5 (≥ 2× faster)",
+        )
+        metric = self.module("balanced_accuracy")
+        if metric is None:
+            return self.missing_module_rows([target], "balanced_accuracy")
+        self.log(f"segmentation: {batches} x {shape}")
+        rng = np.random.default_rng(4)
+        maps = []
+        for _ in range(batches):
+            references = rng.integers(0, num_classes, shape, dtype=np.uint8)
+            references[rng.random(shape) < 0.1] = 255
+            predictions = np.where(rng.random(shape) < 0.8, references, rng.integers(0, num_classes, shape, dtype=np.uint8)).astype(np.uint8)
+            predictions[predictions == 255] = 0  # a model predicts classes, not void
+            maps.append((references, predictions))
+
+        def ours():
+            for references, predictions in maps:
+                metric.add_batch(predictions=predictions, references=references)
+            return metric.compute(ignore_index=255, num_classes=num_classes)
+
+        timing = self.time(ours)
+        if self.torchmetrics_classification is None:
+            return self.add(Row(*target[:2], timing.median, target[2], None, *target[3:], status="peer missing (torchmetrics is not installed)"))
+        tensors = [(self.torch.from_numpy(p), self.torch.from_numpy(r)) for r, p in maps]
+
+        def torchmetrics_segmentation():
+            accuracy = self.torchmetrics_classification.MulticlassAccuracy(num_classes=num_classes, average="macro", ignore_index=255)
+            for preds, target_tensor in tensors:
+                accuracy.update(preds, target_tensor)
+            return float(accuracy.compute())
+
+        peer = self.time_torch(torchmetrics_segmentation)
+        row = Row(*target[:2], timing.median, f"{target[2]} [{peer.note}]", peer.median, *target[3:], runs=f"{len(timing.runs)} / {len(peer.runs)}")
+        if not math.isclose(ours()["balanced_accuracy"], torchmetrics_segmentation(), abs_tol=1e-5):
+            row.notes.append("value differs from torchmetrics")
+        self.add(row)
+
+
+# ------------------------------------------------------------------------------- report
+
+
+def machine_description() -> List[str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            names = [line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")]
+        if names:
+            cpu = names[0]
+    except OSError:
+        pass
+    memory = None
+    try:
+        with open("/proc/meminfo") as meminfo:
+            memory = int(next(line for line in meminfo if line.startswith("MemTotal")).split()[1]) * 1024
+    except (OSError, StopIteration):
+        pass
+    versions = []
+    for package in ("numpy", "pyarrow", "datasets", "evaluate", "sklearn", "torch", "torchmetrics"):
+        module = optional_import(package)
+        versions.append(f"{package} {getattr(module, '__version__', '?') if module else 'not installed'}")
+    torch = optional_import("torch")
+    return [
+        f"- CPU: {cpu}, {os.cpu_count()} logical cores" + (f", {memory / 2**30:.0f} GB RAM" if memory else ""),
+        f"- {platform.system()} {platform.release()}, Python {platform.python_version()}",
+        "- " + ", ".join(versions),
+        f"- torch threads: {torch.get_num_threads() if torch else '-'} by default; each torchmetrics case is timed with "
+        "the default and with 1 thread and the faster is reported (NumPy and our code run on one core)",
+    ]
+
+
+def write_plot(sweep: Dict[str, Dict[int, float]], path: Path, num_classes: int) -> bool:
+    matplotlib = optional_import("matplotlib")
+    if matplotlib is None or not sweep:
+        return False
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7.5, 5))
+    for name, by_size in sweep.items():
+        sizes = sorted(by_size)
+        axes.plot(sizes, [by_size[size] for size in sizes], marker="o", label=name)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("N (labels)")
+    axes.set_ylabel("seconds (median)")
+    axes.set_title(f"balanced accuracy, K={num_classes}: time against N")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return True
+
+
+def sweep_table(sweep: Dict[str, Dict[int, float]]) -> str:
+    sizes = sorted({size for by_size in sweep.values() for size in by_size})
+    lines = ["| method | " + " | ".join(f"N={size:,}" for size in sizes) + " |", "|---|" + "---|" * len(sizes)]
+    for name, by_size in sweep.items():
+        lines.append(f"| {name} | " + " | ".join(seconds(by_size.get(size)) for size in sizes) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks that everything runs (seconds), not the speed")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="folder for results.md and results.png")
+    parser.add_argument("--repeats", type=int, default=None, help="timed runs per case after the warm-up (default 5; 1 with --quick)")
+    parser.add_argument("--slow-seconds", type=float, default=5.0, help="a run slower than this is not warmed up and is repeated at most twice")
+    args = parser.parse_args(argv)
+    config = dict(QUICK if args.quick else FULL)
+    repeats = args.repeats or config["repeats"]
+    args.output.mkdir(parents=True, exist_ok=True)
+    warnings.filterwarnings("ignore", message=".*y_pred contains classes not in y_true.*")
+    evaluate.logging.set_verbosity_error()
+    datasets.logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+
+    started = datetime.now(timezone.utc)
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+    with tempfile.TemporaryDirectory() as cache_dir:
+        bench = Benchmark(config, repeats, args.slow_seconds, cache_dir, log=lambda text: print(text, flush=True))
+        for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.topk, bench.segmentation):
+            with contextlib.redirect_stderr(io.StringIO()):
+                case()
+    load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
+    elapsed = (datetime.now(timezone.utc) - started).total_seconds()
+
+    table = markdown_table(bench.rows)
+    plot_path = args.output / "results.png"
+    plotted = write_plot(bench.sweep, plot_path, config["num_classes"])
+    command = "python benchmarks/run.py" + (" --quick" if args.quick else "") + (f" --repeats {args.repeats}" if args.repeats else "")
+    met = sum(row.status == "met" for row in bench.rows)
+    measured = sum(row.status in ("met", "NOT met") for row in bench.rows)
+    report = [
+        "# Benchmark results" + (" (quick run: small sizes, not a speed measurement)" if args.quick else ""),
+        "",
+        f"Produced by `{command}` on {started:%Y-%m-%d %H:%M} UTC in {elapsed:.0f} s.",
+        "",
+        "Machine:",
+        "",
+        *machine_description(),
+        "- load average (1 min) before / after the run: "
+        + (f"{load_before[0]:.1f} / {load_after[0]:.1f}" if load_before else "not available"),
+        "",
+        f"{met} of {measured} measured targets met in this run. Times are medians of `runs` "
+        f"(ours / peer) wall-clock runs after a warm-up run (runs slower than {args.slow_seconds:g} s: no "
+        "warm-up, at most 2 runs); ratios are ours ÷ peer, measured in this one run, so lower is "
+        "better for us. A 'memory' row compares the peak resident set size above the start of "
+        "the case with the issue's allowance (2.5 × the bytes of the two input arrays + 200 MB).",
+        "",
+        table,
+        "",
+        "Every value is checked against the peer's (balanced accuracy against scikit-learn, "
+        "torchmetrics and the stock path; top-k and segmentation against torchmetrics; the "
+        "auto threshold's J against the ROC optimum); a difference is noted in the status.",
+        "",
+        "## Time against N (balanced accuracy, one compute unless stated)",
+        "",
+        sweep_table(bench.sweep) if bench.sweep else "balanced_accuracy is not in this checkout.",
+        "",
+        "![time against N](results.png)" if plotted else "(matplotlib is not installed: no plot)",
+        "",
+    ]
+    text = "\n".join(report)
+    (args.output / "results.md").write_text(text, encoding="utf-8")
+    print()
+    print(table)
+    print()
+    print(f"wrote {args.output / 'results.md'}" + (f" and {plot_path}" if plotted else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,500 @@
+"""The fast ingestion path: everything evaluate users rely on, through whole-column storage.
+
+Stored results are compared with the one-call result on the same data (which each
+module's own tests check against scikit-learn / torchmetrics / pycm) and, for
+balanced_accuracy, with scikit-learn directly.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import evaluate
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+import torch
+from sklearn.metrics import balanced_accuracy_score
+
+import confusion_core as core
+from conftest import MODULE_NAMES, REPO_ROOT
+
+# ---------------------------------------------------------------- data for every module
+#
+# Each case returns (predictions, references) for a variant; the variants differ in
+# dtype and value range so that their narrowest storage types differ (int8, uint8, int16,
+# float32, float64), and COMPUTE_OPTIONS reduces them in the same way.
+
+
+def _labels(rng, n, variant, num_classes=5):
+    references = rng.integers(0, num_classes, n)
+    predictions = np.where(rng.random(n) < 0.7, references, rng.integers(0, num_classes, n))
+    if variant == 0:
+        return predictions.astype(np.uint8), references.astype(np.uint8)
+    if variant == 1:
+        references[rng.random(n) < 0.2] = -100  # padding, dropped by ignore_index
+        return predictions, references
+    references[:3], predictions[1:4] = 300, 300  # a class that needs 16 bits
+    return predictions, references
+
+
+def _multilabel(rng, n, variant, num_labels=4):
+    references = (rng.random((n, num_labels)) < [0.5, 0.2, 0.1, 0.6]).astype(np.int64)
+    scores = np.clip(references * 0.4 + rng.random((n, num_labels)) * 0.6, 0, 1)
+    if variant == 0:
+        return scores.astype(np.float32), references.astype(np.int8)
+    if variant == 1:
+        references[rng.random((n, num_labels)) < 0.1] = -100
+    return scores, references
+
+
+def _topk(rng, n, variant, num_classes=6):
+    references = rng.integers(0, num_classes, n)
+    scores = rng.random((n, num_classes))
+    scores[np.arange(n), references] += 0.3
+    if variant == 0:
+        return scores.astype(np.float32), references.astype(np.uint8)
+    if variant == 1:
+        references[rng.random(n) < 0.2] = -100
+    return scores, references
+
+
+CASES = {
+    "balanced_accuracy": _labels,
+    "informedness": _labels,
+    "balanced_accuracy_multilabel": _multilabel,
+    "balanced_topk_accuracy": _topk,
+}
+COMPUTE_OPTIONS = {
+    "balanced_accuracy": dict(ignore_index=-100, return_per_class=True),
+    "informedness": dict(ignore_index=-100, return_per_class=True, return_markedness=True),
+    "balanced_accuracy_multilabel": dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True),
+    "balanced_topk_accuracy": dict(k_list=[1, 3], ignore_index=-100, return_per_class=True),
+}
+MODULES = [name for name in MODULE_NAMES if name in CASES]
+
+
+def test_every_module_folder_has_a_case():
+    assert set(MODULE_NAMES) <= set(CASES), "add a data case for the new module to CASES"
+
+
+def make_data(name, variants=(0, 1, 2), n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    return [CASES[name](rng, n, variant) for variant in variants]
+
+
+def concatenated(parts):
+    return np.concatenate([p for p, _ in parts]), np.concatenate([r for _, r in parts])
+
+
+def same(result, expected):
+    """Equal results, NaN included (as JSON, the way results are logged and checkpointed)."""
+    return json.dumps(result, sort_keys=True) == json.dumps(json.loads(json.dumps(expected)), sort_keys=True)
+
+
+def arrow_files(folder):
+    return sorted(str(path) for path in Path(folder).rglob("*.arrow"))
+
+
+# ---------------------------------------------------------------- add_batch / add / compute
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+@pytest.mark.parametrize("name", MODULES)
+def test_add_batch_add_and_one_call_agree(load, name, keep_in_memory, tmp_path):
+    parts = make_data(name)
+    predictions, references = concatenated(parts)
+    options = COMPUTE_OPTIONS[name]
+    direct = load(name).compute(predictions=predictions, references=references, **options)
+
+    metric = load(name, keep_in_memory=keep_in_memory, cache_dir=str(tmp_path / "store"))
+    for batch_predictions, batch_references in parts[:2]:
+        metric.add_batch(predictions=batch_predictions, references=batch_references)
+    for prediction, reference in zip(*parts[2]):
+        metric.add(prediction=prediction, reference=reference)
+    assert len(metric) == len(references)
+    if keep_in_memory:
+        assert arrow_files(tmp_path / "store") == []
+    else:
+        assert len(arrow_files(tmp_path / "store")) == 1  # evaluate's cache file, in cache_dir
+    assert same(metric.compute(**options), direct)
+    assert arrow_files(tmp_path / "store") == []  # cleaned up by compute
+
+    # The same instance is empty again and can be reused; the last batch may come with compute.
+    metric.add_batch(predictions=parts[0][0], references=parts[0][1])
+    metric.add_batch(predictions=parts[1][0], references=parts[1][1])
+    assert same(metric.compute(predictions=parts[2][0], references=parts[2][1], **options), direct)
+
+
+def test_stored_result_matches_sklearn(load):
+    rng = np.random.default_rng(3)
+    references = rng.integers(0, 7, 5000)
+    predictions = np.where(rng.random(5000) < 0.6, references, rng.integers(0, 7, 5000))
+    for keep_in_memory in (False, True):
+        metric = load("balanced_accuracy", keep_in_memory=keep_in_memory)
+        for start in range(0, 5000, 700):
+            metric.add_batch(predictions=torch.from_numpy(predictions[start : start + 700]), references=references[start : start + 700].tolist())
+        assert metric.compute()["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions), abs=1e-12)
+
+
+def test_one_call_compute_writes_no_cache_file(load, tmp_path):
+    metric = load("balanced_accuracy", cache_dir=str(tmp_path))
+    assert metric.compute(predictions=[0, 1, 1], references=[0, 1, 0]) == {"balanced_accuracy": 0.75}
+    assert arrow_files(tmp_path) == []
+
+
+def test_compute_with_nothing_stored_says_so(load):
+    with pytest.raises(ValueError, match="compute: nothing to compute on; call `add` or `add_batch` first"):
+        load("balanced_accuracy").compute()
+
+
+def test_an_error_in_compute_options_still_cleans_up(load, tmp_path):
+    metric = load("balanced_accuracy", cache_dir=str(tmp_path))
+    metric.add_batch(predictions=[0, 1], references=[0, 1])
+    with pytest.raises(ValueError, match="zero_division"):
+        metric.compute(zero_division="warn")
+    assert arrow_files(tmp_path) == []
+    metric.add_batch(predictions=[0, 1], references=[1, 1])
+    assert metric.compute() == {"balanced_accuracy": 0.5}
+
+
+# ---------------------------------------------------------------- rejected batches
+
+
+def _bad_batches(name, good_predictions, good_references):
+    """Batches each module must reject at add_batch, with the error they raise."""
+    n = len(good_references)
+    wrong_length = (good_predictions[: n - 1], good_references, ValueError)
+    non_finite = np.array(good_predictions, dtype=np.float64)
+    non_finite.flat[0] = np.nan
+    strings = (good_predictions, np.full(np.shape(good_references), "a"), TypeError)  # strings after numbers
+    return [wrong_length, (non_finite, good_references, ValueError), strings]
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+@pytest.mark.parametrize("name", MODULES)
+def test_rejected_batch_leaves_earlier_batches_intact(load, name, keep_in_memory):
+    parts = make_data(name, variants=(0, 2, 1), seed=4)
+    options = COMPUTE_OPTIONS[name]
+    direct = load(name).compute(predictions=concatenated(parts)[0], references=concatenated(parts)[1], **options)
+    metric = load(name, keep_in_memory=keep_in_memory)
+    metric.add_batch(predictions=parts[0][0], references=parts[0][1])
+    for predictions, references, error in _bad_batches(name, *parts[1]):
+        with pytest.raises(error, match="predictions|references"):
+            metric.add_batch(predictions=predictions, references=references)
+        assert len(metric) == len(parts[0][1])
+    metric.add_batch(predictions=parts[1][0], references=parts[1][1])  # widens the storage type
+    with pytest.raises((ValueError, TypeError)):
+        metric.compute(predictions=parts[2][0][:-1], references=parts[2][1], **options)  # rejected before anything
+    assert same(metric.compute(predictions=parts[2][0], references=parts[2][1], **options), direct)
+
+
+def test_scores_after_integer_labels_are_rejected_with_the_hint(load):
+    metric = load("balanced_accuracy")
+    metric.add_batch(predictions=[0, 1], references=[0, 1])
+    with pytest.raises(ValueError, match=r"predictions: expected class labels .* found non-integer values such as 0.3\. For scores"):
+        metric.add_batch(predictions=[0.3, 0.9], references=[0, 1])
+    metric.add_batch(predictions=[1.0, 0.0], references=[1, 0])  # integral floats are labels
+    assert metric.compute() == {"balanced_accuracy": 1.0}
+
+
+# ---------------------------------------------------------------- storage types
+
+
+def captured_columns(metric, **options):
+    """compute(), capturing the NumPy columns the reduction receives."""
+    seen = {}
+    reduce = metric._reduce
+
+    def spy(*, predictions, references, **kwargs):
+        seen.update(predictions=predictions, references=references)
+        return reduce(predictions=predictions, references=references, **kwargs)
+
+    metric._reduce = spy
+    result = metric.compute(**options)
+    return seen, result
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_stored_columns_are_the_narrowest_type_and_never_python_objects(load, name):
+    parts = make_data(name, variants=(0,))
+    metric = load(name)
+    metric.add_batch(predictions=parts[0][0], references=parts[0][1])
+    features = metric.selected_feature_format
+    for column, array in zip(("predictions", "references"), parts[0]):
+        feature = features[column]
+        dtype = (feature if isinstance(feature, core.datasets.Value) else feature.feature).dtype
+        if array.dtype.kind in "iu":
+            expected = core.narrowest_integer_dtype(int(array.min()), int(array.max()), array.dtype.kind == "u")
+            assert dtype == expected.name and np.dtype(dtype).itemsize == 1
+        else:
+            assert dtype == np.dtype(array.dtype).name  # float32 stays float32
+    seen, _ = captured_columns(metric, **COMPUTE_OPTIONS[name])
+    for column, array in zip(("predictions", "references"), parts[0]):
+        assert seen[column].dtype != object
+        assert seen[column].dtype.itemsize <= array.dtype.itemsize
+
+
+@pytest.mark.parametrize(
+    "batches, expected",
+    [
+        ([[0, 3, 9]], "int8"),
+        ([np.array([0, 3, 255], dtype=np.uint8)], "uint8"),
+        ([[0, 3, 255]], "uint8"),
+        ([[-100, 3, 9]], "int8"),
+        ([[0, 1], [-100, 1]], "int8"),  # fits: no rewrite
+        ([np.array([0, 255], dtype=np.uint8), [-1, 0]], "int16"),
+        ([[0, 1], [70_000, 1], [2, 3]], "int32"),
+        ([[0, 1], [2**40, 1]], "int64"),
+        ([[True, False]], "int8"),
+        ([["safe", "unsafe"]], "string"),
+    ],
+)
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+def test_storage_type_widens_as_batches_need(load, batches, expected, keep_in_memory):
+    metric = load("balanced_accuracy", keep_in_memory=keep_in_memory)
+    for batch in batches:
+        metric.add_batch(predictions=batch, references=batch)
+    assert metric.selected_feature_format["references"].dtype == expected
+    assert metric.writer.schema.field("references").type == (pa.string() if expected == "string" else pa.from_numpy_dtype(np.dtype(expected)))
+    seen, result = captured_columns(metric, return_per_class=True)
+    values = [value for batch in batches for value in (batch.tolist() if isinstance(batch, np.ndarray) else batch)]
+    assert seen["references"].tolist() == [v if isinstance(v, str) else int(v) for v in values]
+    assert seen["references"].dtype == (np.dtype("<U6") if expected == "string" else np.dtype(expected))
+    assert result["balanced_accuracy"] == 1.0
+
+
+def test_float32_scores_stay_float32_and_widen_to_float64(load):
+    rng = np.random.default_rng(5)
+    references = (rng.random(400) < 0.3).astype(np.int64)
+    scores = np.clip(references * 0.3 + rng.random(400) * 0.7, 0, 1)
+    metric = load("balanced_accuracy")
+    metric.add_batch(predictions=scores[:200].astype(np.float32), references=references[:200])
+    assert metric.selected_feature_format["predictions"].dtype == "float32"
+    metric.add_batch(predictions=scores[200:], references=references[200:])
+    assert metric.selected_feature_format["predictions"].dtype == "float64"
+    both = np.concatenate([scores[:200].astype(np.float32), scores[200:]])
+    direct = load("balanced_accuracy").compute(predictions=both, references=references, threshold="auto")
+    assert metric.compute(threshold="auto") == direct
+
+
+def test_string_labels_come_back_without_python_objects(load):
+    metric = load("balanced_accuracy", keep_in_memory=True)
+    metric.add_batch(predictions=np.array(["safe", "unsafe", "safe"]), references=["safe", "unsafe", "unsafe"])
+    metric.add(prediction="unsafe", reference="unsafe")
+    seen, result = captured_columns(metric)
+    assert seen["references"].dtype.kind == "U" and seen["predictions"].dtype.kind == "U"
+    assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(["safe", "unsafe", "unsafe", "unsafe"], ["safe", "unsafe", "safe", "unsafe"]))
+
+
+def test_empty_first_batch_does_not_fix_the_type(load):
+    metric = load("balanced_accuracy")
+    metric.add_batch(predictions=[], references=[])
+    metric.add_batch(predictions=["a", "b"], references=["a", "a"])
+    assert metric.selected_feature_format["references"].dtype == "string"
+    assert metric.compute() == {"balanced_accuracy": 0.5}
+
+
+def test_narrowest_integer_dtype_boundaries():
+    assert core.narrowest_integer_dtype(-128, 127) == np.int8
+    assert core.narrowest_integer_dtype(-129, 0) == np.int16
+    assert core.narrowest_integer_dtype(0, 2**16 - 1) == np.uint16
+    assert core.narrowest_integer_dtype(0, 2**64 - 1) == np.uint64
+    with pytest.raises(ValueError, match=r"expected integers that fit in 64 bits.*found values in \[-1, 18446744073709551615\]"):
+        core.narrowest_integer_dtype(-1, 2**64 - 1)
+
+
+# ---------------------------------------------------------------- evaluate.combine
+
+
+def test_evaluate_combine(load):
+    flat = [name for name in MODULES if CASES[name] is _labels]
+    parts = make_data("balanced_accuracy", variants=(0, 2), seed=6)
+    predictions, references = concatenated(parts)
+    expected = {}
+    for name in flat:
+        expected.update(load(name).compute(predictions=predictions, references=references))
+    combined = evaluate.combine([load(name) for name in flat])
+    for batch_predictions, batch_references in parts:
+        combined.add_batch(predictions=batch_predictions, references=batch_references)
+    assert combined.compute() == expected
+    assert evaluate.combine([load(name) for name in flat]).compute(predictions=predictions, references=references) == expected
+
+
+# ---------------------------------------------------------------- distributed, real processes
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import evaluate
+
+    repo, cache_dir, data_path, num_process, process_id, names = sys.argv[1:7]
+    num_process, process_id = int(num_process), int(process_id)
+    data = np.load(data_path)
+    results = {}
+    for name in names.split(","):
+        metric = evaluate.load(f"{repo}/{name}", cache_dir=cache_dir, num_process=num_process,
+                               process_id=process_id, experiment_id=f"{sys.argv[7]}-{name}", timeout=120)
+        predictions, references = data[f"{name}-predictions-{process_id}"], data[f"{name}-references-{process_id}"]
+        half = len(references) // 2
+        metric.add_batch(predictions=predictions[:half], references=references[:half])
+        metric.add_batch(predictions=predictions[half:], references=references[half:])
+        results[name] = metric.compute(**json.loads(sys.argv[8])[name])
+    print(json.dumps(results))
+    """
+)
+
+
+def test_distributed_mode_across_real_processes(tmp_path):
+    """num_process=3 in three OS processes: process 0 returns the single-process result, the others None.
+
+    Each process's shard has another dtype and range, so each stores other column types
+    (uint8, int8, int16; float32 and float64 scores); process 0 reads them all back.
+    """
+    num_process = 3
+    shards = {name: make_data(name, variants=(0, 1, 2), n=80, seed=7) for name in MODULES}
+    arrays = {}
+    for name, parts in shards.items():
+        for process_id, (predictions, references) in enumerate(parts):
+            arrays[f"{name}-predictions-{process_id}"] = predictions
+            arrays[f"{name}-references-{process_id}"] = references
+    data_path = tmp_path / "shards.npz"
+    np.savez(data_path, **arrays)
+    cache_dir = tmp_path / "cache"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
+    arguments = [str(REPO_ROOT), str(cache_dir), str(data_path), str(num_process)]
+    experiment_id = uuid.uuid4().hex
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, *arguments, str(process_id), ",".join(MODULES), experiment_id, json.dumps(COMPUTE_OPTIONS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for process_id in range(num_process)
+    ]
+    outputs = [worker.communicate(timeout=300) for worker in workers]
+    for worker, (stdout, stderr) in zip(workers, outputs):
+        assert worker.returncode == 0, stderr[-3000:]
+    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
+    for name in MODULES:
+        predictions, references = concatenated(shards[name])
+        expected = evaluate.load(str(REPO_ROOT / name), cache_dir=str(tmp_path / "single")).compute(
+            predictions=predictions, references=references, **COMPUTE_OPTIONS[name]
+        )
+        assert same(results[0][name], expected), name
+        assert all(result[name] is None for result in results[1:])
+    assert arrow_files(cache_dir) == []
+
+
+# ---------------------------------------------------------------- the shared helpers behind the fast path
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["safe", "unsafe", "safe"],
+        np.array(["safe", "unsafe", "safe"]),
+        pd.Series(["safe", "unsafe", "safe"], dtype=object),
+        pd.Series(["safe", "unsafe", "safe"], dtype="string"),
+        pa.array(["safe", "unsafe", "safe"]),
+        pa.chunked_array([["safe"], ["unsafe", "safe"]]),
+        pa.array(["safe", "unsafe", "safe"], type=pa.large_string()),
+    ],
+    ids=lambda v: f"{type(v).__name__}-{getattr(v, 'dtype', getattr(v, 'type', ''))}",
+)
+def test_string_inputs_become_unicode_arrays(values):
+    array = core.as_array(values, "references")
+    assert array.dtype.kind == "U" and array.tolist() == ["safe", "unsafe", "safe"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [["safe", 1], pd.Series(["safe", 1], dtype=object), [np.str_("safe"), 1.5]],
+    ids=["list", "pandas", "numpy-str-and-float"],
+)
+def test_strings_mixed_with_other_types_are_still_rejected(values):
+    with pytest.raises(TypeError, match="references: expected one label type, found a mix of strings and numbers"):
+        core.as_array(values, "references")
+
+
+def test_empty_arrow_strings():
+    assert core.as_array(pa.array([], type=pa.string()), "references").shape == (0,)
+
+
+def test_check_finite_finds_every_non_finite_value_and_allows_large_finite_ones():
+    core.check_finite(np.full(10, 3e38, dtype=np.float32), "predictions")  # the sum overflows; the values are finite
+    with pytest.raises(ValueError, match=r"predictions: expected finite values, found 1 non-finite value\(s\) such as nan"):
+        core.check_finite(np.array([[0.5, np.nan], [0.1, 0.2]]), "predictions")
+    with pytest.raises(ValueError, match=r"found 2 non-finite value\(s\) such as inf"):
+        core.check_finite(np.array([np.inf, 1.0, -np.inf], dtype=np.float32), "predictions")
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16])
+def test_encode_labels_finds_classes_that_occur_late(dtype):
+    """The presence scan stops early only once every value was seen: a late class must still count."""
+    rng = np.random.default_rng(8)
+    references = rng.integers(0, 3, 200_000).astype(dtype)
+    predictions = rng.integers(0, 3, 200_000).astype(dtype)
+    references[-1], predictions[-2] = 7, 5  # classes 5 and 7 occur once, at the very end; 3, 4, 6 never
+    reference_indices, prediction_indices, classes = core.encode_labels(references, predictions)
+    expected_classes, inverse = np.unique(np.concatenate([references, predictions]), return_inverse=True)
+    assert classes.tolist() == expected_classes.tolist() == [0, 1, 2, 5, 7]
+    assert reference_indices.dtype == np.intp and prediction_indices.dtype == np.intp
+    assert reference_indices.tolist() == inverse[:200_000].tolist()
+    assert prediction_indices.tolist() == inverse[200_000:].tolist()
+    counts = core.class_counts(reference_indices, prediction_indices, len(classes))
+    matrix = np.zeros((5, 5), dtype=np.int64)
+    np.add.at(matrix, (inverse[:200_000], inverse[200_000:]), 1)
+    assert counts.tp.tolist() == np.diag(matrix).tolist() and counts.support.tolist() == matrix.sum(1).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_unweighted_youden_search_equals_the_weighted_one_with_unit_weights(dtype):
+    """Without weights the search takes a faster path; with weights of 1 it takes the general one."""
+    rng = np.random.default_rng(9)
+    for trial in range(300):
+        n, columns = int(rng.integers(1, 40)), int(rng.integers(1, 4))
+        scores = (rng.integers(0, 6, (n, columns)) / 5.0 if trial % 2 else rng.normal(size=(n, columns))).astype(dtype)
+        positives = rng.random((n, columns)) < rng.random(columns)
+        mask = None if trial % 3 == 0 else rng.random((n, columns)) < 0.7
+        fast = core.youden_thresholds(scores, positives, None, mask)
+        general = core.youden_thresholds(scores, positives, np.ones((n, columns)), mask)
+        for got, expected in zip(fast, general):
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_youden_midpoint_of_huge_scores_does_not_overflow():
+    # The sum of the scores is finite (the unweighted fast path); upper + lower is not.
+    scores = np.array([[-1e308], [1e308], [0.9e308]])
+    positives = np.array([[0], [1], [0]])
+    for weights in (None, np.ones((3, 1))):
+        with np.errstate(all="raise"):
+            thresholds, tpr, tnr = core.youden_thresholds(scores, positives, weights)
+        assert thresholds.tolist() == [0.95e308] and tpr.tolist() == [1.0] and tnr.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+def test_a_long_string_label_is_stored_and_read_back_without_a_fixed_width_copy(load, keep_in_memory):
+    """5,000 labels, one of 5,000 characters: as fixed-width unicode they would take 100 MB."""
+    names = ["safe", "unsafe", "x" * 5000]
+    rng = np.random.default_rng(10)
+    references = [names[i] for i in rng.integers(0, 3, 5000)]
+    predictions = [names[i] for i in rng.integers(0, 3, 5000)]
+    direct = load("balanced_accuracy").compute(predictions=predictions, references=references, return_per_class=True)
+    metric = load("balanced_accuracy", keep_in_memory=keep_in_memory)
+    metric.add_batch(predictions=predictions[:2500], references=references[:2500])
+    metric.add_batch(predictions=pa.array(predictions[2500:]), references=pd.Series(references[2500:]))
+    assert metric.selected_feature_format["references"].dtype == "string"
+    seen, result = captured_columns(metric, return_per_class=True)
+    assert seen["references"].nbytes < 1_000_000 and seen["predictions"].nbytes < 1_000_000
+    assert same(result, direct)
+    assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions))

@@ -226,8 +226,10 @@ _AUTO_THRESHOLD_INTERVAL = (
 
 def binary_balanced_accuracy(counts, zero_division):
     """(TPR + TNR) / 2 per column of ``counts``, with the undefined-rate rule of `zero_division`."""
-    tpr = safe_ratio(counts.tp, counts.support)
-    tnr = safe_ratio(counts.tn, counts.total - counts.support)
+    # Weighted counts are float sums: TN = total - positives - predicted + TP may round to
+    # -1e-17 and a rate to 1 + 1e-16; a rate is in [0, 1] (NaN, if undefined, stays NaN).
+    tpr = np.clip(safe_ratio(counts.tp, counts.support), 0.0, 1.0)
+    tnr = np.clip(safe_ratio(counts.tn, counts.total - counts.support), 0.0, 1.0)
     if zero_division == "skip":
         value = np.where(np.isnan(tpr), tnr, np.where(np.isnan(tnr), tpr, (tpr + tnr) / 2))
     else:
@@ -324,7 +326,7 @@ class BalancedAccuracyMultilabel(ConfusionMetric):
         confidence_level = check_confidence_level(confidence_level)
         ci_method, n_resamples, seed = check_ci_method(ci_method), check_n_resamples(n_resamples), check_seed(seed)
         if confidence_level is not None and isinstance(threshold, str):
-            raise ValueError(_AUTO_THRESHOLD_INTERVAL)
+            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={confidence_level!r} with threshold='auto'.")
         # With an interval requested, an undefined value gets an undefined interval too.
         undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
         ignore_index = check_ignore_index(ignore_index)
@@ -357,7 +359,13 @@ class BalancedAccuracyMultilabel(ConfusionMetric):
         per_label_ba = binary_balanced_accuracy(counts, zero_division)
         if average == "micro":
             selected = slice(None) if mask is None else mask
-            pooled = ClassCounts(*(np.sum(field[selected], keepdims=True) for field in (counts.tp, counts.support, counts.predicted, counts.total)))
+            fields = [field[selected] for field in (counts.tp, counts.support, counts.predicted, counts.total)]
+            with np.errstate(over="ignore"):
+                pooled = ClassCounts(*(np.sum(field, keepdims=True) for field in fields))
+            if np.isinf(pooled.total).any():
+                # Weighted totals near float64's limit: pool them as shares of the largest (the rates are the same).
+                largest = fields[3].max()
+                pooled = ClassCounts(*(np.sum(field / largest, keepdims=True) for field in fields))
             score = float(binary_balanced_accuracy(pooled, zero_division)[0])
         else:
             score, _ = masked_mean(per_label_ba, mask, counts.support if average == "weighted" else None)

@@ -288,7 +288,7 @@ def check_multiclass_interval(ci_method, num_classes, n_resamples):
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
-            "J is then not a sum of independent rates); use ci_method='bootstrap' or None."
+            "J is then not a sum of independent rates); expected ci_method='bootstrap' or None."
         )
     # The bootstrap draws n_resamples K x K matrices; checked before the dense matrix is built.
     cells = num_classes * num_classes

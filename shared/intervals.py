@@ -439,7 +439,13 @@ def binary_columns_interval(
         tpr = np.where(positives > 0, tp / np.where(positives > 0, positives, 1.0), 0.0)
         tnr = np.where(negatives > 0, tn / np.where(negatives > 0, negatives, 1.0), 0.0)
     if average == "micro":
-        pooled = [np.where(selected, a, 0.0).sum(axis=-1, keepdims=True) for a in (tp, positives, tn, negatives)]
+        counts = [np.where(selected, a, 0.0) for a in (tp, positives, tn, negatives)]
+        with np.errstate(over="ignore"):
+            pooled = [a.sum(axis=-1, keepdims=True) for a in counts]
+        if any(np.isinf(a).any() for a in pooled):
+            # Weighted counts near float64's limit: pool them as shares of the largest (same rates).
+            largest = np.maximum(counts[1].max(axis=-1, keepdims=True), counts[3].max(axis=-1, keepdims=True))
+            pooled = [(a / np.where(largest > 0, largest, 1.0)).sum(axis=-1, keepdims=True) for a in counts]
         sizes = [np.where(selected, a, 0.0).sum(axis=-1, keepdims=True) for a in (size_positive, size_negative)]
         interval = binary_columns_interval(
             pooled[0], pooled[1], pooled[2], pooled[3], confidence_level=confidence_level, average="macro",
@@ -462,6 +468,10 @@ def binary_columns_interval(
         weight_tnr = np.where(has_negative, 0.5, 0.0)
         label_offset = 0.5 * float(zero_division) * ((~has_positive).astype(float) + (~has_negative).astype(float))
     label_weights = np.where(defined, 1.0 if average == "macro" else positives, 0.0)
+    largest = label_weights.max(axis=-1, keepdims=True) if label_weights.size else 1.0
+    # Shares of the largest (the same weights once normalised): weighted positives near
+    # float64's limit would overflow their sum.
+    label_weights = label_weights / np.where(largest > 0, largest, 1.0)
     total = label_weights.sum(axis=-1, keepdims=True)
     label_weights = label_weights / np.where(total > 0, total, 1.0)
     successes = np.concatenate([tpr * size_positive, tnr * size_negative], axis=-1)

@@ -1,0 +1,386 @@
+"""Failing examples found by the fuzzing of tests/test_fuzz.py, kept as explicit tests.
+
+Each test names the bug it pins (what the call did before the fix) and checks the call
+now keeps the contract of ``robustness.check_call``: a plain in-range result, or a
+ValueError/TypeError naming the argument - no other exception, no warning.
+"""
+
+import inspect
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+
+from conftest import load_module
+from robustness import adjusted_flag, check_call, check_result
+
+
+@pytest.fixture(scope="module")
+def metrics():
+    return {name: load_module(name) for name in ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")}
+
+
+def keeps_contract(metric, name, **kwargs):
+    """Call ``compute`` under the contract; returns ("ok", result) or ("error", the error)."""
+    argument_names = set(inspect.signature(metric._reduce).parameters) | set(kwargs) | {"compute"}
+    outcome, error = check_call(name, lambda: metric.compute(**kwargs), argument_names, adjusted=adjusted_flag(kwargs))
+    return outcome, error if error is not None else metric.compute(**kwargs)
+
+
+def raises_named(metric, name, error_type, pattern, **kwargs):
+    outcome, error = keeps_contract(metric, name, **kwargs)
+    assert outcome == "error" and isinstance(error, error_type), (outcome, error)
+    assert re.search(pattern, str(error)), str(error)
+
+
+# ---------------------------------------------------------------- typos in compute arguments
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness"])
+def test_a_misspelled_argument_is_named(metrics, name):
+    """Was: Python's "_reduce() got an unexpected keyword argument 'averge'" (no "expected")."""
+    data = {
+        "balanced_accuracy_multilabel": dict(predictions=[[0, 1]], references=[[0, 1]]),
+        "balanced_topk_accuracy": dict(predictions=[[0.2, 0.8]], references=[1]),
+    }.get(name, dict(predictions=[0, 1], references=[0, 1]))
+    raises_named(metrics[name], name, TypeError, r"^averge: expected an argument of " + name + r" \(.*\), found an unknown argument", averge=1, **data)
+
+
+def test_a_misspelled_argument_after_add_batch_keeps_the_stored_batches(tmp_path):
+    """Was: the store was read and its cache file deleted before _reduce rejected the typo:
+    every batch was lost. Now the typo fails first and the batches still count."""
+    metric = load_module("balanced_accuracy", cache_dir=str(tmp_path))
+    metric.add_batch(predictions=[0, 1, 1], references=[0, 1, 0])
+    with pytest.raises(TypeError, match="^treshold: expected an argument"):
+        metric.compute(treshold=0.5)
+    assert metric.compute() == {"balanced_accuracy": 0.75}
+
+
+# ---------------------------------------------------------------- huge finite floats
+
+
+def test_huge_finite_scores_raise_no_overflow_warning(metrics):
+    """Was: RuntimeWarning "overflow encountered in reduce" from the finiteness check (the
+    sum of 1e308 + 1e308 overflows although every value is finite)."""
+    outcome, result = keeps_contract(metrics["balanced_topk_accuracy"], "balanced_topk_accuracy",
+                                     predictions=[[1e308, 1e308], [-1e308, 1e308]], references=[0, 1])
+    assert outcome == "ok" and result == {"balanced_topk_accuracy": 0.75}
+
+
+def test_huge_finite_labels_raise_the_64_bit_error_without_warning(metrics):
+    raises_named(metrics["balanced_accuracy"], "balanced_accuracy", ValueError, r"^references: expected integers that fit in 64 bits",
+                 predictions=[0.0, 1.0], references=[1e308, 1e308])
+
+
+def test_weights_whose_sum_overflows_are_refused(metrics):
+    """Was: RuntimeWarning "overflow" and NaN counts; a weighted count must be a finite sum."""
+    raises_named(metrics["balanced_accuracy"], "balanced_accuracy", ValueError, r"^sample_weight: expected weights whose sum is a finite float64",
+                 predictions=[0, 1], references=[0, 1], sample_weight=[1.7e308, 1.7e308])
+
+
+def test_informedness_with_weights_near_float64_limits(metrics):
+    """Was: RuntimeWarning "overflow encountered in multiply" (J_c multiplies two weighted
+    counts of 1e300) and NaN without a reason."""
+    references, predictions = [0, 1, 0, 0], [0, 1, 1, 0]
+    for scale in (1e300, 1e-300):
+        weights = [scale, scale, scale / 4, scale]
+        outcome, result = keeps_contract(metrics["informedness"], "informedness", predictions=predictions, references=references,
+                                         sample_weight=weights, return_markedness=True)
+        expected = keeps_contract(metrics["informedness"], "informedness", predictions=predictions, references=references,
+                                  sample_weight=[1, 1, 0.25, 1], return_markedness=True)[1]
+        assert outcome == "ok"
+        assert result["informedness"] == pytest.approx(expected["informedness"], abs=1e-12)
+        assert result["markedness"] == pytest.approx(expected["markedness"], abs=1e-12)
+
+
+def test_weighted_interval_with_weights_near_float64_limits(metrics):
+    """Was: RuntimeWarning "overflow encountered in square" in Kish's effective sizes."""
+    references, predictions = [0, 1, 0, 0, 1], [0, 1, 1, 0, 0]
+    expected = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, sample_weight=[2, 2, 1, 2, 1],
+                                                    confidence_level=0.95)
+    outcome, result = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=predictions, references=references,
+                                     sample_weight=[2e300, 2e300, 1e300, 2e300, 1e300], confidence_level=0.95)
+    assert outcome == "ok"
+    assert result["balanced_accuracy"] == pytest.approx(expected["balanced_accuracy"], abs=1e-12)
+    assert result["balanced_accuracy_ci"] == pytest.approx(expected["balanced_accuracy_ci"], abs=1e-9)
+
+
+# ---------------------------------------------------------------- shapes and option types
+
+
+def test_empty_string_rows_in_multilabel_references(metrics):
+    """Was: IndexError while writing the message about string values (there was no value)."""
+    raises_named(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel", TypeError,
+                 r"^references: expected 0/1 values \(numbers or booleans\), found strings \(dtype",
+                 predictions=np.zeros((6, 0), dtype=np.int64), references=np.zeros((6, 0), dtype="S1"))
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "balanced_topk_accuracy", "informedness"])
+@pytest.mark.parametrize("ignore_index", [[], [-100], {"a": 1}, True])
+def test_ignore_index_must_be_one_label_value(metrics, name, ignore_index):
+    """Was: "operands could not be broadcast together with shapes (8,) (0,)" for a list."""
+    data = dict(predictions=[[0.2, 0.8], [0.6, 0.4]], references=[1, 0]) if name == "balanced_topk_accuracy" else dict(predictions=[0, 1], references=[0, 1])
+    raises_named(metrics[name], name, TypeError, r"^ignore_index: expected one label value", ignore_index=ignore_index, **data)
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_ignore_index_that_can_match_no_label_is_refused(metrics, name):
+    raises_named(metrics[name], name, ValueError, r"^ignore_index: expected one label value .* found nan", ignore_index=math.nan,
+                 predictions=[0, 1], references=[0, 1])
+    assert metrics[name].compute(predictions=[0, 1, 1], references=[0, 1, -100], ignore_index=-100.0) == metrics[name].compute(
+        predictions=[0, 1], references=[0, 1])
+
+
+@pytest.mark.parametrize("pos_label", [[], [1], 0.5, 1 + 2j])
+def test_pos_label_must_be_one_label_value(metrics, pos_label):
+    """Was (thorough profile): pos_label=[] -> "The truth value of an empty array is ambiguous"."""
+    error = ValueError if pos_label == 0.5 else TypeError
+    raises_named(metrics["balanced_accuracy"], "balanced_accuracy", error, r"^pos_label: expected one label value",
+                 predictions=[0], references=[0], pos_label=pos_label)
+    # An integral float or a boolean still names a 0/1 class.
+    assert metrics["balanced_accuracy"].compute(predictions=[0, 1, 0], references=[0, 1, 1], pos_label=1.0) == {"balanced_accuracy": 0.75}
+    assert metrics["balanced_accuracy"].compute(predictions=[0, 1, 0], references=[0, 1, 1], pos_label=True) == {"balanced_accuracy": 0.75}
+
+
+def test_multilabel_auto_threshold_on_huge_finite_logits(metrics):
+    """The threshold search's finiteness test summed the scores: 1e308 + 1e308 overflowed
+    (RuntimeWarning); huge finite logits are valid scores."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[1e308], [1e308], [-1e308]], references=[[1], [1], [0]], from_probas=True, threshold="auto")
+    assert outcome == "ok" and result["balanced_accuracy"] == 1.0
+
+
+def test_flags_must_be_booleans(metrics):
+    """Was: adjusted={'a': 1} with an interval: "unsupported operand type(s) for &: 'bool' and 'dict'"."""
+    raises_named(metrics["balanced_accuracy"], "balanced_accuracy", TypeError, r"^adjusted: expected True or False, found \{'a': 1\}",
+                 predictions=[0, 1], references=[0, 1], confidence_level=0.95, adjusted={"a": 1})
+    raises_named(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel", TypeError, r"^from_probas: expected True or False",
+                 predictions=[[0.2]], references=[[0]], from_probas="yes")
+    # 0/1 integers keep working as flags.
+    assert metrics["informedness"].compute(predictions=[0, 1], references=[0, 1], return_markedness=1) == {"informedness": 1.0, "markedness": 1.0}
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, pattern",
+    [
+        ("balanced_accuracy", dict(predictions=["a", "a"], references=["a", "b"], num_classes=2), r"^num_classes: .*found string labels"),
+        ("balanced_accuracy", dict(predictions=[5, 5], references=[5, 5], pos_label=5), r"^labels: cannot tell the negative class, found only pos_label=5"),
+        ("balanced_accuracy", dict(predictions=[0.1, 0.9], references=[0, 1], threshold="auto", confidence_level=0.95),
+         r"^confidence_level: no interval with threshold='auto'.*Found confidence_level=0.95"),
+        ("balanced_accuracy", dict(), r"^compute: nothing to compute on.*found nothing stored"),
+        ("balanced_accuracy_multilabel", dict(predictions=[[0.1]], references=[[1]], threshold="auto"), r"^threshold: .*found from_probas=False"),
+        ("balanced_accuracy_multilabel", dict(predictions=[[0.1]], references=[[1]], from_probas=True, threshold="auto", confidence_level=0.9),
+         r"^confidence_level: no interval with threshold='auto'.*Found confidence_level=0.9"),
+        ("informedness", dict(predictions=[0, 1, 2], references=[0, 1, 2], confidence_level=0.9, ci_method="wilson"),
+         r"^ci_method: 'wilson' has no analytic form .* expected ci_method='bootstrap' or None"),
+    ],
+)
+def test_messages_say_what_was_found(metrics, name, kwargs, pattern):
+    """Were: messages without "expected"/"found" (the contract's wording check)."""
+    raises_named(metrics[name], name, (ValueError, TypeError), pattern, **kwargs)
+
+
+# ---------------------------------------------------------------- huge num_classes / n_resamples
+
+
+def test_num_classes_of_a_billion_materialises_only_the_observed_classes(metrics):
+    """Was: np.arange(10**9) and three bincounts of 10^9 (>= 24 GB: MemoryError, or the
+    process killed). Unobserved classes have no samples: skipped, or zero_division."""
+    references, predictions = [3, 7, 7, 3], [3, 7, 3, 3]
+    observed = metrics["balanced_accuracy"].compute(predictions=predictions, references=references)
+    huge = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=predictions, references=references, num_classes=10**9)
+    assert huge == ("ok", observed)
+    # zero_division=0: every unobserved class counts as recall 0.
+    outcome, result = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=predictions, references=references,
+                                     num_classes=10**9, zero_division=0.0)
+    assert result["balanced_accuracy"] == pytest.approx((1.0 + 0.5) / 10**9, rel=1e-12)
+    # A class mask over one observed and one unobserved class.
+    outcome, result = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=predictions, references=references,
+                                     num_classes=10**9, zero_division=1.0, class_mask=[7, 123456789])
+    assert result == {"balanced_accuracy": (0.5 + 1.0) / 2}
+
+
+def test_huge_num_classes_agrees_with_the_dense_computation_below_the_limit(metrics):
+    """The same data with num_classes just below (dense) and far above (observed only) the
+    materialisation limit: unobserved classes count the same way."""
+    import confusion_core as core
+
+    rng = np.random.default_rng(0)
+    references = rng.integers(0, 6, 50)
+    predictions = np.where(rng.random(50) < 0.6, references, rng.integers(0, 6, 50))
+    for zero_division in ("skip", 0.0, 1.0):
+        for num_classes in (8, core.MAX_MATERIALISED_CLASSES):
+            dense = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, num_classes=num_classes,
+                                                         zero_division=zero_division, class_mask=[0, 2, 7])
+            scaled_up = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, num_classes=10**9,
+                                                             zero_division=zero_division, class_mask=[0, 2, 7])
+            assert scaled_up["balanced_accuracy"] == pytest.approx(dense["balanced_accuracy"], abs=1e-12)
+        for average in ("bookmaker", "macro", "weighted"):
+            # Without a mask a macro average with a numeric zero_division depends on K itself.
+            for class_mask in ([0, 2, 7], None) if zero_division == "skip" or average != "macro" else ([0, 2, 7],):
+                options = dict(zero_division=zero_division, average=average, return_markedness=True, class_mask=class_mask)
+                dense = metrics["informedness"].compute(predictions=predictions, references=references,
+                                                        num_classes=core.MAX_MATERIALISED_CLASSES, **options)
+                sparse = metrics["informedness"].compute(predictions=predictions, references=references, num_classes=10**9, **options)
+                assert sparse.keys() == dense.keys()
+                for key in ("informedness", "markedness"):
+                    assert sparse[key] == pytest.approx(dense[key], abs=1e-12, nan_ok=True)
+    check_result("balanced_accuracy", metrics["balanced_accuracy"].compute(predictions=predictions, references=references))
+
+
+def test_num_classes_beyond_any_array_size(metrics):
+    """Was: ValueError "Maximum allowed size exceeded" (np.arange(10**30)), naming nothing."""
+    outcome, result = keeps_contract(metrics["informedness"], "informedness", predictions=[3, 7, 3], references=[3, 7, 7], num_classes=10**30)
+    assert outcome == "ok" and result == metrics["informedness"].compute(predictions=[3, 7, 3], references=[3, 7, 7])
+
+
+def test_per_class_lists_of_a_billion_classes_are_refused(metrics):
+    for name in ("balanced_accuracy", "informedness"):
+        raises_named(metrics[name], name, ValueError, r"^return_per_class: per-class lists need at most 1,048,576 classes",
+                     predictions=[3, 7], references=[3, 7], num_classes=10**9, return_per_class=True)
+    # Below the limit they still come back, one entry per class.
+    result = metrics["balanced_accuracy"].compute(predictions=[3, 7], references=[3, 7], num_classes=10, return_per_class=True)
+    assert len(result["per_class_recall"]) == 10
+
+
+def test_a_huge_n_resamples_is_refused_before_allocating(metrics):
+    """Was: MemoryError ("Unable to allocate 7.1 PiB") for n_resamples=10**15."""
+    raises_named(metrics["balanced_accuracy"], "balanced_accuracy", ValueError, r"^n_resamples: expected",
+                 predictions=[0, 1], references=[0, 1], confidence_level=0.95, ci_method="bootstrap", n_resamples=10**15)
+
+
+def test_the_parity_with_scikit_learn_is_unchanged_by_the_fixes(metrics):
+    rng = np.random.default_rng(3)
+    references = rng.integers(0, 4, 200)
+    predictions = np.where(rng.random(200) < 0.5, references, rng.integers(0, 4, 200))
+    weights = rng.random(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, sample_weight=weights)
+    assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions, sample_weight=weights), abs=1e-12)
+
+
+# ---------------------------------------------------------------- found by the "thorough" profile
+
+
+def test_informedness_stays_inside_its_range_with_float_weights(metrics):
+    """Was: -1.0000000000000004 (rounding of weighted sums), and -1.0000000017530888 when one
+    class held nearly all the weight (other rows computed as total - rows cancelled)."""
+    cases = [
+        dict(predictions=["safe", "safe", "unsafe"], references=["safe", "unsafe", "safe"], sample_weight=[0.0, 6.453822657942302, 9.949470938228597]),
+        dict(predictions=["safe", "unsafe", "safe", "maybe", "safe", "safe", "safe", "unsafe"],
+             references=["safe", "unsafe", "safe", "unsafe", "safe", "safe", "safe", "safe"],
+             sample_weight=[0.0, 1e300, 0.0, 1.7e308, 0.0, 0.0, 0.0, 1e300]),
+    ]
+    for case in cases:
+        outcome, result = keeps_contract(metrics["informedness"], "informedness", **case, return_markedness=True, return_per_class=True)
+        assert outcome == "ok"
+    # The first case is the inverted binary predictor: exactly -1.
+    assert keeps_contract(metrics["informedness"], "informedness", **cases[0])[1]["informedness"] == -1.0
+    # The second: TPR(unsafe) = 1e300 / (1e300 + 1.7e308), FPR(unsafe) = 1; J_safe = 0 has bias weight 0.
+    second = keeps_contract(metrics["informedness"], "informedness", **cases[1])[1]["informedness"]
+    assert second == pytest.approx(1e300 / (1e300 + 1.7e308) - 1.0, abs=1e-15)
+
+
+def test_auto_threshold_between_scores_near_the_float_maximum(metrics):
+    """Was: RuntimeWarning "overflow encountered in add" in the midpoint (1e308 + 1e308)."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[0.0, 0.0, 0.0, 1e308]], references=[[0, 0, 0, 0]], from_probas=True, threshold="auto",
+                                     sample_weight=[0.0])
+    assert outcome == "ok"
+    outcome, result = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=[1e308, 1.5e308, -1e308],
+                                     references=[1, 1, 0], threshold="auto")
+    assert outcome == "ok" and result["balanced_accuracy"] == 1.0 and math.isfinite(result["optimal_threshold"])
+
+
+def test_adjusted_interval_with_an_integer_flag(metrics):
+    """adjusted=1 is True: the interval is on the adjusted scale [-1/(K-1), 1]."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy"], "balanced_accuracy", predictions=[0], references=[0], zero_division=0,
+                                     confidence_level=0.95, adjusted=1)
+    assert outcome == "ok" and result["balanced_accuracy"] == 0.0
+    assert -1.0 <= result["balanced_accuracy_ci"][0] <= 0.0 <= result["balanced_accuracy_ci"][1] <= 1.0
+
+
+# ---------------------------------------------------------------- long string labels (test_resources)
+
+
+def test_one_long_label_among_short_ones_is_not_a_fixed_width_copy(metrics):
+    """Was: np.asarray(labels) made every element as wide as the longest label - 1,000 short
+    labels and one of 10^5 characters took 3.2 GB and 16 s (4 bytes x 10^5 x 1,001); with
+    10^5 labels it would take 40 GB. Long labels are now shared Python strings."""
+    import confusion_core as core
+
+    long_label = "x" * 100_000
+    references = ["safe"] * 500 + ["unsafe"] * 500 + [long_label] * 3
+    predictions = ["safe"] * 400 + ["unsafe"] * 600 + [long_label, "safe", long_label]
+    array = core.as_array(references, "references")
+    assert array.dtype == object and array.nbytes == 8 * len(references)
+    short = [label if label != long_label else "long" for label in references], [label if label != long_label else "long" for label in predictions]
+    for name in ("balanced_accuracy", "informedness"):
+        result = metrics[name].compute(predictions=predictions, references=references, return_per_class=True)
+        expected = metrics[name].compute(predictions=short[1], references=short[0], return_per_class=True)
+        assert result["classes"] == ["safe", "unsafe", long_label] and expected["classes"] == ["long", "safe", "unsafe"]
+        assert result[name] == pytest.approx(expected[name], abs=1e-12)
+    # Given as labels, by name (top-k), and stored through add_batch: the same values.
+    labels = ["safe", "unsafe", long_label]
+    assert metrics["balanced_accuracy"].compute(predictions=predictions, references=references, labels=labels)["balanced_accuracy"] == pytest.approx(
+        metrics["balanced_accuracy"].compute(predictions=short[1], references=short[0])["balanced_accuracy"], abs=1e-12)
+    scores = np.eye(3)[[labels.index(p) for p in predictions]]
+    assert metrics["balanced_topk_accuracy"].compute(predictions=scores, references=references, labels=labels)["balanced_topk_accuracy"] == pytest.approx(
+        metrics["balanced_accuracy"].compute(predictions=predictions, references=references, labels=labels)["balanced_accuracy"], abs=1e-12)
+
+
+def test_long_labels_stored_through_add_batch(tmp_path):
+    metric = load_module("balanced_accuracy", cache_dir=str(tmp_path))
+    long_label = "y" * 100_000
+    metric.add_batch(predictions=["a"] * 300 + [long_label] * 100, references=["a"] * 350 + [long_label] * 50)
+    metric.add_batch(predictions=["a", long_label], references=[long_label, "a"])
+    assert metric.compute(return_per_class=True)["per_class_recall"] == [300 / 351, 50 / 51]
+
+
+def test_string_columns_of_several_chunks_are_decoded_without_combining():
+    """Was: combine_chunks() before decoding: more than 2 GB of text in a stored column (or a
+    pandas Arrow-backed Series) raised ArrowInvalid "offset overflow"."""
+    import confusion_core as core
+    import pyarrow as pa
+
+    column = pa.chunked_array([pa.array(["b", "a", "b"]), pa.array(["c", "a"]), pa.array([], type=pa.string())])
+    assert core._from_arrow(column).tolist() == ["b", "a", "b", "c", "a"]
+    assert core._from_arrow(pa.chunked_array([], type=pa.string())).tolist() == []
+    import pandas as pd
+
+    assert core.as_array(pd.Series(["u", "v", "u"], dtype="string"), "references").tolist() == ["u", "v", "u"]
+
+
+def test_multilabel_weighted_counts_never_give_a_negative_rate(metrics):
+    """Was: per_label_ba = -9.7e-17 (TN = total - positives - predicted + TP rounded below 0)."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[0, 0, 0], [0, 0, 0], [0, 0, 1]], references=[[0, 0, 0], [0, 0, 1], [0, 0, 0]],
+                                     return_per_label=True, sample_weight=[0.0, 1.0, 1.141763149975641])
+    assert outcome == "ok" and result["per_label_ba"][2] == 0.0
+
+
+def test_weighted_multilabel_interval_with_weights_near_float64_limits(metrics):
+    """Was: RuntimeWarning "overflow encountered in reduce": the labels' weighted positives
+    (1.5e308 each) were summed to normalise the "weighted" average's weights."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[1.5e308, 1.0],
+                                     average="weighted", confidence_level=0.95)
+    assert outcome == "ok" and 0.0 <= result["balanced_accuracy_ci"][0] <= result["balanced_accuracy"] <= result["balanced_accuracy_ci"][1] <= 1.0
+
+
+def test_micro_multilabel_with_weights_near_float64_limits(metrics):
+    """Was (thorough profile): RuntimeWarning "overflow encountered in reduce": "micro" pooled
+    the labels' weighted totals (1.7e308 each) into one sum."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[0, 0]] * 7 + [[1, 0]], references=[[0, 0]] * 7 + [[1, 1]], average="micro",
+                                     sample_weight=[0.0] * 7 + [1.7e308])
+    # Pooled: one positive found of two (weights 1.7e308 each), no negative weight: TPR = 1/2.
+    assert outcome == "ok" and result["balanced_accuracy"] == 0.5
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[0, 0]] * 7 + [[1, 0]], references=[[0, 0]] * 7 + [[1, 1]], average="micro",
+                                     sample_weight=[0.0] * 7 + [1.7e308], confidence_level=0.95)
+    assert outcome == "ok" and result["balanced_accuracy"] == 0.5

@@ -6,8 +6,8 @@ import pytest
 
 from conftest import MODULE_NAMES, REPO_ROOT
 
-FRONT_MATTER_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "pinned", "tags", "description")
-SECTIONS = ("Metric Description", "How to Use", "Inputs", "Output Values", "Examples", "Limitations and Bias", "Citation")
+from release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
+from release import CARD_SECTIONS as SECTIONS
 
 
 def front_matter(name):

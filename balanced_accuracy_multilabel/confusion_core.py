@@ -24,14 +24,14 @@ import inspect
 import math
 import numbers
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import datasets
 import evaluate
 import numpy as np
 import pyarrow as pa
-from datasets.arrow_writer import ArrowWriter
 from datasets.utils.py_utils import temp_seed
 
 # ----------------------------------------------------------------------------------------
@@ -254,15 +254,49 @@ def as_array(values: Any, name: str) -> np.ndarray:
     return array
 
 
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity mask
+        return max(1, os.cpu_count() or 1)
+
+
+# Below this many elements per thread, starting threads costs more than it saves.
+_MIN_ELEMENTS_PER_THREAD = 1 << 22
+_MAX_THREADS = 8
+
+
+def map_row_blocks(function: Any, array: np.ndarray) -> List[Any]:
+    """``function(start, stop)`` over consecutive row ranges of ``array``, in threads.
+
+    NumPy releases the GIL inside its loops, so row blocks of a large array are processed
+    on several cores (up to ``available_cores()``, at most 8, and only when each thread
+    gets at least 2^22 elements); a small array is one call on this thread. Returns the
+    results in row order; ``function`` must write only to its own rows.
+    """
+    rows = array.shape[0] if array.ndim else 1
+    workers = min(available_cores(), _MAX_THREADS, max(1, array.size // _MIN_ELEMENTS_PER_THREAD), max(1, rows))
+    if workers == 1:
+        return [function(0, rows)]
+    bounds = [rows * worker // workers for worker in range(workers + 1)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(function, bounds[:-1], bounds[1:]))
+
+
 def check_finite(array: np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if a float array holds NaN or ±Inf."""
     if array.dtype.kind != "f" or not array.size:
         return
     # A finite sum means every value is finite (NaN and ±Inf propagate), in one pass and no
     # temporary; only a non-finite sum (or an overflowing one) needs the element-wise look.
-    with np.errstate(over="ignore", invalid="ignore"):  # huge finite values may overflow the sum
-        if np.isfinite(np.add.reduce(array, axis=None)):
-            return
+    def block_sum(start: int, stop: int) -> Any:
+        # (errstate is per thread: set where the sum runs) huge finite values may overflow
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.add.reduce(array[start:stop] if array.ndim else array, axis=None)
+
+    if all(np.isfinite(total) for total in map_row_blocks(block_sum, array)):
+        return
     finite = np.isfinite(array)
     if not finite.all():
         bad = array[~finite]
@@ -493,6 +527,12 @@ def _present_values(arrays: Sequence[np.ndarray], num_values: int) -> np.ndarray
     return present
 
 
+def _as_indices(array: np.ndarray) -> np.ndarray:
+    """Integer labels that are already class indices: as they are if NumPy indexes and
+    counts with them (any integer type that converts to ``intp`` safely), else as ``intp``."""
+    return array if array.dtype.kind in "iu" and np.can_cast(array.dtype, np.intp) else array.astype(np.intp)
+
+
 # A declared `num_classes` above this (and above 4 classes per sample) is not materialised
 # when the caller asks for the observed classes only (see `encode_labels`).
 MAX_MATERIALISED_CLASSES = 1 << 20
@@ -518,7 +558,11 @@ def encode_labels(
     accounts for the others, which have no samples (``encode_task`` counts them in
     ``EncodedLabels.unobserved``).
 
-    Returns ``(reference_indices, prediction_indices, classes)``; indices are ``intp``.
+    Returns ``(reference_indices, prediction_indices, classes)``. Indices are ``intp``,
+    except that integer labels which already are the indices ``0..K-1`` come back as they
+    are, in their own integer type (no widening copy: stored labels are int8 or int16 and
+    widening 10M of them costs as much as counting them); convert to ``intp`` before
+    arithmetic that could overflow that type.
 
     Examples
     --------
@@ -558,7 +602,7 @@ def encode_labels(
                 raise ValueError(f"{name}: expected labels in [0, {num_classes - 1}], found {_describe(bad)}.")
         total = sum(array.size for array in arrays.values())
         if not observed_only or num_classes <= max(MAX_MATERIALISED_CLASSES, 4 * total):
-            indices = {name: array.astype(np.intp, copy=False) for name, array in arrays.items()}
+            indices = {name: _as_indices(array) for name, array in arrays.items()}
             return indices["references"], indices.get("predictions"), np.arange(int(num_classes))
         # Too many classes to materialise: map to the observed ones, as without num_classes.
 
@@ -573,7 +617,7 @@ def encode_labels(
             # Small non-negative range: count presence instead of sorting (O(n)).
             classes = np.flatnonzero(_present_values(non_empty, high + 1))
             if len(classes) == high + 1:
-                indices = {name: array.astype(np.intp, copy=False) for name, array in arrays.items()}
+                indices = {name: _as_indices(array) for name, array in arrays.items()}
             else:
                 lookup = np.full(high + 1, -1, dtype=np.intp)
                 lookup[classes] = np.arange(len(classes))
@@ -738,12 +782,15 @@ def confusion_matrix(
         codes = references.astype(np.intp, copy=False) * num_classes + predictions
         return np.bincount(codes, weights=sample_weight, minlength=cells).reshape(num_classes, num_classes)
     # Unweighted counts are exact in any order: count chunk by chunk through one reused
-    # buffer instead of materialising N codes (faster, and no O(N) temporaries).
+    # buffer instead of materialising N codes (faster, and no O(N) temporaries). Codes of
+    # narrow indices (labels read back from storage) are formed in int16 when they fit:
+    # fewer bytes to write than intp, and bincount widens them chunk by chunk in cache.
+    narrow = cells <= np.iinfo(np.int16).max and references.itemsize <= 2 and predictions.itemsize <= 2
     matrix = np.zeros(cells, dtype=np.int64)
-    buffer = np.empty(min(references.size, _CHUNK), dtype=np.intp)
+    buffer = np.empty(min(references.size, _CHUNK), dtype=np.int16 if narrow else np.intp)
     for start in range(0, references.size, _CHUNK):
         codes = buffer[: min(_CHUNK, references.size - start)]
-        codes[...] = references[start : start + _CHUNK]  # to intp before multiplying: no overflow
+        codes[...] = references[start : start + _CHUNK]  # widened before multiplying: no overflow
         codes *= num_classes
         codes += predictions[start : start + _CHUNK]
         matrix += np.bincount(codes, minlength=cells)
@@ -1347,18 +1394,28 @@ def _declared_storage(feature: Any) -> StoredColumn:
     return StoredColumn(STRING_STORAGE if feature.dtype == STRING_STORAGE else np.dtype(feature.dtype), width)
 
 
-def _arrow_column(array: np.ndarray, storage: StoredColumn) -> pa.Array:
-    """One batch column as an Arrow array of the storage type, without per-element Python."""
+def _stored_nbytes(array: np.ndarray, storage: StoredColumn) -> int:
+    """Bytes of a numeric batch column in its storage type (strings: a lower bound)."""
+    return array.size * (1 if storage.dtype == STRING_STORAGE else storage.dtype.itemsize)
+
+
+def _arrow_column(array: np.ndarray, storage: StoredColumn, copy: bool) -> pa.Array:
+    """One batch column as an Arrow array of the storage type, without per-element Python.
+
+    ``copy=False`` lets the Arrow array share the batch's memory when it already has the
+    storage type (uint8 masks, say): only for a batch written at once, never for one the
+    store holds in memory, where the caller could change it before it is written.
+    """
     if storage.dtype == STRING_STORAGE:
         flat = pa.array(array.reshape(-1), type=pa.string())
     else:
-        # astype(copy=False) is free when the batch already has the storage type (uint8 masks).
-        flat = pa.array(np.ascontiguousarray(array.astype(storage.dtype, copy=False)).reshape(-1))
+        # astype(copy=True) is one conversion when the type changes, a copy when it does not.
+        flat = pa.array(np.ascontiguousarray(array.astype(storage.dtype, copy=copy)).reshape(-1))
     return flat if storage.width is None else pa.FixedSizeListArray.from_arrays(flat, storage.width)
 
 
 def _read_arrow_stream(source: Any) -> pa.Table:
-    """A table written by ``ArrowWriter`` (an Arrow IPC stream), zero-copy from ``source``."""
+    """A table written by ``_StoreWriter`` (an Arrow IPC stream), zero-copy from ``source``."""
     return pa.ipc.open_stream(source).read_all()
 
 
@@ -1403,14 +1460,72 @@ def _concat_stored(tables: Sequence[pa.Table], names: Sequence[str]) -> pa.Table
     return pa.concat_tables([table.cast(schema) for table in tables])
 
 
+# Batches smaller than this are gathered in memory before they are written to the store.
+STORE_BUFFER_BYTES = 1 << 25
+
+
+class _StoreWriter:
+    """Writes batch tables to one store (a cache file or a buffer) as an Arrow IPC stream.
+
+    The stream format is what datasets' ``ArrowWriter`` writes (read back by
+    ``_read_arrow_stream``), without its per-call work for per-example writing and type
+    inference. Small batches are gathered and written as one record batch once they hold
+    ``buffer_bytes`` (and on ``finalize``), as ``ArrowWriter`` gathers examples: writing
+    100 batches of 100k labels then costs one write, not 100, and the store is read back
+    as one contiguous chunk. At most ``buffer_bytes`` are held in memory.
+    """
+
+    def __init__(self, stream: Any, features: datasets.Features, buffer_bytes: int = STORE_BUFFER_BYTES):
+        self.stream = stream
+        self.schema = features.arrow_schema
+        self.buffer_bytes = buffer_bytes
+        self._writer = pa.ipc.new_stream(stream, self.schema)
+        self._pending: List[pa.Table] = []
+        self._pending_bytes = 0
+        self.num_rows = 0
+
+    def holds(self, nbytes: int) -> bool:
+        """Whether a batch of about ``nbytes`` would be held in memory (not written at once)."""
+        return nbytes < self.buffer_bytes
+
+    def write_table(self, table: pa.Table) -> None:
+        # Batch tables carry no schema metadata; their types are already the store's.
+        table = table if table.schema.equals(self.schema) else table.cast(self.schema)
+        self.num_rows += table.num_rows
+        if not self.holds(table.nbytes):
+            self.flush()  # keeps the batches in order
+            self._writer.write_table(table)
+            return
+        self._pending.append(table)
+        self._pending_bytes += table.nbytes
+        if self._pending_bytes >= self.buffer_bytes:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            table = self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending).combine_chunks()
+            self._writer.write_table(table)
+        self._pending, self._pending_bytes = [], 0
+
+    def __len__(self) -> int:
+        return self.num_rows
+
+    def finalize(self) -> None:
+        self.flush()
+        self._writer.close()
+        self.stream.close()
+
+
 class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     """Base for metrics that reduce confusion counts.
 
     Inputs are coerced and validated once per batch and written to evaluate's storage (its
-    ``ArrowWriter``, in memory or in the cache file) as whole Arrow columns of the
-    narrowest type that holds them, so ``add``/``add_batch``/``compute`` keep evaluate's
-    behaviour (cache files, ``keep_in_memory``, distributed ``num_process``/``process_id``)
-    without per-element encoding; ``compute`` reads the columns back as NumPy arrays.
+    cache file or in-memory buffer) as whole Arrow columns of the narrowest type that holds
+    them, so ``add``/``add_batch``/``compute`` keep evaluate's behaviour (cache files,
+    ``keep_in_memory``, distributed ``num_process``/``process_id``) without per-element
+    encoding; ``compute`` reads the columns back as NumPy arrays. Batches smaller than
+    ``STORE_BUFFER_BYTES`` (32 MB) are gathered in memory, as copies, and written together
+    once they reach it or at ``compute`` (see ``_StoreWriter``).
     Subclasses implement ``_reduce`` on NumPy arrays and may set ``_ROW_NDIM``: ``None`` to
     flatten inputs of any shape to 1-D, or ``1`` to keep rows of a fixed length (stored as
     fixed-size lists, returned as ``(N, L)`` arrays).
@@ -1490,8 +1605,10 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             elif features != self.selected_feature_format:
                 self._rewrite_store(features)
         self._stored_columns = storage
-        table = pa.table({name: _arrow_column(array, storage[name]) for name, (_, array) in plans.items()})
-        self.writer.write_table(table, writer_batch_size=max(1, table.num_rows))
+        # A batch the writer holds in memory must not share the caller's arrays (see _arrow_column).
+        copy = self.writer.holds(sum(_stored_nbytes(array, storage[name]) for name, (_, array) in plans.items()))
+        table = pa.table({name: _arrow_column(array, storage[name], copy) for name, (_, array) in plans.items()})
+        self.writer.write_table(table)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one prediction and reference to the metric's store."""
@@ -1500,12 +1617,19 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"))
 
     def _open_writer(self) -> None:
-        """A fresh ArrowWriter for the store (the buffer, or this process's cache file)."""
+        """A fresh writer for the store (the buffer, or this process's cache file)."""
         if self.keep_in_memory:
             self.buf_writer = pa.BufferOutputStream()
-            self.writer = ArrowWriter(features=self.selected_feature_format, stream=self.buf_writer, writer_batch_size=self.writer_batch_size)
+            self.writer = _StoreWriter(self.buf_writer, self.selected_feature_format)
         else:
-            self.writer = ArrowWriter(features=self.selected_feature_format, path=self.cache_file_name, writer_batch_size=self.writer_batch_size)
+            self.writer = _StoreWriter(open(self.cache_file_name, "wb"), self.selected_feature_format)
+
+    def _init_writer(self, timeout=1):
+        # evaluate's own set-up (the cache file, its lock, the distributed rendez-vous); then
+        # our writer in place of the ArrowWriter it opened, which has written nothing yet.
+        super()._init_writer(timeout=timeout)
+        self.writer.stream.close()
+        self._open_writer()
 
     def _rewrite_store(self, features: datasets.Features) -> None:
         """Rewrite what is stored in wider types (see the class docstring)."""
@@ -1518,7 +1642,7 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         self.selected_feature_format = features
         self._open_writer()
         widened = stored.replace_schema_metadata(None).cast(pa.schema(features.type))
-        self.writer.write_table(widened, writer_batch_size=max(1, widened.num_rows))
+        self.writer.write_table(widened)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric on the stored batches plus the given predictions/references.

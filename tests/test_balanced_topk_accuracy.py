@@ -242,6 +242,52 @@ def test_tie_rule_is_the_expected_hit_under_random_tie_breaks(metric, seed):
         assert result["per_class_recall"][k] == pytest.approx(expected, abs=1e-12)
 
 
+def direct_hits(scores, references, k_values):
+    """The tie rule written out on whole arrays (no blocks, no threads, no bit tricks)."""
+    true_score = scores[np.arange(len(scores)), references][:, None]
+    higher = (scores > true_score).sum(axis=1)
+    tied = (scores == true_score).sum(axis=1)  # the true class included
+    return np.clip((np.array(k_values)[None, :] - higher[:, None]) / tied[:, None], 0, 1)
+
+
+@pytest.mark.parametrize(
+    "num_samples, num_classes",
+    [
+        (3000, 7),  # rows not a multiple of 8 columns wide (padded words)
+        (400, 2041),  # more than 255 words a row: plain boolean sums
+        (9000, 1000),  # above 2 x 2^22 elements: row blocks on several threads where there are cores
+    ],
+)
+def test_blocked_counting_equals_the_tie_rule_on_whole_arrays(metric, num_samples, num_classes):
+    """Rows of every kind in one input: clear hits, clear misses and ties around the k-th
+    place, so that blocks count ties on all rows, on some rows or on none."""
+    rng = np.random.default_rng(num_classes)
+    references = rng.integers(0, num_classes, num_samples)
+    scores = rng.integers(0, 4, (num_samples, num_classes)).astype(np.float32)  # heavy ties
+    untied = rng.random(num_samples) < 0.5
+    scores[untied] = rng.random((int(untied.sum()), num_classes), dtype=np.float32)
+    scores[rng.random(num_samples) < 0.3, :] = 0.0  # whole rows tied
+    scores[np.arange(num_samples)[::5], references[::5]] = 5.0  # clear top-1 hits
+    scores[np.arange(num_samples)[1::7], references[1::7]] = -1.0  # last place: every other class higher
+    k_values = [1, 2, 5]
+    result = metric.compute(predictions=scores, references=references, k_list=k_values, return_per_class=True)
+    hits = direct_hits(scores, references, k_values)
+    support = np.bincount(references, minlength=num_classes)
+    for column, k in enumerate(k_values):
+        per_class = np.bincount(references, weights=hits[:, column], minlength=num_classes) / np.where(support, support, 1)
+        expected = per_class[support > 0].mean()
+        assert result["balanced_topk_accuracy"][k] == pytest.approx(expected, abs=1e-12)
+        assert np.allclose(np.array(result["per_class_recall"][k], dtype=float)[support > 0], per_class[support > 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("num_classes", [7, 8, 2040, 2041, 2048, 2049])
+def test_rows_of_equal_scores_count_every_tie_at_any_width(metric, num_classes):
+    """Every row tied (so every row's ties are counted): k/K, whatever the row width."""
+    references = np.arange(64) % num_classes
+    result = metric.compute(predictions=np.zeros((64, num_classes), dtype=np.float32), references=references, k_list=[1, 2, 5])
+    assert result["balanced_topk_accuracy"] == pytest.approx({k: min(k, num_classes) / num_classes for k in (1, 2, 5)}, abs=1e-15)
+
+
 def test_tie_rule_hand_examples(metric):
     # true class 1 scores 0.2, tied with class 2, below class 0: g = 1, t = 1.
     row = [[0.5, 0.2, 0.2, 0.1]]

@@ -131,6 +131,47 @@ def test_add_batch_add_and_one_call_agree(load, name, keep_in_memory, tmp_path):
     assert same(metric.compute(predictions=parts[2][0], references=parts[2][1], **options), direct)
 
 
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+@pytest.mark.parametrize("name", MODULES)
+def test_a_batch_changed_after_add_batch_is_stored_as_it_was(load, name, keep_in_memory, tmp_path):
+    """Small batches are gathered in memory before they are written: the store must hold
+    copies, not the caller's arrays, which loops often refill in place (variant 0 already
+    has the storage types, where a copy could be skipped)."""
+    parts = make_data(name, variants=(0, 0), n=200)
+    options = COMPUTE_OPTIONS[name]
+    all_predictions, all_references = concatenated(parts)
+    direct = load(name).compute(predictions=all_predictions, references=all_references, **options)
+    metric = load(name, keep_in_memory=keep_in_memory, cache_dir=str(tmp_path / "store"))
+    predictions, references = (array.copy() for array in parts[0])
+    metric.add_batch(predictions=predictions, references=references)
+    predictions[...], references[...] = parts[1]  # the caller's buffer, refilled with the next batch
+    metric.add_batch(predictions=predictions, references=references)
+    predictions[...], references[...] = 0, 0  # and overwritten again before compute
+    assert same(metric.compute(**options), direct)
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
+def test_batches_keep_their_order_across_the_store_buffer(load, keep_in_memory, tmp_path):
+    """Batches above STORE_BUFFER_BYTES are written at once, after the smaller ones held so
+    far: rows must stay in order, as sample_weight given to compute follows them (and the
+    auto threshold depends on every row's weight)."""
+    rng = np.random.default_rng(11)
+    big = core.STORE_BUFFER_BYTES // 8 + 1000  # float64 scores: more than the buffer on its own
+    sizes = [1000, big, 3000, 2000]
+    references = (rng.random(sum(sizes)) < 0.3).astype(np.int64)
+    scores = np.clip(references * 0.3 + rng.random(sum(sizes)), 0, None)
+    weights = rng.integers(1, 5, sum(sizes)).astype(np.float64)
+    options = dict(threshold="auto", sample_weight=weights, return_per_class=True)
+    direct = load("balanced_accuracy").compute(predictions=scores, references=references, **options)
+    metric = load("balanced_accuracy", keep_in_memory=keep_in_memory, cache_dir=str(tmp_path / "store"))
+    for start, stop in zip(np.cumsum([0] + sizes[:-1]), np.cumsum(sizes)):
+        metric.add_batch(predictions=scores[start:stop], references=references[start:stop])
+    assert same(metric.compute(**options), direct)
+    # Reversed weights would give another result: the check above can tell the order.
+    reversed_weights = dict(options, sample_weight=weights[::-1].copy())
+    assert not same(load("balanced_accuracy").compute(predictions=scores, references=references, **reversed_weights), direct)
+
+
 def test_stored_result_matches_sklearn(load):
     rng = np.random.default_rng(3)
     references = rng.integers(0, 7, 5000)

@@ -279,7 +279,10 @@ def map_row_blocks(function: Any, array: np.ndarray) -> List[Any]:
     workers = min(available_cores(), _MAX_THREADS, max(1, array.size // _MIN_ELEMENTS_PER_THREAD), max(1, rows))
     if workers == 1:
         return [function(0, rows)]
-    bounds = [rows * worker // workers for worker in range(workers + 1)]
+    # A few ranges per thread: a thread slowed by other work on a shared core then leaves
+    # its remaining ranges to the others instead of holding up the result.
+    tasks = min(rows, 4 * workers)
+    bounds = [rows * task // tasks for task in range(tasks + 1)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(function, bounds[:-1], bounds[1:]))
 

@@ -1008,6 +1008,7 @@ def check_per_class_output(encoded: EncodedLabels, name: str) -> None:
 THRESHOLD_TIE_RULE = (
     "Candidate thresholds are +inf (nothing positive), the midpoints between adjacent distinct "
     "scores, and the lowest score (everything positive); a sample is positive iff score >= threshold. "
+    "Samples of weight 0 are left out, as scikit-learn's roc_curve leaves them out. "
     "The threshold with the highest TPR + TNR wins; among equally good ones the highest threshold "
     "(fewest predicted positives) wins."
 )
@@ -1040,6 +1041,10 @@ def youden_thresholds(
     num_samples, num_columns = scores.shape
     if num_samples == 0:
         return np.full(num_columns, np.inf), np.full(num_columns, np.nan), np.full(num_columns, np.nan)
+    if weights is not None and not weights.all():
+        # A weight-0 sample counts for nothing, so it must not place a cut point either.
+        counted = np.broadcast_to(weights != 0, scores.shape)
+        mask = counted if mask is None else (mask.astype(bool) & counted)
     with np.errstate(over="ignore", invalid="ignore"):  # huge finite scores may overflow the sum
         all_finite = scores.dtype.kind == "f" and np.isfinite(np.add.reduce(scores, axis=None))
     if weights is None and all_finite:

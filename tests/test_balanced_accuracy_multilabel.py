@@ -187,8 +187,10 @@ def test_class_mask_averages_only_the_selected_labels(metric):
 
 
 def brute_force_best(scores, references, weights):
-    """Every cut point of one column, scored by scikit-learn: (best BA, highest threshold reaching it)."""
-    distinct = np.unique(scores)[::-1]
+    """Every cut point of one column, scored by scikit-learn: (best BA, highest threshold reaching it).
+
+    Cut points come from the scores of weight > 0 (roc_curve's rule: weight-0 samples count for nothing)."""
+    distinct = np.unique(scores if weights is None else scores[weights != 0])[::-1]
     candidates = [math.inf] + [(a + b) / 2 for a, b in zip(distinct[:-1], distinct[1:])] + [distinct[-1]]
     values = [sklearn_ba(references, scores >= t, weights) for t in candidates]
     best = max(values)

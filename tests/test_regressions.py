@@ -384,3 +384,35 @@ def test_micro_multilabel_with_weights_near_float64_limits(metrics):
                                      predictions=[[0, 0]] * 7 + [[1, 0]], references=[[0, 0]] * 7 + [[1, 1]], average="micro",
                                      sample_weight=[0.0] * 7 + [1.7e308], confidence_level=0.95)
     assert outcome == "ok" and result["balanced_accuracy"] == 0.5
+
+
+def test_weight_0_samples_place_no_threshold_cut_point(metrics):
+    """Was: threshold="auto" took candidate cut points from the scores of weight-0 samples
+    too, so the reported threshold could differ from the one found without those samples
+    (their balanced accuracy could not). Now they are left out, as roc_curve leaves them out."""
+    from sklearn.metrics import roc_curve
+
+    rng = np.random.default_rng(5)
+    references = (rng.random(400) < 0.3).astype(np.int64)
+    scores = np.round(np.clip(references * 0.25 + rng.random(400), 0, 1), 3)
+    weights = rng.integers(0, 3, 400).astype(float)  # about a third weigh 0
+    kept = weights != 0
+    ba = metrics["balanced_accuracy"]
+    with_zeros = ba.compute(predictions=scores, references=references, threshold="auto", sample_weight=weights)
+    dropped = ba.compute(predictions=scores[kept], references=references[kept], threshold="auto", sample_weight=weights[kept])
+    assert with_zeros == dropped
+    # roc_curve's candidate thresholds come from the weighted samples only: the threshold found
+    # gives the best J of its ROC curve.
+    false_positive_rate, true_positive_rate, _ = roc_curve(references, scores, sample_weight=weights)
+    j = (scores >= with_zeros["optimal_threshold"]).astype(int)
+    assert balanced_accuracy_score(references, j, sample_weight=weights) == pytest.approx(
+        (1 + np.max(true_positive_rate - false_positive_rate)) / 2, abs=1e-12
+    )
+    multilabel = metrics["balanced_accuracy_multilabel"]
+    two_labels = np.stack([references, 1 - references], axis=1)
+    two_scores = np.stack([scores, 1 - scores], axis=1)
+    with_zeros = multilabel.compute(predictions=two_scores, references=two_labels, from_probas=True, threshold="auto",
+                                    sample_weight=weights, return_per_label=True)
+    dropped = multilabel.compute(predictions=two_scores[kept], references=two_labels[kept], from_probas=True, threshold="auto",
+                                 sample_weight=weights[kept], return_per_label=True)
+    assert with_zeros == dropped

@@ -1477,10 +1477,11 @@ class _StoreWriter:
 
     The stream format is what datasets' ``ArrowWriter`` writes (read back by
     ``_read_arrow_stream``), without its per-call work for per-example writing and type
-    inference. Small batches are gathered and written as one record batch once they hold
-    ``buffer_bytes`` (and on ``finalize``), as ``ArrowWriter`` gathers examples: writing
-    100 batches of 100k labels then costs one write, not 100, and the store is read back
-    as one contiguous chunk. At most ``buffer_bytes`` are held in memory.
+    inference. Small batches are gathered and written as one record batch before they
+    would exceed ``buffer_bytes`` (and on ``finalize``), as ``ArrowWriter`` gathers
+    examples: writing 100 batches of 100k labels then costs one write, not 100, and the
+    store is read back as one contiguous chunk. At most ``buffer_bytes`` are held in memory
+    (and copied once into the record batch when written).
     """
 
     def __init__(self, stream: Any, features: datasets.Features, buffer_bytes: int = STORE_BUFFER_BYTES):
@@ -1504,10 +1505,10 @@ class _StoreWriter:
             self.flush()  # keeps the batches in order
             self._writer.write_table(table)
             return
+        if self._pending_bytes + table.nbytes > self.buffer_bytes:
+            self.flush()
         self._pending.append(table)
         self._pending_bytes += table.nbytes
-        if self._pending_bytes >= self.buffer_bytes:
-            self.flush()
 
     def flush(self) -> None:
         if self._pending:

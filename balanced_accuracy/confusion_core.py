@@ -1125,10 +1125,16 @@ def _youden_unweighted(scores: np.ndarray, positives: np.ndarray, mask: Optional
     thresholds = np.empty(num_columns, dtype=scores.dtype)  # as the general path: thresholds in the scores' type
     best_tpr, best_tnr = np.empty(num_columns), np.empty(num_columns)
     width = max(1, _YOUDEN_BLOCK // num_samples)
-    for start in range(0, num_columns, width):
-        block = slice(start, start + width)
-        found = _youden_rows(scores[:, block].T, positives[:, block].T, None if mask is None else mask[:, block].T)
-        thresholds[block], best_tpr[block], best_tnr[block] = found
+
+    def search(first: int, last: int) -> None:
+        for start in range(first, last, width):
+            block = slice(start, min(start + width, last))
+            found = _youden_rows(scores[:, block].T, positives[:, block].T, None if mask is None else mask[:, block].T)
+            thresholds[block], best_tpr[block], best_tnr[block] = found
+
+    # Columns are searched independently: ranges of them run on several cores (NumPy sorts
+    # without holding the GIL), each range in blocks of at most _YOUDEN_BLOCK entries.
+    map_row_blocks(search, scores.T)
     return thresholds, best_tpr, best_tnr
 
 

@@ -314,8 +314,8 @@ class Benchmark:
 
         On a busy machine torch's OpenMP threads can be far slower than one thread, and a
         peer slowed by that would flatter us. (Our code uses the same cores: the top-k
-        counting and the finite-value check of large score arrays run in row blocks on up
-        to all available cores; everything else runs on one.)
+        counting, the unweighted threshold search and the finite-value check of large score
+        arrays run in blocks on up to all available cores; everything else runs on one.)
         """
         default = self.torch.get_num_threads()
         best = None
@@ -605,8 +605,8 @@ def machine_description() -> List[str]:
         f"- {platform.system()} {platform.release()}, Python {platform.python_version()}",
         "- " + ", ".join(versions),
         f"- torch threads: {torch.get_num_threads() if torch else '-'} by default; each torchmetrics case is timed with "
-        "the default and with 1 thread and the faster is reported; our top-k counting and the finite-value check of "
-        f"large score arrays use up to {available_cores()} threads, everything else of ours one",
+        "the default and with 1 thread and the faster is reported; our top-k counting, unweighted threshold search and "
+        f"finite-value check of large score arrays use up to {available_cores()} threads, everything else of ours one",
     ]
 
 

@@ -144,3 +144,48 @@ def test_youden_thresholds_match_brute_force():
             assert j(thresholds[col]) == pytest.approx(max(values), abs=1e-12)
             best = [t for t, v in zip(candidates, values) if v >= max(values) - 1e-12]
             assert thresholds[col] == pytest.approx(max(best))  # tie rule: highest threshold
+
+
+# ---------------------------------------------------------------- work on several cores
+
+
+@pytest.fixture
+def many_threads(monkeypatch):
+    """map_row_blocks on 4 threads for any array, whatever this machine's cores and sizes."""
+    monkeypatch.setattr(core, "available_cores", lambda: 4)
+    monkeypatch.setattr(core, "_MIN_ELEMENTS_PER_THREAD", 1)
+
+
+def test_map_row_blocks_covers_every_row_once_in_order(many_threads):
+    for rows in (1, 2, 5, 17, 1000):
+        ranges = core.map_row_blocks(lambda start, stop: (start, stop), np.zeros((rows, 3)))
+        assert ranges[0][0] == 0 and ranges[-1][1] == rows
+        assert all(stop == next_start for (_, stop), (next_start, _) in zip(ranges, ranges[1:]))
+        assert all(start < stop for start, stop in ranges)
+        assert len(ranges) > 1 if rows > 1 else len(ranges) == 1
+
+
+def test_threaded_youden_search_equals_one_thread_and_the_general_path(many_threads, monkeypatch):
+    rng = np.random.default_rng(12)
+    scores = np.round(rng.random((3000, 23)), 2)  # ties
+    positives = rng.random((3000, 23)) < rng.random(23)
+    mask = rng.random((3000, 23)) < 0.9
+    monkeypatch.setattr(core, "_YOUDEN_BLOCK", 3000 * 2)  # blocks of 2 columns: ranges split into blocks
+    threaded = core.youden_thresholds(scores, positives, None, mask)
+    general = core.youden_thresholds(scores, positives, np.ones(scores.shape), mask)  # the unthreaded path
+    monkeypatch.setattr(core, "available_cores", lambda: 1)
+    one_thread = core.youden_thresholds(scores, positives, None, mask)
+    for got, single, expected in zip(threaded, one_thread, general):
+        np.testing.assert_array_equal(got, single)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_threaded_finite_check_finds_a_value_in_any_block(many_threads):
+    scores = np.zeros((1000, 7), dtype=np.float32)
+    core.check_finite(scores, "predictions")
+    for row in (0, 499, 999):
+        for bad in (np.nan, np.inf, -np.inf):
+            broken = scores.copy()
+            broken[row, 3] = bad
+            with pytest.raises(ValueError, match="predictions: expected finite values, found 1 non-finite"):
+                core.check_finite(broken, "predictions")

@@ -1497,6 +1497,7 @@ class _StoreWriter:
         self._writer = pa.ipc.new_stream(stream, self.schema)
         self._pending: List[pa.Table] = []
         self._pending_bytes = 0
+        self._written = False  # whether any batch has reached the stream
         self.num_rows = 0
 
     def holds(self, nbytes: int) -> bool:
@@ -1510,6 +1511,7 @@ class _StoreWriter:
         if not self.holds(table.nbytes):
             self.flush()  # keeps the batches in order
             self._writer.write_table(table)
+            self._written = True
             return
         if self._pending_bytes + table.nbytes > self.buffer_bytes:
             self.flush()
@@ -1520,7 +1522,17 @@ class _StoreWriter:
         if self._pending:
             table = self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending).combine_chunks()
             self._writer.write_table(table)
+            self._written = True
         self._pending, self._pending_bytes = [], 0
+
+    def take_unwritten(self) -> Optional[pa.Table]:
+        """Every batch, as one table, if none has reached the stream yet (all are held here);
+        else None. The writer then holds nothing: what ``finalize`` writes is an empty store."""
+        if self._written or not self._pending:
+            return None
+        table = pa.concat_tables(self._pending)
+        self._pending, self._pending_bytes = [], 0
+        return table
 
     def __len__(self) -> int:
         return self.num_rows
@@ -1540,7 +1552,8 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     ``keep_in_memory``, distributed ``num_process``/``process_id``) without per-element
     encoding; ``compute`` reads the columns back as NumPy arrays. Batches smaller than
     ``STORE_BUFFER_BYTES`` (32 MB) are gathered in memory, as copies, and written together
-    once they reach it or at ``compute`` (see ``_StoreWriter``).
+    before they would exceed it (see ``_StoreWriter``); a single process whose batches are
+    all still held at ``compute`` reads them from memory (its cache file stays empty).
     Subclasses implement ``_reduce`` on NumPy arrays and may set ``_ROW_NDIM``: ``None`` to
     flatten inputs of any shape to 1-D, or ``1`` to keep rows of a fixed length (stored as
     fixed-size lists, returned as ``(N, L)`` arrays).
@@ -1712,13 +1725,22 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         types; this reads the Arrow streams directly and gives each column a type that
         holds every process's values.
         """
+        held = None
         if self.writer is not None:
+            if self.num_process == 1:
+                # A single process whose batches are all still held in memory (under 32 MB):
+                # reading them from there spares writing them out only to read them back.
+                held = self.writer.take_unwritten()
             self.writer.finalize()
         self.writer = None
         if self.filelock is not None and self.process_id > 0:
             self.filelock.release()  # process 0 may now read (and then delete) our file
         names = self._feature_names()
-        if self.keep_in_memory:
+        if held is not None:
+            if not self.keep_in_memory:
+                self.file_paths, self.filelocks = self._get_all_cache_files()  # removed by _release_store
+            self.data = _concat_stored([held], names)
+        elif self.keep_in_memory:
             self.data = _concat_stored([_read_arrow_stream(self.buf_writer.getvalue())], names)
         elif self.process_id == 0:
             self.file_paths, self.filelocks = self._get_all_cache_files()

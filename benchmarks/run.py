@@ -696,6 +696,12 @@ def main(argv=None) -> int:
         "torchmetrics and the stock path; top-k and segmentation against torchmetrics; the "
         "auto threshold's J against the ROC optimum); a difference is noted in the status.",
         "",
+        "The 'on-disk cache' rows use evaluate's default storage (keep_in_memory=False). Batches are "
+        "gathered in memory up to 32 MB before they are written, and a single process whose batches "
+        "are all still held at compute reads them from memory: at these sizes (20 MB of stored "
+        "labels) the cache file is created and removed but stays empty. Larger stores go through "
+        "the file (tests/test_resources.py streams 10^8 labels that way).",
+        "",
         "## Time against N (balanced accuracy, one compute unless stated)",
         "",
         sweep_table(bench.sweep) if bench.sweep else "balanced_accuracy is not in this checkout.",

@@ -94,36 +94,26 @@ class Timing:
         return statistics.median(self.runs)
 
 
-def timed_in_turns(functions: Dict[str, Callable[[], object]], repeats: int, slow_seconds: float) -> Dict[str, Timing]:
-    """Median-ready timings of several functions, run in turns: one warm-up run of each,
-    then rounds in which each function runs once (a, b, c, a, b, c, ...).
+def timed(function: Callable[[], object], repeats: int, slow_seconds: float) -> Timing:
+    """Median-ready timings of ``function``: one warm-up run, then ``repeats`` runs.
 
-    Ours and its peers are timed this way, so that a slow spell of a shared machine falls
-    on every function of a round instead of on one of them, and their ratio is measured
-    under the same conditions. A warm-up slower than ``slow_seconds`` is kept as the first
-    measurement and that function runs at most twice, so that a slow peer does not take
-    the whole budget.
+    A run slower than ``slow_seconds`` is kept as the first measurement (no warm-up) and
+    the repeats are capped at 2, so that a slow peer does not take the whole budget.
     """
-    runs: Dict[str, List[float]] = {name: [] for name in functions}
-    wanted: Dict[str, int] = {}
-    for name, function in functions.items():
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    first = time.perf_counter() - start
+    runs = []
+    if first > slow_seconds:
+        runs.append(first)
+        repeats = min(repeats, 2) - 1
+    for _ in range(repeats):
         gc.collect()
         start = time.perf_counter()
         function()
-        first = time.perf_counter() - start
-        if first > slow_seconds:
-            runs[name].append(first)
-            wanted[name] = min(repeats, 2)
-        else:
-            wanted[name] = repeats
-    for _ in range(max(wanted.values(), default=0)):
-        for name, function in functions.items():
-            if len(runs[name]) < wanted[name]:
-                gc.collect()
-                start = time.perf_counter()
-                function()
-                runs[name].append(time.perf_counter() - start)
-    return {name: Timing(timings) for name, timings in runs.items()}
+        runs.append(time.perf_counter() - start)
+    return Timing(runs)
 
 
 def _proc_status(key: str) -> Optional[int]:
@@ -316,11 +306,11 @@ class Benchmark:
             self.modules[key] = load_module(name, self.fresh_cache(), keep_in_memory=keep_in_memory)
         return self.modules[key]
 
-    def time_in_turns(self, functions: Dict[str, Callable[[], object]]) -> Dict[str, Timing]:
-        return timed_in_turns(functions, self.repeats, self.slow_seconds)
+    def time(self, function) -> Timing:
+        return timed(function, self.repeats, self.slow_seconds)
 
-    def torch_variants(self, name: str, function: Callable[[], object]) -> Dict[str, Callable[[], object]]:
-        """A torch peer with torch's default thread count and with one thread (see ``best_torch``).
+    def time_torch(self, function) -> Timing:
+        """The better of torch's default thread count and one thread, for the peer's benefit.
 
         On a busy machine torch's OpenMP threads can be far slower than one thread, and a
         peer slowed by that would flatter us. (Our code uses the same cores: the top-k
@@ -328,26 +318,16 @@ class Benchmark:
         arrays run in blocks on up to all available cores; everything else runs on one.)
         """
         default = self.torch.get_num_threads()
-        variants = {}
-        for threads in sorted({default, 1}, reverse=True):
-
-            def run(threads=threads):
+        best = None
+        try:
+            for threads in sorted({default, 1}, reverse=True):
                 self.torch.set_num_threads(threads)
-                try:
-                    return function()
-                finally:
-                    self.torch.set_num_threads(default)
-
-            variants[f"{name} [{threads} torch thread{'s' if threads > 1 else ''}]"] = run
-        return variants
-
-    @staticmethod
-    def best_torch(timings: Dict[str, Timing], name: str) -> Timing:
-        """The faster of a torch peer's thread settings, noting which it was."""
-        variants = {key: timing for key, timing in timings.items() if key.startswith(name + " [")}
-        key = min(variants, key=lambda k: variants[k].median)
-        best = variants[key]
-        best.note = key[len(name) + 2 : -1]
+                timing = self.time(function)
+                timing.note = f"{threads} torch thread{'s' if threads > 1 else ''}"
+                if best is None or timing.median < best.median:
+                    best = timing
+        finally:
+            self.torch.set_num_threads(default)
         return best
 
     def add(self, row: Row) -> None:
@@ -410,18 +390,17 @@ class Benchmark:
                     module.add_batch(predictions=predictions[start : start + batch], references=references[start : start + batch])
                 return module.compute()
 
-            stream_name = f"ours: {config['stream_batches']} × add_batch + compute"
-            functions = {
-                "ours: compute": ours,
-                stream_name: streamed,
-                "bare np.bincount(ref*K+pred)": lambda: np.bincount(references * num_classes + predictions, minlength=num_classes**2),
-            }
-            if size == big:
-                functions["in memory"] = lambda: streamed(keep_in_memory=True)
             values["ours"] = ours()["balanced_accuracy"]
+            results["ours: compute"][size] = self.time(ours)
+            results[f"ours: {config['stream_batches']} × add_batch + compute"][size] = self.time(streamed)
+            if size == big:
+                stream_in_memory[size] = self.time(lambda: streamed(keep_in_memory=True))
+            results["bare np.bincount(ref*K+pred)"][size] = self.time(lambda: np.bincount(references * num_classes + predictions, minlength=num_classes**2))
             if self.sklearn_metrics is not None:
                 values["sklearn"] = self.sklearn_metrics.balanced_accuracy_score(references, predictions)
-                functions["sklearn balanced_accuracy_score"] = lambda: self.sklearn_metrics.balanced_accuracy_score(references, predictions)
+                results["sklearn balanced_accuracy_score"][size] = self.time(
+                    lambda: self.sklearn_metrics.balanced_accuracy_score(references, predictions)
+                )
             if self.torchmetrics_classification is not None:
                 target, preds = self.torch.from_numpy(references), self.torch.from_numpy(predictions)
 
@@ -431,18 +410,10 @@ class Benchmark:
                     return float(accuracy.compute())
 
                 values["torchmetrics"] = torchmetrics_ba()
-                functions.update(self.torch_variants("torchmetrics MulticlassAccuracy", torchmetrics_ba))
+                results["torchmetrics MulticlassAccuracy"][size] = self.time_torch(torchmetrics_ba)
             stock = lambda: stock_metric.compute(predictions=predictions, references=references)  # noqa: E731
             values["stock"] = stock()["balanced_accuracy"]
-            functions["stock evaluate path"] = stock
-            timings = self.time_in_turns(functions)
-            for name in ("ours: compute", stream_name, "bare np.bincount(ref*K+pred)", "sklearn balanced_accuracy_score", "stock evaluate path"):
-                if name in timings:
-                    results[name][size] = timings[name]
-            if size == big:
-                stream_in_memory[size] = timings["in memory"]
-            if self.torchmetrics_classification is not None:
-                results["torchmetrics MulticlassAccuracy"][size] = self.best_torch(timings, "torchmetrics MulticlassAccuracy")
+            results["stock evaluate path"][size] = self.time(stock)
             for peer, value in values.items():
                 if not math.isclose(value, values["ours"], rel_tol=1e-5, abs_tol=1e-6):
                     raise AssertionError(f"N={size}: {peer} gives {value}, ours {values['ours']}")
@@ -496,14 +467,10 @@ class Benchmark:
         rng = np.random.default_rng(1)
         references = (rng.random(size) < 0.1).astype(np.int64)
         scores = np.clip(rng.normal(0.3 + 0.3 * references, 0.2), 0, 1)
-        functions = {"ours": lambda: metric.compute(predictions=scores, references=references, threshold="auto")}
-        if self.sklearn_metrics is not None:
-            functions["peer"] = lambda: self.sklearn_metrics.roc_curve(references, scores)
-        timings = self.time_in_turns(functions)
-        ours = timings["ours"]
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, threshold="auto"))
         if self.sklearn_metrics is None:
             return self.add(Row(*target[:2], ours.median, target[2], None, *target[3:], status="peer missing (scikit-learn is not installed)"))
-        peer = timings["peer"]
+        peer = self.time(lambda: self.sklearn_metrics.roc_curve(references, scores))
         result = metric.compute(predictions=scores, references=references, threshold="auto", adjusted=True)
         false_positive_rate, true_positive_rate, _ = self.sklearn_metrics.roc_curve(references, scores)
         row = Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}")
@@ -523,13 +490,8 @@ class Benchmark:
         rng = np.random.default_rng(2)
         references = (rng.random((rows_, labels)) < rng.uniform(0.02, 0.5, labels)).astype(np.int64)
         scores = np.clip(rng.normal(0.3 + 0.3 * references, 0.2), 0, 1)
-        timings = self.time_in_turns(
-            {
-                "ours": lambda: metric.compute(predictions=scores, references=references, from_probas=True, threshold="auto"),
-                "peer": lambda: np.argsort(scores, axis=0),
-            }
-        )
-        ours, peer = timings["ours"], timings["peer"]
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, from_probas=True, threshold="auto"))
+        peer = self.time(lambda: np.argsort(scores, axis=0))
         self.add(Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}"))
 
     # -- balanced_topk_accuracy
@@ -549,29 +511,22 @@ class Benchmark:
         references = rng.integers(0, num_classes, num_samples)
         scores = rng.random((num_samples, num_classes), dtype=np.float32)
         scores[np.arange(num_samples), references] += rng.random(num_samples, dtype=np.float32) * 0.5
-        functions = {"ours": lambda: metric.compute(predictions=scores, references=references, k_list=k_values)}
-        peers = {}
-        if self.torchmetrics_classification is not None:
-            preds, target_tensor = self.torch.from_numpy(scores), self.torch.from_numpy(references)
-            for k, (_, _, peer_name, _, _) in zip(k_values, targets):
-
-                def torchmetrics_topk(k=k):
-                    accuracy = self.torchmetrics_classification.MulticlassAccuracy(num_classes=num_classes, top_k=k, average="macro")
-                    accuracy.update(preds, target_tensor)
-                    return float(accuracy.compute())
-
-                peers[k] = torchmetrics_topk
-                functions.update(self.torch_variants(peer_name, torchmetrics_topk))
-        timings = self.time_in_turns(functions)
-        ours = timings["ours"]
+        ours = self.time(lambda: metric.compute(predictions=scores, references=references, k_list=k_values))
         result = metric.compute(predictions=scores, references=references, k_list=k_values)
         for k, (target, case, peer_name, limit, wording) in zip(k_values, targets):
             if self.torchmetrics_classification is None:
                 self.add(Row(target, case, ours.median, peer_name, None, limit, wording, status="peer missing (torchmetrics is not installed)"))
                 continue
-            peer = self.best_torch(timings, peer_name)
+            preds, target_tensor = self.torch.from_numpy(scores), self.torch.from_numpy(references)
+
+            def torchmetrics_topk(k=k):
+                accuracy = self.torchmetrics_classification.MulticlassAccuracy(num_classes=num_classes, top_k=k, average="macro")
+                accuracy.update(preds, target_tensor)
+                return float(accuracy.compute())
+
+            peer = self.time_torch(torchmetrics_topk)
             row = Row(target, case, ours.median, f"{peer_name} [{peer.note}]", peer.median, limit, wording, runs=f"{len(ours.runs)} / {len(peer.runs)}")
-            if not math.isclose(result["balanced_topk_accuracy"][k], peers[k](), abs_tol=1e-5):
+            if not math.isclose(result["balanced_topk_accuracy"][k], torchmetrics_topk(), abs_tol=1e-5):
                 row.notes.append("value differs from torchmetrics")
             self.add(row)
 
@@ -604,8 +559,8 @@ class Benchmark:
                 metric.add_batch(predictions=predictions, references=references)
             return metric.compute(ignore_index=255, num_classes=num_classes)
 
+        timing = self.time(ours)
         if self.torchmetrics_classification is None:
-            timing = self.time_in_turns({"ours": ours})["ours"]
             return self.add(Row(*target[:2], timing.median, target[2], None, *target[3:], status="peer missing (torchmetrics is not installed)"))
         tensors = [(self.torch.from_numpy(p), self.torch.from_numpy(r)) for r, p in maps]
 
@@ -615,8 +570,7 @@ class Benchmark:
                 accuracy.update(preds, target_tensor)
             return float(accuracy.compute())
 
-        timings = self.time_in_turns({"ours": ours, **self.torch_variants("torchmetrics", torchmetrics_segmentation)})
-        timing, peer = timings["ours"], self.best_torch(timings, "torchmetrics")
+        peer = self.time_torch(torchmetrics_segmentation)
         row = Row(*target[:2], timing.median, f"{target[2]} [{peer.note}]", peer.median, *target[3:], runs=f"{len(timing.runs)} / {len(peer.runs)}")
         if not math.isclose(ours()["balanced_accuracy"], torchmetrics_segmentation(), abs_tol=1e-5):
             row.notes.append("value differs from torchmetrics")
@@ -732,8 +686,7 @@ def main(argv=None) -> int:
         "",
         f"{met} of {measured} measured targets met in this run. Times are medians of `runs` "
         f"(ours / peer) wall-clock runs after a warm-up run (runs slower than {args.slow_seconds:g} s: no "
-        "warm-up, at most 2 runs); ours and the peers of a case run in turns (ours, peer, ours, "
-        "peer, ...), so that a slow spell of the machine falls on both; ratios are ours ÷ peer, measured in this one run, so lower is "
+        "warm-up, at most 2 runs); ratios are ours ÷ peer, measured in this one run, so lower is "
         "better for us. A 'memory' row compares the peak resident set size above the start of "
         "the case with the issue's allowance (2.5 × the bytes of the two input arrays + 200 MB).",
         "",

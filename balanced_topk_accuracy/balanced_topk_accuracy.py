@@ -12,6 +12,7 @@ from .confusion_core import ConfusionMetric
 from .confusion_core import apply_zero_division
 from .confusion_core import as_labels
 from .confusion_core import check_class_mask
+from .confusion_core import check_finite
 from .confusion_core import check_flag
 from .confusion_core import check_ignore_label
 from .confusion_core import check_sample_weight
@@ -251,7 +252,9 @@ def topk_hits(scores, reference_indices, k_values):
     Counts the classes scored above (and equal to) the true class: O(N * K), no sort. Ties
     follow TOPK_TIE_RULE; they are counted only in rows where fewer than max(k) classes
     score higher (elsewhere the hit is 0 whatever the ties). Rows are counted in blocks
-    that fit in cache, on several cores for large inputs.
+    that fit in cache, on several cores for large inputs. Returns ``(hits, finite)``:
+    whether every score is finite, checked block by block while the block is in cache
+    (one read of the scores instead of two; the caller raises).
     """
     num_samples, num_classes = scores.shape
     true_scores = scores[np.arange(num_samples), reference_indices][:, None]
@@ -262,9 +265,12 @@ def topk_hits(scores, reference_indices, k_values):
 
     def count_rows(start, stop):
         compared, count = _row_counter(min(block_rows, stop - start), num_classes)
+        finite = True
         for first in range(start, stop, block_rows):
             last = min(first + block_rows, stop)
             block, true_block, out = scores[first:last], true_scores[first:last], compared[: last - first]
+            # NaN propagates to the max; +inf is the max and -inf the min.
+            finite = finite and bool(np.isfinite(block.max()) and np.isfinite(block.min()))
             np.greater(block, true_block, out=out)
             count(last - first, higher[first:last])
             contested = np.flatnonzero(higher[first:last] < largest_k)
@@ -273,10 +279,11 @@ def topk_hits(scores, reference_indices, k_values):
                 count(last - first, tied[first:last])
             elif contested.size:
                 tied[first + contested] = np.count_nonzero(block[contested] == true_block[contested], axis=1)
+        return finite
 
-    map_row_blocks(count_rows, scores)
+    finite = all(map_row_blocks(count_rows, scores)) if num_samples else True
     places_left = np.asarray(k_values, dtype=np.float64)[None, :] - higher[:, None]
-    return np.clip(places_left / tied[:, None], 0.0, 1.0)
+    return np.clip(places_left / tied[:, None], 0.0, 1.0), finite
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -285,6 +292,7 @@ class BalancedTopkAccuracy(ConfusionMetric):
 
     # Score rows are stored as fixed-size lists; references are one label per sample.
     _ROW_NDIM = {"predictions": 1, "references": None}
+    _FINITE_CHECKED_BY_REDUCE = ("predictions",)  # while topk_hits reads every score anyway
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -301,8 +309,8 @@ class BalancedTopkAccuracy(ConfusionMetric):
             ],
         )
 
-    def _prepare_batch(self, predictions, references):
-        columns = super()._prepare_batch(predictions, references)  # finite floats checked there
+    def _prepare_batch(self, predictions, references, stored=True):
+        columns = super()._prepare_batch(predictions, references, stored)
         if columns["predictions"].dtype.kind not in "iuf":
             raise TypeError(f"predictions: expected numeric scores, found values of dtype {columns['predictions'].dtype}.")
         if columns["predictions"].dtype.kind in "iu":
@@ -357,15 +365,23 @@ class BalancedTopkAccuracy(ConfusionMetric):
             raise TypeError(
                 "references: expected class indices 0..K-1, found strings; pass `labels` naming the K score columns."
             )
+        # Finite scores: checked here for a one-call compute (see _FINITE_CHECKED_BY_REDUCE),
+        # with the error add_batch gives, counting every row.
+        all_scores = predictions
         if ignore_index is not None:
             keep = references != ignore_index
+            dropped = predictions[~keep]
+            if dropped.size and not np.isfinite(dropped).all():
+                check_finite(all_scores, "predictions")
             references, predictions = references[keep], predictions[keep]
             weights = None if weights is None else weights[keep]
             if references.size == 0:
                 return self._undefined(k_values, several, "empty_after_ignore_index", with_ci)
 
         reference_indices, _, classes = encode_labels(references, None, labels, None if labels is not None else num_classes)
-        hits = topk_hits(predictions, reference_indices, k_values)
+        hits, finite = topk_hits(predictions, reference_indices, k_values)
+        if not finite:
+            check_finite(all_scores, "predictions")
         support = np.bincount(reference_indices, weights=weights, minlength=num_classes)
         if weights is not None:
             hits = hits * weights[:, None]

@@ -1566,6 +1566,10 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     """
 
     _ROW_NDIM: Dict[str, Optional[int]] = {"predictions": None, "references": None}
+    # Columns whose values ``_reduce`` checks for finiteness itself while it reads them
+    # anyway: a one-call compute then reads them once, not twice (add_batch still checks
+    # them before they are stored, and ``_reduce`` raises the same error).
+    _FINITE_CHECKED_BY_REDUCE: Tuple[str, ...] = ()
     # What the "found non-integer values" error tells users to do with scores.
     _SCORES_HINT: str = SCORES_HINT
     _stored_columns: Optional[Dict[str, StoredColumn]] = None
@@ -1574,13 +1578,17 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _reduce(self, *, predictions: np.ndarray, references: np.ndarray, **kwargs) -> Dict[str, Any]:
         """Reduce NumPy predictions/references to a plain-Python result dict."""
 
-    def _prepare_batch(self, predictions: Any, references: Any) -> Dict[str, np.ndarray]:
-        """Coerce and validate one batch; returns the columns to store (flat or 2-D)."""
+    def _prepare_batch(self, predictions: Any, references: Any, stored: bool = True) -> Dict[str, np.ndarray]:
+        """Coerce and validate one batch; returns the columns to store (flat or 2-D).
+
+        ``stored=False`` (a one-call compute, reduced at once): the columns named in
+        ``_FINITE_CHECKED_BY_REDUCE`` are left for ``_reduce`` to check.
+        """
         columns = {"predictions": as_array(predictions, "predictions"), "references": as_array(references, "references")}
         if self._ROW_NDIM["predictions"] is None and self._ROW_NDIM["references"] is None:
             check_same_shape(columns["predictions"], columns["references"])
         for name, array in columns.items():
-            if array.dtype.kind == "f":
+            if array.dtype.kind == "f" and (stored or name not in self._FINITE_CHECKED_BY_REDUCE):
                 check_finite(array, name)
             if self._ROW_NDIM[name] is None:
                 columns[name] = array.reshape(-1)
@@ -1683,7 +1691,7 @@ class ConfusionMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """
         self._check_compute_arguments(kwargs)  # a typo fails here, before the store is read and removed
         if self.writer is None and self.num_process == 1 and predictions is not None and references is not None:
-            columns = self._prepare_batch(predictions, references)
+            columns = self._prepare_batch(predictions, references, stored=False)
             with temp_seed(self.seed):
                 return self._reduce(**columns, **kwargs)
         if predictions is not None or references is not None:

@@ -280,6 +280,29 @@ def test_blocked_counting_equals_the_tie_rule_on_whole_arrays(metric, num_sample
         assert np.allclose(np.array(result["per_class_recall"][k], dtype=float)[support > 0], per_class[support > 0], atol=1e-12)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("where", ["first row", "last row", "ignored row", "only rows ignored"])
+def test_non_finite_scores_give_the_add_batch_error_in_a_one_call_compute(load, bad, where):
+    """A one-call compute checks finiteness while counting (one read of the scores): it must
+    raise what add_batch raises, for a value in any block, in a row ignore_index drops, or
+    when every row is dropped."""
+    rng = np.random.default_rng(1)
+    scores = rng.random((9000, 1000)).astype(np.float32)  # several blocks, several threads where there are cores
+    references = rng.integers(0, 1000, 9000)
+    row = {"first row": 0, "last row": -1, "ignored row": 5, "only rows ignored": 5}[where]
+    scores[row, 3] = bad
+    if where == "ignored row":
+        references[5] = -100
+    if where == "only rows ignored":
+        references[:] = -100
+    with pytest.raises(ValueError) as stored_error:
+        load("balanced_topk_accuracy").add_batch(predictions=scores, references=references)
+    with pytest.raises(ValueError) as direct_error:
+        load("balanced_topk_accuracy").compute(predictions=scores, references=references, k_list=[1, 5], ignore_index=-100)
+    assert str(direct_error.value) == str(stored_error.value)
+    assert str(direct_error.value).startswith("predictions: expected finite values, found 1 non-finite value(s)")
+
+
 @pytest.mark.parametrize("num_classes", [7, 8, 2040, 2041, 2048, 2049])
 def test_rows_of_equal_scores_count_every_tie_at_any_width(metric, num_classes):
     """Every row tied (so every row's ties are counted): k/K, whatever the row width."""

@@ -1,6 +1,7 @@
 """Test setup: offline, modules loaded from their local folders, a fresh cache per test."""
 
 import os
+import runpy
 import sys
 from pathlib import Path
 
@@ -25,6 +26,20 @@ def load_module(name: str, **kwargs):
     import evaluate
 
     return evaluate.load(str(REPO_ROOT / name), **kwargs)
+
+
+def run_app(name: str) -> dict:
+    """Run ``<name>/app.py`` as a Space runs it (its folder as the working directory and on
+    the import path, both restored after); returns the script's namespace."""
+    folder = REPO_ROOT / name
+    previous_cwd, previous_path = os.getcwd(), list(sys.path)
+    os.chdir(folder)
+    sys.path.insert(0, str(folder))
+    try:
+        return runpy.run_path(str(folder / "app.py"), run_name="space")
+    finally:
+        os.chdir(previous_cwd)
+        sys.path[:] = previous_path
 
 
 @pytest.fixture

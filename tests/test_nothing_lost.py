@@ -19,7 +19,6 @@
 import gc
 import json
 import os
-import runpy
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import space_app
-from conftest import MODULE_NAMES, REPO_ROOT, load_module
+from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app
 from robustness import check_error, scaled
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="nothing-lost-"))
@@ -273,15 +272,7 @@ def spaces():
     """{name: (metric, options, plots)} as each app.py builds its page."""
     built = {}
     for name in MODULE_NAMES:
-        folder = REPO_ROOT / name
-        previous_cwd, previous_path = os.getcwd(), list(sys.path)
-        os.chdir(folder)
-        sys.path.insert(0, str(folder))
-        try:
-            namespace = runpy.run_path(str(folder / "app.py"), run_name="space")
-        finally:
-            os.chdir(previous_cwd)
-            sys.path[:] = previous_path
+        namespace = run_app(name)
         metric = load_module(name)
         options = namespace.get("OPTIONS") or space_app.default_options(metric)
         built[name] = (metric, namespace, options, space_app.DEFAULT_PLOTS[name])

@@ -11,17 +11,15 @@ import contextlib
 import csv
 import json
 import os
-import runpy
 import socket
 import subprocess
-import sys
 
 import pytest
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import space_app  # noqa: E402
-from conftest import MODULE_NAMES, REPO_ROOT, load_module  # noqa: E402
+from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -61,15 +59,7 @@ def free_port():
 @contextlib.contextmanager
 def served(name):
     """Run ``<name>/app.py`` as a Space does (its folder as working dir and on the path) and serve it."""
-    folder = REPO_ROOT / name
-    previous_cwd, previous_path = os.getcwd(), list(sys.path)
-    os.chdir(folder)
-    sys.path.insert(0, str(folder))
-    try:
-        namespace = runpy.run_path(str(folder / "app.py"), run_name="space")
-    finally:
-        os.chdir(previous_cwd)
-        sys.path[:] = previous_path
+    namespace = run_app(name)
     app = namespace["app"]
     port = free_port()
     app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)

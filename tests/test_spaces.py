@@ -8,8 +8,6 @@ is a message; the plots' counts agree with the metrics and with scikit-learn.
 
 import json
 import os
-import runpy
-import sys
 
 import numpy as np
 import pytest
@@ -17,7 +15,7 @@ from sklearn.metrics import roc_curve as sklearn_roc_curve
 
 import confusion_core as core
 import space_app
-from conftest import MODULE_NAMES, REPO_ROOT, load_module
+from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
 
@@ -25,18 +23,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage 
 @pytest.fixture(scope="module")
 def apps():
     """``{name: namespace of its app.py}``, run as a Space runs it."""
-    built = {}
-    for name in MODULE_NAMES:
-        folder = REPO_ROOT / name
-        previous_cwd, previous_path = os.getcwd(), list(sys.path)
-        os.chdir(folder)
-        sys.path.insert(0, str(folder))
-        try:
-            built[name] = runpy.run_path(str(folder / "app.py"), run_name="space")
-        finally:
-            os.chdir(previous_cwd)
-            sys.path[:] = previous_path
-    return built
+    return {name: run_app(name) for name in MODULE_NAMES}
 
 
 def page_for(name, namespace, metric, row, source="paste", csv_path=None):

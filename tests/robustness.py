@@ -109,17 +109,21 @@ REASON_KEYS = {"balanced_accuracy": "reason", "balanced_topk_accuracy": "reason"
 _PLAIN = (bool, int, float, str)
 
 
-def assert_plain(value: Any, where: str = "result") -> None:
-    """Plain Python all the way down: dict/list/str/int/float/bool (no NumPy, no tuples)."""
+def assert_plain(value: Any, where: str = "result", keys: tuple = (str, int), values: tuple = _PLAIN) -> None:
+    """Plain Python all the way down: dict/list/str/int/float/bool (no NumPy, no tuples).
+
+    ``keys`` and ``values`` narrow the types allowed for dict keys and for the leaves (e.g.
+    ``keys=(str,)`` for a result whose keys are all names).
+    """
     if isinstance(value, dict):
         for key, item in value.items():
-            assert type(key) in (str, int), f"{where}: key {key!r} of type {type(key).__name__}"
-            assert_plain(item, f"{where}[{key!r}]")
+            assert type(key) in keys, f"{where}: key {key!r} of type {type(key).__name__}"
+            assert_plain(item, f"{where}[{key!r}]", keys, values)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            assert_plain(item, f"{where}[{index}]")
+            assert_plain(item, f"{where}[{index}]", keys, values)
     else:
-        assert type(value) in _PLAIN, f"{where}: {value!r} is a {type(value).__module__}.{type(value).__name__}"
+        assert type(value) in values, f"{where}: {value!r} is a {type(value).__module__}.{type(value).__name__}"
 
 
 def _floats(value: Any) -> Iterable[float]:

@@ -11,6 +11,8 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score, roc_curve
 
+from robustness import assert_plain
+
 
 def sklearn_ba(references, predictions, sample_weight=None, adjusted=False):
     with warnings.catch_warnings():
@@ -220,15 +222,7 @@ def test_results_are_plain_python_and_json_safe(balanced_accuracy):
         references=np.array([0, 1, 2, 2]), predictions=np.array([0, 1, 1, 2]), return_per_class=True, sample_weight=np.ones(4)
     )
     json.dumps(result)
-
-    def plain(value):
-        if isinstance(value, dict):
-            return all(isinstance(k, str) and plain(v) for k, v in value.items())
-        if isinstance(value, list):
-            return all(plain(v) for v in value)
-        return type(value) in (float, int, str, bool)
-
-    assert plain(result)
+    assert_plain(result, keys=(str,))
 
 
 def test_streaming_add_batch_and_add_match_one_call(load):

@@ -12,6 +12,7 @@ from sklearn.metrics import balanced_accuracy_score, confusion_matrix
 import confusion_core as core
 import intervals
 from conftest import load_module
+from robustness import assert_plain
 
 EXAMPLE_REFERENCES = [[1, 0, 1], [0, 1, 0]]
 
@@ -354,15 +355,7 @@ def test_results_are_plain_python_and_json_safe(metric):
         from_probas=True, threshold="auto", sample_weight=np.ones(3), return_per_label=True, label_names=["a", "b"],
     )
     json.dumps(result)
-
-    def plain(value):
-        if isinstance(value, dict):
-            return all(isinstance(k, str) and plain(v) for k, v in value.items())
-        if isinstance(value, list):
-            return all(plain(v) for v in value)
-        return type(value) in (float, int, str)
-
-    assert plain(result)
+    assert_plain(result, keys=(str,), values=(float, int, str))
 
 
 # ---------------------------------------------------------------- errors

@@ -16,6 +16,7 @@ from torchmetrics.classification import MulticlassAccuracy
 
 import intervals
 from conftest import REPO_ROOT, load_module
+from robustness import assert_plain
 
 SCORES = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]]
 REFERENCES = [0, 1, 2, 1]
@@ -417,15 +418,7 @@ def test_k_list_order_duplicates_and_numpy_integers(metric):
 def test_results_are_plain_python_and_json_keys_become_strings(metric):
     result = metric.compute(predictions=np.array(SCORES, dtype=np.float32), references=np.array(REFERENCES), k_list=[1, 2],
                             return_per_class=True, sample_weight=np.ones(4))
-
-    def plain(value):
-        if isinstance(value, dict):
-            return all(type(k) in (int, str) and plain(v) for k, v in value.items())
-        if isinstance(value, list):
-            return all(plain(v) for v in value)
-        return type(value) in (float, int, str, bool)
-
-    assert plain(result)
+    assert_plain(result)
     restored = json.loads(json.dumps(result))
     assert restored["balanced_topk_accuracy"] == {"1": result["balanced_topk_accuracy"][1], "2": 1.0}
     assert restored["balanced_top2_accuracy"] == 1.0

@@ -15,6 +15,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_m
 
 import intervals
 from conftest import REPO_ROOT, load_module
+from robustness import assert_plain
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import coverage_study  # noqa: E402
@@ -396,15 +397,8 @@ def test_results_are_plain_python_and_json_safe(informedness):
     result = informedness.compute(references=np.array([0, 1, 2, 2]), predictions=np.array([0, 1, 1, 2]), sample_weight=np.ones(4),
                                   return_per_class=True, return_markedness=True)
     json.dumps(result)
-
-    def plain(value):
-        if isinstance(value, dict):
-            return all(isinstance(k, str) and plain(v) for k, v in value.items())
-        if isinstance(value, list):
-            return all(plain(v) for v in value)
-        return type(value) in (float, int, str, bool)
-
-    assert plain(result) and type(result["informedness"]) is float
+    assert_plain(result, keys=(str,))
+    assert type(result["informedness"]) is float
     assert type(informedness.compute(references=[0, 1], predictions=[0, 1])["informedness"]) is float
 
 

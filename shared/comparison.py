@@ -64,6 +64,7 @@ NumPy and the standard library only (plus ``intervals.py`` beside it), so it wor
 vendored next to a metric script and imported on its own.
 """
 
+import functools
 import math
 import numbers
 import warnings
@@ -226,7 +227,7 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
         high = d + sqrt((p2 - l2)^2 - 2 phi (p2 - l2)(u1 - p1) + (u1 - p1)^2).
 
     Vectorised over any shape. Counts may be weight sums; ``effective_size`` (Kish) is
-    then the n of the Wilson intervals and of the n/2 correction. NaN where n is 0.
+    then the n of the Wilson intervals. NaN where n is 0.
     Returns ``(difference, low, high)``.
 
     Examples
@@ -321,8 +322,8 @@ def stratified_mcnemar_mid_p(coefficients, first_only, second_only) -> float:
 
     Conditionally on each stratum's discordant count ``m_r = b_r + d_r`` (integers), under
     H0 ``b_r ~ Binomial(m_r, 1/2)`` independently; the statistic's exact distribution is
-    enumerated (values merged at 1e-9 of their scale) and the mid-p is
-    ``P(|T| > |t|) + P(|T| = |t|) / 2``. With no discordant item it is 1 (the conditional
+    enumerated (values merged at 1e-9 of their scale) and the two-sided mid-p is
+    ``2 (P(T > |t|) + P(T = |t|) / 2)`` (capped at 1). With no discordant item it is 1 (the conditional
     distribution is a point mass: no evidence either way).
 
     Examples
@@ -336,6 +337,13 @@ def stratified_mcnemar_mid_p(coefficients, first_only, second_only) -> float:
     coefficients = np.asarray(coefficients, dtype=np.float64).ravel()
     first_only = np.asarray(first_only).ravel().astype(np.int64)
     second_only = np.asarray(second_only).ravel().astype(np.int64)
+    # Cached: in a simulation or a sweep the same small tables come back again and again.
+    return _mid_p_cached(tuple(coefficients.tolist()), tuple(first_only.tolist()), tuple(second_only.tolist()))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _mid_p_cached(coefficients, first_only, second_only):
+    coefficients, first_only, second_only = np.array(coefficients), np.array(first_only), np.array(second_only)
     discordant = first_only + second_only
     used = (coefficients != 0) & (discordant > 0)
     if not used.any():
@@ -353,9 +361,10 @@ def stratified_mcnemar_mid_p(coefficients, first_only, second_only) -> float:
         values = keys * (scale / 1e9)
     observed = float((coefficients[used] * (first_only[used] - second_only[used])).sum())
     observed_key = abs(int(np.rint(observed / scale * 1e9)))
-    magnitude = np.abs(keys)
-    p_value = probabilities[magnitude > observed_key].sum() + 0.5 * probabilities[magnitude == observed_key].sum()
-    return float(min(1.0, p_value))
+    # The null distribution is symmetric about 0: twice the one-sided mid-p, the usual
+    # mid-p McNemar 2 P(X <= min(b, c)) - P(X = min(b, c)) for one stratum (1 when b = c).
+    one_sided = probabilities[keys > observed_key].sum() + 0.5 * probabilities[keys == observed_key].sum()
+    return float(min(1.0, 2.0 * one_sided))
 
 
 def _recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact):

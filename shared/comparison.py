@@ -17,8 +17,10 @@ Balanced accuracy (``balanced_accuracy_difference``)
     Per class r the items split into (A right & B right, A only, B only, neither), a
     paired 2 x 2 table, and the class's recall difference gets **Newcombe's (1998)
     method 10** interval: the Wilson interval of each recall, squared and added with
-    the correction for their correlation (Newcombe's phi, with his correction of the
-    numerator by n/2). The classes are independent given their sizes, so their
+    the correction for their correlation (phi, the sample correlation of the two
+    "right" indicators, without the n/2 continuity correction of its numerator that
+    some implementations add: that over-covered, 97-100%, at high agreement in our
+    simulation). The classes are independent given their sizes, so their
     intervals are combined into the mean by **MOVER** (Zou & Donner 2008), as
     ``intervals.rate_sum_interval`` combines Wilson intervals. ``method="bootstrap"``:
     the percentile interval of a stratified bootstrap of the joint counts (each row
@@ -37,7 +39,13 @@ P-value (both functions, every method)
     statistic ``sum_r (b_r - c_r) / n_r`` over ``sqrt(sum_r (b_r + c_r) / n_r^2)`` (b, c =
     the discordant counts of class r, both divided by the number of classes averaged),
     referred to the standard normal, without continuity correction (which Fagerland,
-    Lydersen & Laake 2013 found closest to nominal for McNemar's test). It tests the
+    Lydersen & Laake 2013 found close to nominal for McNemar's test). Where that
+    normal approximation is too discrete (unweighted counts whose discordant items
+    allow at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes, e.g. a few disagreements in a
+    small class) the exact conditional distribution is enumerated and the **mid-p**
+    is reported (``stratified_mcnemar_mid_p``; for one class, the mid-p McNemar test
+    that Fagerland et al. also recommend). Multi-class informedness: the normal
+    version only. It tests the
     per-class null (equal recalls in every class), which implies the stated null of
     equal balanced accuracy; where recalls differ in opposite directions it is
     conservative (the score variance is at least the true one). Measured type-I error
@@ -50,9 +58,9 @@ method and seed: each problem is first put in a canonical orientation (the small
 ``joint`` and its transpose, compared lexicographically), computed there, and flipped
 back. A problem equal to its transpose (e.g. identical systems) has difference 0 and an
 interval symmetric about 0; identical systems get p-value 1 (no discordant item). Their
-Newcombe interval is not [0, 0]: with n items in agreement a small difference in the
-population cannot be excluded, and Newcombe's phi correction keeps the interval's width
-of order 1/n (the bootstrap of identical systems is [0, 0]: every resample agrees).
+Newcombe interval is not exactly [0, 0] but close (phi = 1 cancels all but the asymmetry
+of the Wilson limits: a small difference in the population cannot be excluded); their
+bootstrap and delta-method intervals are [0, 0] (every resample agrees; no variance).
 
 Sample weights: ``joint`` holds weight sums and ``joint_w2`` the sums of squared weights
 per cell; each reference row then has Kish's effective size ``(sum w)^2 / sum w^2``
@@ -219,9 +227,9 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
     """Newcombe's (1998) method 10 interval for ``p1 - p2`` from a paired 2 x 2 table.
 
     ``p1 = (both + first_only) / n``, ``p2 = (both + second_only) / n``. Each margin gets a
-    Wilson interval ``[l_i, u_i]``; with the correlation estimate ``phi`` (numerator
-    ``both * neither - first_only * second_only`` reduced by n/2 when above n/2, set to 0
-    between 0 and n/2, and phi = 0 when a margin is empty),
+    Wilson interval ``[l_i, u_i]``; with the sample correlation ``phi`` of the two
+    indicators (``(both * neither - first_only * second_only) / sqrt(product of the four
+    margins)``, 0 when a margin is empty),
 
         low  = d - sqrt((p1 - l1)^2 - 2 phi (p1 - l1)(u2 - p2) + (u2 - p2)^2)
         high = d + sqrt((p2 - l2)^2 - 2 phi (p2 - l2)(u1 - p1) + (u1 - p1)^2).

@@ -74,6 +74,8 @@ DEFAULT_MIN_INFORMEDNESS = 0.05
 PREVALENCE_METHODS = ("bootstrap", "delta")
 HETEROGENEITY_METHODS = ("chi2", "monte_carlo")
 
+_THRESHOLD_MARGIN = 1e-12
+
 # Values drawn per bootstrap chunk (resamples x problems x K x K).
 _CHUNK_VALUES = 1 << 22
 
@@ -197,7 +199,8 @@ def _informed(rates: np.ndarray, support: np.ndarray, min_informedness: float) -
         strength = rates[..., 1, 1] - rates[..., 0, 1]
     else:
         strength = invertibility(rates)
-    defined = (support > 0).all(axis=-1) & (strength > min_informedness)
+    # A rounding margin: J = 0.55 - 0.5 computes as 0.05000000000000004, and is at the threshold.
+    defined = (support > 0).all(axis=-1) & (strength > min_informedness + _THRESHOLD_MARGIN)
     return defined, strength
 
 
@@ -345,7 +348,7 @@ def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informed
         return "no_unlabeled_predictions"
     if confusion.shape[-1] == 2 and strength <= 0:
         return "judge_not_informed"
-    if strength <= min_informedness:
+    if strength <= min_informedness + _THRESHOLD_MARGIN:
         return "informedness_too_small"
     return None
 

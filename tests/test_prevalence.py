@@ -449,3 +449,13 @@ def test_judge_comparison_plan_validates_agreement_and_rates():
     # More agreement, fewer items.
     sizes = [prevalence.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=x)["total"] for x in (0.86, 0.9, 0.94)]
     assert sizes[0] > sizes[1] > sizes[2]
+
+
+def test_plan_command_prints_the_plan(capsys):
+    import plan_golden_set
+
+    plan = plan_golden_set.main(["width", "--half-width", "0.04", "--tpr", "0.8", "--tnr", "0.9", "--prevalence", "0.25"])
+    assert plan == prevalence.plan_golden_set(0.04, tpr=0.8, tnr=0.9, prevalence=0.25)
+    assert f"{plan['total']:,}" in capsys.readouterr().out
+    plan = plan_golden_set.main(["compare", "--delta-j", "0.1", "--tpr", "0.8,0.9", "--tnr", "0.9", "--prevalence", "0.3"])
+    assert plan["judge_b"]["tpr"] == 0.9 and plan["judge_b"]["tnr"] == 0.9

@@ -1,0 +1,461 @@
+"""shared/prevalence.py: corrected prevalence, its difference, group diagnostics, planning.
+
+Expected values are derived in each test (exact fractions, an independent solver, or a
+simulation), never copied from the code's own output.
+"""
+
+import doctest
+import math
+import sys
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import intervals
+import prevalence
+from conftest import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "examples"))
+
+LEVEL = 0.95
+
+
+def test_docstring_examples():
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    attempted = 0
+    for test in finder.find(prevalence, globs=vars(prevalence).copy()):
+        runner.run(test)
+        attempted += len(test.examples)
+    assert runner.summarize(verbose=False).failed == 0 and attempted >= 10
+
+
+# ---------------------------------------------------------------- binary: Rogan-Gladen exactly
+
+
+def binary_confusion(tp, positives, fp, negatives):
+    return [[negatives - fp, fp], [positives - tp, tp]]
+
+
+@pytest.mark.parametrize(
+    "tp, positives, fp, negatives, flagged, total",
+    [(40, 50, 95, 950, 240, 1000), (9, 10, 1, 10, 3, 7), (170, 200, 30, 300, 1234, 5000), (3, 4, 1, 5, 5, 9)],
+)
+def test_binary_matches_rogan_gladen_exactly(tp, positives, fp, negatives, flagged, total):
+    tpr, fpr, q = Fraction(tp, positives), Fraction(fp, negatives), Fraction(flagged, total)
+    expected = (q - fpr) / (tpr - fpr)
+    assert 0 <= expected <= 1  # the cases are chosen inside [0, 1]
+    result = prevalence.corrected_prevalence(binary_confusion(tp, positives, fp, negatives), [total - flagged, flagged])
+    assert result["estimate"] == pytest.approx(float(expected), abs=1e-12)
+    assert result["clipped"] is False and result["reason"] is None
+    assert result["informedness"] == pytest.approx(float(tpr - fpr), abs=1e-12)
+    assert result["measured_prevalence"] == pytest.approx(float(q), abs=1e-15)
+
+
+def test_binary_recovers_a_prevalence_planted_through_the_forward_model():
+    # TPR = 7/10, FPR = 1/20; truth p = 3/10 => q = FPR + J p = 1/20 + 13/20 * 3/10 = 49/200.
+    tpr, fpr, p = Fraction(7, 10), Fraction(1, 20), Fraction(3, 10)
+    q = fpr + (tpr - fpr) * p
+    total = 2000
+    flagged = q * total
+    assert flagged.denominator == 1
+    result = prevalence.corrected_prevalence(binary_confusion(70, 100, 10, 200), [total - int(flagged), int(flagged)])
+    assert result["estimate"] == pytest.approx(float(p), abs=1e-12)
+
+
+@pytest.mark.parametrize("flagged, expected", [(20, 0.0), (980, 1.0)])
+def test_clipping_is_reported(flagged, expected):
+    # TPR 0.8, FPR 0.1: q = 0.02 < FPR gives (0.02 - 0.1) / 0.7 < 0; q = 0.98 > TPR gives > 1.
+    result = prevalence.corrected_prevalence(binary_confusion(80, 100, 10, 100), [1000 - flagged, flagged], confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == expected and result["clipped"] is True
+    low, high = result["interval"]
+    assert 0.0 <= low <= expected <= high <= 1.0
+
+
+def test_no_warning_and_nan_with_reason_when_the_judge_is_not_informed():
+    cases = {
+        "judge_not_informed": binary_confusion(50, 100, 50, 100),  # J = 0: division by zero
+        "judge_not_informed ": binary_confusion(30, 100, 60, 100),  # J = -0.3
+        "informedness_too_small": binary_confusion(54, 100, 50, 100),  # J = 0.04
+        "informedness_too_small ": binary_confusion(55, 100, 50, 100),  # J = 0.05 = the threshold
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for reason, confusion in cases.items():
+            for method in prevalence.PREVALENCE_METHODS:
+                result = prevalence.corrected_prevalence(confusion, [500, 500], confidence_level=LEVEL, method=method, seed=0)
+                assert result["reason"] == reason.strip()
+                assert math.isnan(result["estimate"]) and all(math.isnan(v) for v in result["interval"])
+            difference = prevalence.corrected_prevalence_difference(confusion, [500, 500], [600, 400], confidence_level=LEVEL)
+            assert difference["reason"] == reason.strip() and math.isnan(difference["estimate"])
+    # Just above the threshold: a number. The threshold is a parameter.
+    assert not math.isnan(prevalence.corrected_prevalence(binary_confusion(56, 100, 50, 100), [500, 500])["estimate"])
+    assert not math.isnan(prevalence.corrected_prevalence(binary_confusion(54, 100, 50, 100), [500, 500], min_informedness=0.01)["estimate"])
+
+
+def test_other_undefined_cases():
+    assert prevalence.corrected_prevalence([[10, 0], [0, 0]], [5, 5])["reason"] == "class_without_golden_references"
+    assert prevalence.corrected_prevalence([[9, 1], [1, 9]], [0, 0])["reason"] == "no_unlabeled_predictions"
+    with pytest.raises(ValueError):
+        prevalence.corrected_prevalence([[9, 1], [1, 9]], [1, 2, 3])
+    with pytest.raises(ValueError):
+        prevalence.corrected_prevalence([[9, 1], [1, 9.5]], [1, 2])
+    with pytest.raises(ValueError):
+        prevalence.corrected_prevalence([[9, 1], [1, 9]], [1, 2], method="bayes")
+
+
+def test_weak_golden_set_widens_the_interval_instead_of_dropping_replicates():
+    # J = 0.3 on 20 + 20 items: some resamples have J <= 0.05, counted as "anything".
+    result = prevalence.corrected_prevalence(binary_confusion(12, 20, 6, 20), [700, 300], confidence_level=LEVEL, seed=1)
+    assert result["undefined_resample_share"] > 0.01
+    low, high = result["interval"]
+    assert high - low > 0.5
+
+
+# ---------------------------------------------------------------- multi-class: adjusted classify and count
+
+
+def test_multiclass_recovers_a_planted_prevalence_exactly():
+    rows = [[8, 1, 1], [2, 7, 1], [1, 2, 7]]  # each row sums to 10
+    rates = [[Fraction(v, 10) for v in row] for row in rows]
+    p = [Fraction(1, 2), Fraction(3, 10), Fraction(1, 5)]
+    q = [sum(p[i] * rates[i][j] for i in range(3)) for j in range(3)]
+    total = 1000
+    unlabeled = [q_j * total for q_j in q]
+    assert all(u.denominator == 1 for u in unlabeled)
+    result = prevalence.corrected_prevalence([[10 * v for v in row] for row in rows], [int(u) for u in unlabeled])
+    assert result["estimate"] == pytest.approx([float(v) for v in p], abs=1e-12)
+    assert result["clipped"] is False
+
+
+def kkt_projection_holds(point, projected):
+    """The Euclidean projection onto the simplex: w >= 0, sum 1, and v - w equal on the
+    support and no larger off it (the KKT conditions of min ||w - v||^2)."""
+    point, projected = np.asarray(point), np.asarray(projected)
+    if projected.min() < -1e-12 or abs(projected.sum() - 1) > 1e-9:
+        return False
+    shift = point - projected
+    support = projected > 1e-12
+    theta = shift[support].mean()
+    return np.allclose(shift[support], theta, atol=1e-9) and np.all(shift[~support] <= theta + 1e-9)
+
+
+@pytest.mark.parametrize("num_classes", [3, 4, 5])
+def test_multiclass_agrees_with_numpy_solve_inside_the_simplex_and_projects_outside(num_classes):
+    rng = np.random.default_rng(num_classes)
+    inside = outside = 0
+    for _ in range(200):
+        confusion = rng.integers(0, 30, (num_classes, num_classes)) + np.diag(rng.integers(40, 120, num_classes))
+        unlabeled = rng.integers(0, 500, num_classes)
+        unlabeled[0] += 1
+        rates = confusion / confusion.sum(axis=1, keepdims=True)
+        solution = np.linalg.solve(rates.T, unlabeled / unlabeled.sum())
+        result = prevalence.corrected_prevalence(confusion, unlabeled)
+        assert result["reason"] is None
+        if solution.min() >= 0:
+            inside += 1
+            assert result["estimate"] == pytest.approx(solution.tolist(), abs=1e-10)
+            assert result["clipped"] is False
+        else:
+            outside += 1
+            assert result["clipped"] is True
+            assert kkt_projection_holds(solution, result["estimate"])
+    assert inside > 20 and outside > 20
+
+
+def test_binary_is_the_two_class_case_of_the_general_solver():
+    confusion = binary_confusion(37, 45, 12, 80)
+    unlabeled = np.array([640, 360])
+    rates = np.asarray(confusion) / np.sum(confusion, axis=1, keepdims=True)
+    solution = np.linalg.solve(rates.T, unlabeled / unlabeled.sum())
+    assert prevalence.corrected_prevalence(confusion, unlabeled)["estimate"] == pytest.approx(solution[1], abs=1e-12)
+
+
+def test_invertibility_is_abs_j_for_two_classes_and_zero_for_a_singular_judge():
+    for tpr, fpr in [(0.8, 0.1), (0.3, 0.6), (0.55, 0.5)]:
+        rates = [[1 - fpr, fpr], [1 - tpr, tpr]]
+        assert float(prevalence.invertibility(rates)) == pytest.approx(abs(tpr - fpr), abs=1e-12)
+    # Classes 1 and 2 indistinguishable: two equal rows, no unique solution.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = prevalence.corrected_prevalence([[80, 10, 10], [10, 45, 45], [10, 45, 45]], [300, 350, 350], confidence_level=LEVEL)
+    assert result["reason"] == "informedness_too_small" and all(math.isnan(v) for v in result["estimate"])
+
+
+def test_multiclass_interval_per_class_holds_the_estimate():
+    confusion = [[80, 15, 5], [10, 70, 20], [5, 10, 85]]
+    for method in prevalence.PREVALENCE_METHODS:
+        result = prevalence.corrected_prevalence(confusion, [500, 300, 200], confidence_level=LEVEL, method=method, seed=0)
+        assert len(result["interval"]) == 3
+        for value, (low, high) in zip(result["estimate"], result["interval"]):
+            assert 0.0 <= low <= value <= high <= 1.0
+
+
+# ---------------------------------------------------------------- intervals
+
+
+def test_binary_delta_variance_is_the_textbook_formula():
+    tp, positives, fp, negatives, flagged, total = 160, 200, 40, 400, 900, 3000
+    tpr, fpr, q = tp / positives, fp / negatives, flagged / total
+    j = tpr - fpr
+    p = (q - fpr) / j
+    variance = (q * (1 - q) / total + p**2 * tpr * (1 - tpr) / positives + (1 - p) ** 2 * fpr * (1 - fpr) / negatives) / j**2
+    z = intervals.z_value(LEVEL)
+    result = prevalence.corrected_prevalence(binary_confusion(tp, positives, fp, negatives), [total - flagged, flagged], confidence_level=LEVEL, method="delta")
+    assert result["interval"] == pytest.approx([p - z * math.sqrt(variance), p + z * math.sqrt(variance)], abs=1e-12)
+
+
+def test_bootstrap_and_delta_agree_in_a_large_sample():
+    confusion, unlabeled = binary_confusion(1600, 2000, 400, 4000), [21000, 9000]
+    boot = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0, n_resamples=4000)["interval"]
+    delta = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, method="delta")["interval"]
+    assert boot[1] - boot[0] == pytest.approx(delta[1] - delta[0], rel=0.1)
+    assert sum(boot) / 2 == pytest.approx(sum(delta) / 2, abs=0.005)
+
+
+def test_difference_is_delta_q_over_j_and_the_fpr_cancels():
+    # Two judges with equal J but different FPR give the same corrected difference.
+    for tp, fp in [(80, 10), (90, 20)]:  # TPR - FPR = 0.7 in both
+        result = prevalence.corrected_prevalence_difference(binary_confusion(tp, 100, fp, 100), [700, 300], [850, 150])
+        assert result["estimate"] == pytest.approx((0.30 - 0.15) / 0.7, abs=1e-12)
+        assert result["measured_difference"] == pytest.approx(0.15, abs=1e-12)
+    # Multi-class: C^-T (q_a - q_b), checked against numpy.
+    confusion = np.array([[80, 15, 5], [10, 70, 20], [5, 10, 85]])
+    a, b = np.array([500, 300, 200]), np.array([400, 350, 250])
+    rates = confusion / confusion.sum(axis=1, keepdims=True)
+    expected = np.linalg.solve(rates.T, a / a.sum() - b / b.sum())
+    result = prevalence.corrected_prevalence_difference(confusion, a, b, confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == pytest.approx(expected.tolist(), abs=1e-12)
+    assert all(low <= v <= high for v, (low, high) in zip(result["estimate"], result["interval"]))
+
+
+def test_difference_of_identical_samples_is_zero_with_an_interval_around_it():
+    for method in prevalence.PREVALENCE_METHODS:
+        result = prevalence.corrected_prevalence_difference(
+            binary_confusion(80, 100, 10, 100), [700, 300], [700, 300], confidence_level=LEVEL, method=method, seed=0
+        )
+        low, high = result["interval"]
+        assert result["estimate"] == 0.0 and low < 0 < high and abs(low + high) < 0.02
+
+
+def simulate_prevalence_sets(rng, num_sets, golden_size, unlabeled_size, prior, rates):
+    """Golden sets with class sizes drawn from ``prior`` and unlabeled sets from ``prior``."""
+    prior, rates = np.asarray(prior), np.asarray(rates)
+    support = rng.multinomial(golden_size, prior, size=num_sets)
+    confusion = rng.multinomial(support, rates)
+    unlabeled = rng.multinomial(unlabeled_size, prior @ rates, size=num_sets)
+    return confusion, unlabeled
+
+
+@pytest.mark.parametrize(
+    "prior, rates",
+    [
+        ([0.9, 0.1], [[0.9, 0.1], [0.2, 0.8]]),
+        ([0.5, 0.3, 0.2], [[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]]),
+    ],
+)
+def test_small_coverage_simulation(prior, rates):
+    """Nominal 95% intervals hold the true prevalence in a loose band (400 sets: +-2.2% is 2 SE)."""
+    rng = np.random.default_rng(2024)
+    confusion, unlabeled = simulate_prevalence_sets(rng, 400, 1000, 5000, prior, rates)
+    defined = (confusion.sum(axis=-1) > 0).all(axis=-1)
+    low, high, _ = prevalence.bootstrap_prevalence_arrays(
+        confusion, [unlabeled], confidence_level=LEVEL, n_resamples=500, seed=1, min_informedness=0.05
+    )
+    truth = np.asarray(prior)
+    covered = ((low <= truth) & (truth <= high))[defined]
+    coverage = covered.mean(axis=0)
+    assert np.all((coverage > 0.90) & (coverage < 0.99)), coverage
+    point = prevalence.corrected_prevalence_arrays(confusion, unlabeled)
+    covariance = prevalence.delta_covariance(confusion, [unlabeled], point["estimate"])
+    low, high = prevalence.delta_interval_arrays(point["estimate"], covariance, LEVEL, (0.0, 1.0))
+    coverage = ((low <= truth) & (truth <= high))[defined].mean(axis=0)
+    assert np.all((coverage > 0.90) & (coverage < 0.99)), coverage
+
+
+def test_the_study_script_runs_quick():
+    import prevalence_study
+
+    rows = prevalence_study.run(prevalence_study.quick_settings(), sets=60, resamples=200, seed=0)
+    assert rows and all(0.0 <= row["coverage"] <= 1.0 for row in rows)
+
+
+# ---------------------------------------------------------------- group diagnostics
+
+
+def test_group_rates_are_the_per_group_counts():
+    groups = [binary_confusion(40, 50, 10, 100), binary_confusion(18, 20, 3, 30), binary_confusion(5, 10, 0, 10)]
+    result = prevalence.group_diagnostics(groups, confidence_level=LEVEL)
+    assert result["support"] == [[100, 50], [30, 20], [10, 10]]
+    assert result["tpr"] == pytest.approx([0.8, 0.9, 0.5])
+    assert result["fpr"] == pytest.approx([0.1, 0.1, 0.0])
+    assert result["informedness"] == pytest.approx([0.7, 0.8, 0.5])
+    for value, (low, high) in zip(result["informedness"], result["informedness_ci"]):
+        assert low <= value <= high
+
+
+def test_chi2_tail_matches_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    for statistic, dof in [(0.01, 1), (3.84, 1), (7.5, 2), (20, 6), (55, 40), (300, 200), (1e-6, 10)]:
+        assert prevalence.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
+
+
+def test_homogeneity_statistic_binary_is_the_sum_of_the_tpr_and_fpr_tests():
+    stats = pytest.importorskip("scipy.stats")
+    groups = np.array([binary_confusion(40, 50, 10, 100), binary_confusion(12, 20, 6, 30), binary_confusion(9, 10, 1, 40)])
+    tpr_table = groups[:, 1, ::-1]  # (TP, FN) per group
+    fpr_table = groups[:, 0, :]  # (TN, FP) per group
+    expected = stats.chi2_contingency(tpr_table, correction=False)[0] + stats.chi2_contingency(fpr_table, correction=False)[0]
+    statistic, dof = prevalence.homogeneity_statistic(groups)
+    assert float(statistic) == pytest.approx(expected, rel=1e-12) and int(dof) == 4
+
+
+@pytest.mark.parametrize(
+    "num_classes, per_group, method, sims",
+    [(2, (60, 140), "chi2", 3000), (3, (80, 50, 70), "chi2", 3000), (2, (8, 25), "monte_carlo", 600)],
+)
+def test_heterogeneity_type_one_error(num_classes, per_group, method, sims):
+    """Under H0 (the same rates in every group) p <= 0.05 in about 5% of golden sets."""
+    rng = np.random.default_rng(7)
+    rates = {2: np.array([[0.9, 0.1], [0.2, 0.8]]), 3: np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.1, 0.2, 0.7]])}[num_classes]
+    sizes = np.tile(np.asarray(per_group), (4, 1))  # 4 groups
+    rejections = 0
+    for _ in range(sims):
+        groups = rng.multinomial(sizes, rates)
+        result = prevalence.group_diagnostics(groups, method=method, n_resamples=300, seed=int(rng.integers(2**31)))
+        rejections += result["heterogeneity_p_value"] <= 0.05
+    rate = rejections / sims
+    half_band = 3 * math.sqrt(0.05 * 0.95 / sims) + 0.005
+    assert abs(rate - 0.05) < half_band, rate
+
+
+def test_heterogeneity_detects_a_self_preferring_judge():
+    rng = np.random.default_rng(3)
+    fair = np.array([[0.9, 0.1], [0.2, 0.8]])
+    lenient = np.array([[0.9, 0.1], [0.5, 0.5]])  # misses half the violations of its own model
+    detected = 0
+    for _ in range(200):
+        groups = np.stack([rng.multinomial([150, 50], fair), rng.multinomial([150, 50], fair), rng.multinomial([150, 50], lenient)])
+        detected += prevalence.group_diagnostics(groups)["heterogeneity_p_value"] <= 0.05
+    assert detected / 200 > 0.8
+
+
+# ---------------------------------------------------------------- planning, checked by simulation
+
+
+@pytest.mark.parametrize(
+    "target, tpr, tnr, prior, metric, ci_method",
+    [
+        (0.03, 0.85, 0.90, 0.2, "balanced_accuracy", "agresti_coull"),
+        (0.05, 0.95, 0.98, 0.1, "balanced_accuracy", "wilson"),
+        (0.08, 0.80, 0.90, 0.3, "informedness", "agresti_coull"),
+    ],
+)
+def test_golden_set_plan_gives_the_target_half_width(target, tpr, tnr, prior, metric, ci_method):
+    """Simulated golden sets of the planned size: the module's interval has median half-width
+    about the target; 15% fewer items miss it."""
+    plan = prevalence.plan_golden_set(target, tpr=tpr, tnr=tnr, prevalence=prior, metric=metric, ci_method=ci_method)
+    assert plan["positives"] + plan["negatives"] == plan["total"]
+    assert plan["positives"] / plan["total"] == pytest.approx(prior, abs=2 / plan["total"])
+    rng = np.random.default_rng(11)
+
+    def median_half_width(positives, negatives, sims=4000):
+        tp = rng.binomial(positives, tpr, sims)
+        tn = rng.binomial(negatives, tnr, sims)
+        if metric == "balanced_accuracy":
+            interval = intervals.recall_mean_interval(
+                np.stack([tn, tp], -1), np.array([negatives, positives]), confidence_level=LEVEL, method=ci_method
+            )
+        else:
+            confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
+            interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method=ci_method)
+        return float(np.median((interval.high - interval.low) / 2))
+
+    at_plan = median_half_width(plan["positives"], plan["negatives"])
+    assert 0.93 * target <= at_plan <= 1.02 * target
+    smaller = median_half_width(int(0.85 * plan["positives"]), int(0.85 * plan["negatives"]))
+    assert smaller > target
+
+
+def test_golden_set_plan_for_a_near_perfect_judge_is_not_the_wald_promise():
+    plan = prevalence.plan_golden_set(0.03, tpr=1.0, tnr=0.995, prevalence=0.2)
+    assert plan["wald_total"] < plan["total"] / 2  # Wald: TPR = 1 has "no" variance
+
+
+def simulate_paired_judges(rng, sims, positives, negatives, judge_a, judge_b, agreement):
+    """TP / TN counts of two judges labelling the same items; among each class the judges
+    disagree on a share 1 - agreement (None: independent errors given the class)."""
+    counts = {}
+    for name, size, a, b, agree in (("pos", positives, judge_a[0], judge_b[0], agreement), ("neg", negatives, judge_a[1], judge_b[1], agreement)):
+        if agree is None:
+            cells = [a * b, a * (1 - b), (1 - a) * b, (1 - a) * (1 - b)]
+        else:
+            d = 1 - agree
+            only_b = (d + b - a) / 2
+            only_a = (d - (b - a)) / 2
+            cells = [a - only_a, only_a, only_b, 1 - (a - only_a) - only_a - only_b]
+        draws = rng.multinomial(size, cells, size=sims)  # both right, A only, B only, neither
+        counts[name] = (draws[:, 0] + draws[:, 1], draws[:, 0] + draws[:, 2], draws)
+    return counts
+
+
+@pytest.mark.parametrize("agreement", [None, 0.88])
+def test_judge_comparison_plan_reaches_the_power(agreement):
+    plan = prevalence.plan_judge_comparison(0.1, tpr=0.75, tnr=0.85, prevalence=0.3, agreement=agreement)
+    a = (plan["judge_a"]["tpr"], plan["judge_a"]["tnr"])
+    b = (plan["judge_b"]["tpr"], plan["judge_b"]["tnr"])
+    positives, negatives = plan["positives"], plan["negatives"]
+    rng = np.random.default_rng(5)
+    sims = 3000
+    counts = simulate_paired_judges(rng, sims, positives, negatives, a, b, agreement)
+    tp_a, tp_b, pos_cells = counts["pos"]
+    tn_a, tn_b, neg_cells = counts["neg"]
+    if agreement is None:
+        # Independent errors: the two J estimates are uncorrelated, so the MOVER difference
+        # of the intervals the informedness module returns (Wilson / MOVER) is valid.
+        def j_interval(tp, tn):
+            confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
+            interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="wilson")
+            return tp / positives + tn / negatives - 1, interval.low, interval.high
+
+        j_a, low_a, high_a = j_interval(tp_a, tn_a)
+        j_b, low_b, high_b = j_interval(tp_b, tn_b)
+        difference = j_b - j_a
+        lower = difference - np.sqrt((j_b - low_b) ** 2 + (high_a - j_a) ** 2)
+        upper = difference + np.sqrt((high_b - j_b) ** 2 + (j_a - low_a) ** 2)
+        rejected = (lower > 0) | (upper < 0)
+    else:
+        # Paired z test with the discordant counts (McNemar-type variance).
+        def paired_variance(cells, size):
+            only_a, only_b = cells[:, 1] / size, cells[:, 2] / size
+            return (only_a + only_b - (only_b - only_a) ** 2) / size
+
+        difference = (tp_b - tp_a) / positives + (tn_b - tn_a) / negatives
+        se = np.sqrt(paired_variance(pos_cells, positives) + paired_variance(neg_cells, negatives))
+        rejected = np.abs(difference) / se > intervals.z_value(1 - 0.05)
+    power = rejected.mean()
+    assert 0.75 <= power <= 0.86, power
+
+
+def test_judge_comparison_plan_validates_agreement_and_rates():
+    with pytest.raises(ValueError):  # rates differ by 0.05 but the judges disagree on only 1%
+        prevalence.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=0.99)
+    with pytest.raises(ValueError):  # judge B would have TPR 1.1
+        prevalence.plan_judge_comparison(0.3, tpr=0.95, tnr=0.9, prevalence=0.3)
+    plan = prevalence.plan_judge_comparison(0.1, tpr=(0.9, 0.9), tnr=(0.8, 0.9), prevalence=0.3)
+    assert plan["judge_b"]["j"] - plan["judge_a"]["j"] == pytest.approx(0.1)
+    # More agreement, fewer items.
+    sizes = [prevalence.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=x)["total"] for x in (0.86, 0.9, 0.94)]
+    assert sizes[0] > sizes[1] > sizes[2]
+
+
+def test_plan_command_prints_the_plan(capsys):
+    import plan_golden_set
+
+    plan = plan_golden_set.main(["width", "--half-width", "0.04", "--tpr", "0.8", "--tnr", "0.9", "--prevalence", "0.25"])
+    assert plan == prevalence.plan_golden_set(0.04, tpr=0.8, tnr=0.9, prevalence=0.25)
+    assert f"{plan['total']:,}" in capsys.readouterr().out
+    plan = plan_golden_set.main(["compare", "--delta-j", "0.1", "--tpr", "0.8,0.9", "--tnr", "0.9", "--prevalence", "0.3"])
+    assert plan["judge_b"]["tpr"] == 0.9 and plan["judge_b"]["tnr"] == 0.9

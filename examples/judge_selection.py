@@ -11,9 +11,13 @@ Evaluating LLM Judges" (EACL 2026 Industry), vectorised over scenarios. In each 
 * the judges are scored on one 800-example golden set by Balanced Accuracy, Accuracy, F1
   (positive class = violation) and Macro-F1, and each metric picks its best judge.
 
-Reported per metric: the success rate (it picks a judge with the best ranking accuracy)
-and the ranking accuracy lost against the best judge, averaged over all scenarios and
-over the failures only (the paper does not say which of the two its "average loss" is).
+Reported per metric: the success rate (it picks a judge with the best ranking accuracy;
+a judge tied for the best counts, and with 10 pairs ranking accuracies tie often), the
+success rate among the scenarios where one judge alone is best, and the ranking accuracy
+lost against the best judge, averaged over all scenarios and over the failures only (the
+paper does not say which of the two its "average loss" is). The same for a judge picked
+at random (the baseline every metric must beat), the share of scenarios with a tie for
+the best, and each number's standard deviation over independent seeds.
 
 Sampling distributions (the paper's are not given in what we could read; these are ours):
 

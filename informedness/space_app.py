@@ -932,6 +932,8 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
                 plot = gr.Plot(label="plots", elem_id="plot", format="png")
 
         def on_compute(chosen_source, predictions_text, references_text, csv_path, *option_values):
+            if csv_path and not (predictions_text or "").strip() and not (references_text or "").strip():
+                chosen_source = "csv"  # nothing pasted: the uploaded file (how an API client sends a CSV)
             page = compute_page(metric, options, plots, chosen_source, predictions_text, references_text, csv_path,
                                 option_values)
             return status_html(page), page.result_json, page.figure
@@ -946,14 +948,16 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
             api_name="compute", concurrency_limit=2,
         )
         # The last thing the user touched decides the input: the tab shown, a pasted example, an upload.
-        paste_tab.select(lambda: "paste", outputs=source)
-        csv_tab.select(lambda: "csv", outputs=source)
-        csv_file.upload(lambda: "csv", outputs=source)
+        # These page-only events stay out of the API (view_api() lists /compute alone).
+        page_only = {"api_visibility": "private"}
+        paste_tab.select(lambda: "paste", outputs=source, **page_only)
+        csv_tab.select(lambda: "csv", outputs=source, **page_only)
+        csv_file.upload(lambda: "csv", outputs=source, **page_only)
         if rows:
             shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls],
                                 label="Examples (click to fill in)", elem_id="examples")
             # An example fills the text boxes: show them and compute on them.
-            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs])
+            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)
         gr.Markdown("---")
         gr.Markdown(body, elem_id="card")
     return app

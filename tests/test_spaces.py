@@ -369,7 +369,9 @@ def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
     """
     app, options = apps[name]["app"], apps[name]["OPTIONS"]
     metric = load_module(name)
-    parameters = app.get_api_info()["named_endpoints"]["/compute"]["parameters"]
+    api = app.get_api_info()
+    assert list(api["named_endpoints"]) == ["/compute"] and not api["unnamed_endpoints"]  # page-only events are private
+    parameters = api["named_endpoints"]["/compute"]["parameters"]
     names = [parameter["parameter_name"] for parameter in parameters]
     assert names == ["predictions", "references", "csv_file", *(option.name for option in options)]
     assert set(names[3:]) == set(space_app.module_arguments(metric))
@@ -382,6 +384,18 @@ def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
     status, result_json, _ = compute.fn("paste", *(defaults[parameter] for parameter in names))
     expected = metric.compute(predictions=json.loads(defaults["predictions"]), references=json.loads(defaults["references"]))
     assert same_json(result_json, expected), status
+
+
+def test_api_client_sends_a_csv_with_empty_pasted_values(apps, tmp_path):
+    """The README: an API client cannot switch the page's tab, so an upload with nothing pasted is read."""
+    app, options = apps["balanced_accuracy"]["app"], apps["balanced_accuracy"]["OPTIONS"]
+    (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]
+    csv_path = write(tmp_path / "data.csv", "predictions,references\n0,0\n1,1\n0,1\n0,0\n")
+    defaults = [option.default_shown() for option in options]
+    status, result_json, _ = compute.fn("paste", "", "", str(csv_path), *defaults)
+    assert json.loads(result_json) == {"balanced_accuracy": 0.75} and "4 rows of data.csv" in status
+    _, pasted_json, _ = compute.fn("paste", "[1, 1]", "[0, 1]", str(csv_path), *defaults)  # pasted values win
+    assert json.loads(pasted_json) == {"balanced_accuracy": 0.5}
 
 
 def test_api_signature_refuses_an_option_named_like_an_input():

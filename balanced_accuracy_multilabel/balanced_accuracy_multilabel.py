@@ -69,10 +69,9 @@ Args:
         A label for which predicting no positive at all is best gets threshold inf. A list of
         L thresholds (e.g. the `per_label_thresholds` of a tuning split; inf allowed)
         applies one threshold per label.
-    average (`"macro"`, `"weighted"` or `"micro"`, defaults to "macro"): see above.
-        "micro" changes with the labels' prevalences even when every label's TPR and
-        TNR stay the same; compare micro values only across data with the same label
-        frequencies. "macro" does not depend on them.
+    average (`"macro"`, `"weighted"` or `"micro"`, defaults to "macro"): "micro" is not
+        prevalence-invariant (it moves with label prevalences at fixed TPR/TNR). See
+        above; compare micro values only across data with the same label frequencies.
     class_mask (list of int, optional): average only over these label indices (for
         "micro": pool only these labels).
     ignore_index (int, optional): entries whose reference equals it are dropped (the rest

@@ -102,9 +102,9 @@ Args:
         grow with the number of samples - and returns the percentile interval. None
         means "agresti_coull", which covered the true value best in our coverage study
         (see the card). With `sample_weight`, each class counts as Kish's effective size
-        (sum w)^2 / sum w^2 (importance weights, not frequency counts). There is no
-        interval with threshold="auto" (ValueError): that threshold is fitted to these
-        same data; tune it on another split and pass the number.
+        (sum w)^2 / sum w^2 (an approximation for importance weights; not for frequency
+        counts). There is no interval with threshold="auto" (ValueError): that threshold
+        is fitted to these same data; tune it on another split and pass the number.
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.

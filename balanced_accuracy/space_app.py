@@ -820,6 +820,44 @@ def example_rows(options: Sequence[Option], examples: Sequence[Sequence[str]]) -
     return rows
 
 
+API_INPUTS = ("source", "predictions", "references", "csv_file")  # before the options, in this order
+
+
+def api_signature(options: Sequence[Option]) -> inspect.Signature:
+    """The signature the Compute event shows to API clients: one named parameter per input.
+
+    ``source`` is the page's state (which tab was used; not an API parameter), then the
+    pasted ``predictions`` and ``references``, the ``csv_file`` and one parameter per
+    option, named after the module's argument. From ``csv_file`` on every parameter has a
+    default, so ``gradio_client`` users can leave out the file and any option: the client
+    then sends the control's initial value, which is the module's default (see
+    ``prefill_row``).
+    """
+    names = [*API_INPUTS, *(option.name for option in options)]
+    clashes = sorted({name for name in names if names.count(name) > 1})
+    if clashes:
+        raise ValueError(f"options: {clashes} clash with the app's own inputs {list(API_INPUTS)}.")
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [inspect.Parameter(name, kind, default=None if index >= 3 else inspect.Parameter.empty) for index, name in enumerate(names)]
+    )
+
+
+def prefill_row(options: Sequence[Option], rows: Sequence[Sequence[Any]]) -> List[Any]:
+    """The page's initial values: an example's data, with every option at the module's default.
+
+    The controls always start at the module's defaults, because an API client that leaves
+    an option out sends the control's initial value. Predictions and references come from
+    the first example whose options are all defaults, or else from the first example (its
+    options are one click away in the examples table).
+    """
+    defaults = [option.default_shown() for option in options]
+    for row in rows:
+        if list(row[2:]) == defaults:
+            return [row[0], row[1], *defaults]
+    return [rows[0][0], rows[0][1], *defaults] if rows else ["", "", *defaults]
+
+
 DEFAULT_PLOTS = {
     "balanced_accuracy": ("confusion", "recall", "roc"),
     "informedness": ("confusion", "informedness"),
@@ -833,7 +871,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
     """A Blocks app for one metric module.
 
     ``examples`` are rows of (predictions, references, options as a JSON object); the
-    first pre-fills the page. ``options`` lists the controls (default: one per argument of
+    first that needs no option pre-fills the page (``prefill_row``). ``options`` lists the controls (default: one per argument of
     the module's ``compute``); their help text comes from the module's argument docs.
     ``plots`` names the panels to draw (default: ``DEFAULT_PLOTS[metric_name]``).
     """
@@ -847,6 +885,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
     documented = describe_arguments(metric.inputs_description or "")
     header, body = split_card(folder)
     rows = example_rows(options, examples)
+    initial = prefill_row(options, rows)
 
     with gr.Blocks(title=header.get("title", metric_name)) as app:
         gr.Markdown(f"# {header.get('title', metric_name)}\n\n{header.get('description', '')}")
@@ -855,11 +894,11 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
             with gr.Tab("Paste values", id="paste") as paste_tab:
                 with gr.Row():
                     predictions = gr.Textbox(
-                        label="predictions", lines=5, max_lines=12, elem_id="predictions", value=rows[0][0] if rows else "",
+                        label="predictions", lines=5, max_lines=12, elem_id="predictions", value=initial[0],
                         placeholder="[0, 1, 1, 0]  or  0, 1, 1, 0  or one value (or row of scores) per line",
                     )
                     references = gr.Textbox(
-                        label="references", lines=5, max_lines=12, elem_id="references", value=rows[0][1] if rows else "",
+                        label="references", lines=5, max_lines=12, elem_id="references", value=initial[1],
                         placeholder="[0, 1, 0, 0]  or  0, 1, 0, 0  or one value per line",
                     )
             with gr.Tab("Upload CSV", id="csv") as csv_tab:
@@ -878,8 +917,8 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
                 with gr.Row(equal_height=False):
                     for option in group:
                         info = option.info or _shorten(documented.get(option.name, ""))
-                        # The first example pre-fills the page.
-                        value = rows[0][2 + options.index(option)] if rows else option.default_shown()
+                        # Module defaults: also what an API client gets for an option it leaves out.
+                        value = initial[2 + options.index(option)]
                         controls[option.name] = option.component(gr, info or None, value)
                     for _ in range(4 - len(group) if len(group) < 4 and group is not flags else 0):
                         gr.HTML("", padding=False)  # keeps the columns of a short row aligned
@@ -893,23 +932,32 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
                 plot = gr.Plot(label="plots", elem_id="plot", format="png")
 
         def on_compute(chosen_source, predictions_text, references_text, csv_path, *option_values):
+            if csv_path and not (predictions_text or "").strip() and not (references_text or "").strip():
+                chosen_source = "csv"  # nothing pasted: the uploaded file (how an API client sends a CSV)
             page = compute_page(metric, options, plots, chosen_source, predictions_text, references_text, csv_path,
                                 option_values)
             return status_html(page), page.result_json, page.figure
+
+        # gradio names the API's parameters after the function's; ``*option_values`` would
+        # show as param_4, param_5, ... in gradio_client, so the signature names each one
+        # after the module's argument it sets.
+        on_compute.__signature__ = api_signature(options)
 
         button.click(
             on_compute, inputs=[source, predictions, references, csv_file, *controls], outputs=[status, result, plot],
             api_name="compute", concurrency_limit=2,
         )
         # The last thing the user touched decides the input: the tab shown, a pasted example, an upload.
-        paste_tab.select(lambda: "paste", outputs=source)
-        csv_tab.select(lambda: "csv", outputs=source)
-        csv_file.upload(lambda: "csv", outputs=source)
+        # These page-only events stay out of the API (view_api() lists /compute alone).
+        page_only = {"api_visibility": "private"}
+        paste_tab.select(lambda: "paste", outputs=source, **page_only)
+        csv_tab.select(lambda: "csv", outputs=source, **page_only)
+        csv_file.upload(lambda: "csv", outputs=source, **page_only)
         if rows:
             shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls],
                                 label="Examples (click to fill in)", elem_id="examples")
             # An example fills the text boxes: show them and compute on them.
-            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs])
+            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)
         gr.Markdown("---")
         gr.Markdown(body, elem_id="card")
     return app

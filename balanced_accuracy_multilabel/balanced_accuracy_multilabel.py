@@ -46,7 +46,9 @@ The per-label values are averaged in one of three ways:
 - "weighted": the mean of BA_l weighted by each label's positive support (weighted sums
   with `sample_weight`). Frequent labels dominate.
 - "micro": TP/FP/TN/FN pooled over all labels, then one BA. One judge for all decisions;
-  equals the balanced accuracy of the flattened arrays.
+  equals the balanced accuracy of the flattened arrays. Not prevalence-invariant: the
+  same per-label TPR and TNR give a different micro BA when the labels' prevalences
+  change (0.844 against 0.684 in the card's example; macro 0.75 on both).
 
 With probabilities, `threshold="auto"` picks, per label, the threshold that maximises
 BA_l (Youden's J), in one sort per label, vectorised over labels.
@@ -67,7 +69,9 @@ Args:
         A label for which predicting no positive at all is best gets threshold inf. A list of
         L thresholds (e.g. the `per_label_thresholds` of a tuning split; inf allowed)
         applies one threshold per label.
-    average (`"macro"`, `"weighted"` or `"micro"`, defaults to "macro"): see above.
+    average (`"macro"`, `"weighted"` or `"micro"`, defaults to "macro"): "micro" is not
+        prevalence-invariant (it moves with label prevalences at fixed TPR/TNR). See
+        above; compare micro values only across data with the same label frequencies.
     class_mask (list of int, optional): average only over these label indices (for
         "micro": pool only these labels).
     ignore_index (int, optional): entries whose reference equals it are dropped (the rest
@@ -97,9 +101,10 @@ Args:
         when their errors fall on the same samples: with correlated label errors the
         95% interval covered the truth in 90-93% of simulated sets (see the card). With
         `sample_weight`, each label's positives and negatives count as Kish's effective
-        sizes (sum w)^2 / sum w^2 (importance weights, not frequency counts). There is
-        no interval with threshold="auto" (ValueError): those thresholds are fitted to
-        these same data; tune them on another split and pass the list.
+        sizes (sum w)^2 / sum w^2 (an approximation for importance weights; not for
+        frequency counts). There is no interval with threshold="auto" (ValueError):
+        those thresholds are fitted to these same data; tune them on another split and
+        pass the list.
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.

@@ -89,8 +89,8 @@ Args:
         means "agresti_coull". A tied hit (a fraction, see below) is treated as a 0/1 hit
         with the same mean, the largest variance a hit in [0, 1] can have, so with ties
         the interval is if anything conservative. With `sample_weight`, each class counts
-        as Kish's effective size (sum w)^2 / sum w^2 (importance weights, not frequency
-        counts).
+        as Kish's effective size (sum w)^2 / sum w^2 (an approximation for importance
+        weights; not for frequency counts).
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.

@@ -33,6 +33,9 @@ sys.path.insert(0, str(REPO_ROOT / "shared"))
 
 import intervals  # noqa: E402
 
+sys.path.insert(0, str(REPO_ROOT / "examples"))
+from prevalence_correction import corrected_prevalence  # noqa: E402  (the recipe the card links to)
+
 LEVEL = 0.95
 BINARY_JUDGES = {"sens 0.80 / spec 0.90": (0.80, 0.90), "sens 0.95 / spec 0.98": (0.95, 0.98)}
 SKEWED_PRIOR = np.array([0.70, 0.20, 0.07, 0.03])
@@ -147,31 +150,6 @@ def multilabel_coverage(rng, num_sets, size, correlated, method="agresti_coull",
 
 
 # ---------------------------------------------------------------- prevalence correction
-
-
-def corrected_prevalence(flagged, benchmark_size, tp, positives, fp, negatives, confidence_level=0.95, n_resamples=10_000, seed=0):
-    """A judge-measured prevalence corrected with the judge's golden-set rates, with a 95% interval.
-
-    p = (p_measured - FPR) / (TPR - FPR), clipped to [0, 1]; the interval is the percentile
-    bootstrap of the three binomial counts (benchmark flags, golden-set TP and FP).
-    Works on scalars or on arrays of sets (examples/coverage_study.py measures its coverage).
-    """
-    rng = np.random.default_rng(seed)
-
-    def correct(measured, tpr, fpr):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(tpr > fpr, np.clip((measured - fpr) / (tpr - fpr), 0.0, 1.0), np.nan)
-
-    point = correct(flagged / benchmark_size, tp / positives, fp / negatives)
-    shape = (n_resamples,) + np.shape(point)
-    draws = correct(
-        rng.binomial(benchmark_size, flagged / benchmark_size, shape) / benchmark_size,
-        rng.binomial(positives, tp / positives, shape) / positives,
-        rng.binomial(negatives, fp / negatives, shape) / negatives,
-    )
-    alpha = 1 - confidence_level
-    low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
-    return point, low, high
 
 
 def prevalence_correction_coverage(rng, num_sets, golden_size, golden_prevalence, benchmark_size, prevalence, tpr, fpr, n_resamples):

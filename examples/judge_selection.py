@@ -11,9 +11,13 @@ Evaluating LLM Judges" (EACL 2026 Industry), vectorised over scenarios. In each 
 * the judges are scored on one 800-example golden set by Balanced Accuracy, Accuracy, F1
   (positive class = violation) and Macro-F1, and each metric picks its best judge.
 
-Reported per metric: the success rate (it picks a judge with the best ranking accuracy)
-and the ranking accuracy lost against the best judge, averaged over all scenarios and
-over the failures only (the paper does not say which of the two its "average loss" is).
+Reported per metric: the success rate (it picks a judge with the best ranking accuracy;
+a judge tied for the best counts, and with 10 pairs ranking accuracies tie often), the
+success rate among the scenarios where one judge alone is best, and the ranking accuracy
+lost against the best judge, averaged over all scenarios and over the failures only (the
+paper does not say which of the two its "average loss" is). The same for a judge picked
+at random (the baseline every metric must beat), the share of scenarios with a tie for
+the best, and each number's standard deviation over independent seeds.
 
 Sampling distributions (the paper's are not given in what we could read; these are ours):
 
@@ -33,8 +37,8 @@ add noise to every measured prevalence as well as shrinking the gaps, so ranking
 depends more on specificity than J does, and metrics that weigh specificity more (F1,
 Macro-F1 and Accuracy on a golden set with few positives) do as well or better.
 
-    python examples/judge_selection.py                 # 100,000 scenarios, about 2 s
-    python examples/judge_selection.py --quality expected --grid
+    python examples/judge_selection.py                 # 100,000 scenarios x 5 seeds, about 10 s
+    python examples/judge_selection.py --grid          # also the grid below, about 30 s more
 """
 
 import argparse
@@ -106,10 +110,23 @@ def golden_set_scores(rng, tpr, tnr, golden_prevalence):
     }
 
 
+RANDOM_PICK = "Random pick"  # the baseline: a judge drawn at random, whatever the golden set says
+
+
 def run(num_scenarios, seed=0, quality="realised", chunk=50_000, **distributions):
-    """Success rate and losses per selection metric over ``num_scenarios`` scenarios."""
+    """Success rate and losses per selection metric over ``num_scenarios`` scenarios.
+
+    Per metric: ``success_rate`` (it picks a judge with the best ranking accuracy; ties for
+    the best count as success), ``unique_success_rate`` (the same among the scenarios where
+    one judge alone has the best ranking accuracy), ``mean_loss`` (ranking accuracy lost
+    against the best judge, over all scenarios) and ``mean_loss_when_failing``. The entry
+    ``RANDOM_PICK`` holds the expected values for a judge picked at random, and every entry
+    carries ``tied_share``: the share of scenarios where two or more judges tie for the best.
+    """
     rng = np.random.default_rng(seed)
-    totals = {name: np.zeros(3) for name in PUBLISHED}  # successes, loss sum, failures
+    names = list(PUBLISHED) + [RANDOM_PICK]
+    totals = {name: np.zeros(5) for name in names}  # successes, loss sum, failures, unique successes, unique scenarios
+    tied = 0
     for start in range(0, num_scenarios, chunk):
         size = min(chunk, num_scenarios - start)
         scenario = draw_scenarios(rng, size, **distributions)
@@ -120,19 +137,44 @@ def run(num_scenarios, seed=0, quality="realised", chunk=50_000, **distributions
         else:
             raise ValueError(f"quality: expected 'realised' or 'expected', found {quality!r}.")
         best = ranking.max(axis=1)
+        is_best = best[:, None] - ranking <= 1e-12
+        unique = is_best.sum(axis=1) == 1
+        tied += int((~unique).sum())
         for name, scores in golden_set_scores(rng, scenario["tpr"], scenario["tnr"], scenario["golden_prevalence"]).items():
             chosen = ranking[np.arange(size), np.argmax(scores, axis=1)]
             loss = best - chosen
             success = loss <= 1e-12
-            totals[name] += [success.sum(), loss.sum(), (~success).sum()]
+            totals[name] += [success.sum(), loss.sum(), (~success).sum(), (success & unique).sum(), unique.sum()]
+        # A random pick, in expectation: it succeeds with probability (number of best judges) / judges.
+        share_best = is_best.mean(axis=1)
+        loss = best - ranking.mean(axis=1)
+        totals[RANDOM_PICK] += [share_best.sum(), loss.sum(), (1 - share_best).sum(), share_best[unique].sum(), unique.sum()]
     results = {}
-    for name, (successes, loss_sum, failures) in totals.items():
+    for name, (successes, loss_sum, failures, unique_successes, unique_scenarios) in totals.items():
         results[name] = {
             "success_rate": successes / num_scenarios,
+            "unique_success_rate": unique_successes / unique_scenarios if unique_scenarios else float("nan"),
             "mean_loss": loss_sum / num_scenarios,
             "mean_loss_when_failing": loss_sum / failures if failures else 0.0,
+            "tied_share": tied / num_scenarios,
         }
     return results
+
+
+def run_seeds(num_scenarios, seeds, **options):
+    """``run`` once per seed: {name: {statistic: (mean over seeds, standard deviation over seeds)}}."""
+    runs = [run(num_scenarios, seed=seed, **options) for seed in seeds]
+    for r in runs:  # paired within a seed: the same scenarios for every metric
+        for name in r:
+            r[name]["success_below_ba"] = r["Balanced Accuracy"]["success_rate"] - r[name]["success_rate"]
+            r[name]["unique_success_below_ba"] = r["Balanced Accuracy"]["unique_success_rate"] - r[name]["unique_success_rate"]
+    return {
+        name: {
+            statistic: (float(np.mean([r[name][statistic] for r in runs])), float(np.std([r[name][statistic] for r in runs], ddof=1)) if len(runs) > 1 else 0.0)
+            for statistic in runs[0][name]
+        }
+        for name in runs[0]
+    }
 
 
 GRID = {
@@ -145,41 +187,53 @@ GRID = {
 }
 
 
-def print_table(results, published=True):
-    print(f"{'selection metric':<18} {'success':>8} {'published':>9} | {'loss (all)':>10} {'loss (failures)':>15} {'published':>9}")
-    for name, result in sorted(results.items(), key=lambda item: -item[1]["success_rate"]):
-        success, loss = PUBLISHED[name]
+def print_table(summary, num_seeds):
+    """``summary`` from ``run_seeds``: our numbers (mean ± sd over seeds) next to the published ones."""
+    spread = f" ± sd over {num_seeds} seeds" if num_seeds > 1 else ""
+    print(f"success: picks a best-ranking judge (ties count); unique: among scenarios with one best judge; loss: ranking accuracy lost{spread}")
+    print(f"{'selection metric':<18} {'success':>15} {'published':>9} | {'unique':>15} | {'loss (all)':>15} {'published':>9} | {'loss (failures)':>15}")
+    cell = lambda pair: f"{pair[0]:.3f} ± {pair[1]:.3f}" if num_seeds > 1 else f"{pair[0]:.3f}"
+    for name, result in sorted(summary.items(), key=lambda item: -item[1]["success_rate"][0]):
+        success, loss = PUBLISHED.get(name, (None, None))
+        published = lambda value: f"{value:>9.3f}" if value is not None else f"{'-':>9}"
         print(
-            f"{name:<18} {result['success_rate']:>8.3f} {success:>9.3f} | {result['mean_loss']:>10.3f} "
-            f"{result['mean_loss_when_failing']:>15.3f} {loss:>9.3f}"
+            f"{name:<18} {cell(result['success_rate']):>15} {published(success)} | {cell(result['unique_success_rate']):>15} | "
+            f"{cell(result['mean_loss']):>15} {published(loss)} | {cell(result['mean_loss_when_failing']):>15}"
         )
+    tied = next(iter(summary.values()))["tied_share"]
+    print(f"Scenarios where two or more judges tie for the best ranking accuracy: {cell(tied)}")
+    print("Balanced Accuracy's lead, seed by seed (same scenarios for every metric), success / unique:")
+    for name, result in summary.items():
+        if name != "Balanced Accuracy":
+            print(f"  over {name:<16} {cell(result['success_below_ba']):>15} / {cell(result['unique_success_below_ba']):>15}")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenarios", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scenarios", type=int, default=100_000, help="scenarios per seed")
+    parser.add_argument("--seeds", type=int, default=5, help="independent runs (seeds 0, 1, ...) for the spread")
     parser.add_argument("--quality", choices=("realised", "expected"), default="realised")
-    parser.add_argument("--grid", action="store_true", help="also run other sampling distributions")
+    parser.add_argument("--grid", action="store_true", help="also run other sampling distributions (seed 0)")
     args = parser.parse_args(argv)
+    seeds = range(args.seeds)
     started = time.perf_counter()
-    results = run(args.scenarios, seed=args.seed, quality=args.quality)
+    summary = run_seeds(args.scenarios, seeds, quality=args.quality)
     elapsed = time.perf_counter() - started
-    print(f"{args.scenarios:,} scenarios, ranking quality: {args.quality}, seed {args.seed} ({elapsed:.1f} s)")
-    print_table(results)
+    print(f"{args.scenarios:,} scenarios x {args.seeds} seeds, ranking quality: {args.quality} ({elapsed:.1f} s)")
+    print_table(summary, args.seeds)
     if args.grid:
-        print(f"\nSuccess rate by sampling distribution ({args.scenarios:,} scenarios each, judges U(0.5, 1) unless stated):")
-        names = list(PUBLISHED)
+        print(f"\nSuccess rate by sampling distribution ({args.scenarios:,} scenarios each, seed 0, judges U(0.5, 1) unless stated):")
+        names = list(PUBLISHED) + [RANDOM_PICK]
         print(f"{'distributions':<46} {'quality':<9} " + " ".join(f"{name:>17}" for name in names))
         for label, distributions in GRID.items():
             for quality in ("realised", "expected"):
-                grid_results = run(args.scenarios, seed=args.seed, quality=quality, **distributions)
-                best = max(result["success_rate"] for result in grid_results.values())
+                grid_results = run(args.scenarios, seed=0, quality=quality, **distributions)
+                best = max(grid_results[name]["success_rate"] for name in PUBLISHED)
                 cells = " ".join(
                     f"{grid_results[name]['success_rate']:>16.3f}{'*' if grid_results[name]['success_rate'] == best else ' '}" for name in names
                 )
                 print(f"{label:<46} {quality:<9} {cells}")
-        print("* = highest success rate")
+        print("* = highest success rate among the four metrics")
 
 
 if __name__ == "__main__":

@@ -49,7 +49,8 @@ In a binary task J is Youden's J = TPR + TNR - 1 = 2 * BA - 1, the same for eith
 With prevalence pi_c (share of references that are c) and bias beta_c (share of
 predictions that are c), the multi-class averages are:
 
-    "bookmaker" (default): sum_c beta_c * J_c    (Powers' Bookmaker Informedness)
+    "bookmaker" (default): sum_c beta_c * J_c    (Powers' Bookmaker Informedness: the
+                                                  prediction-weighted mean of J_c)
     "macro":               mean_c J_c
     "weighted":            sum_c pi_c * J_c
 
@@ -62,7 +63,9 @@ _ZERO_DIVISION_DOC = """zero_division ("skip", 0.0 or 1.0, defaults to "skip"): 
         for a class with no reference samples (no TPR) or whose references are all the
         samples (no TNR); MK_c likewise for predictions. "skip" leaves such a class out of
         the average and reports NaN for it in per-class outputs; a number is used as its
-        value and it is averaged like the others."""
+        value and it is averaged like the others. A number rewards predicting classes
+        absent from the references (references [0, 0, 1, 1], predictions [0, 2, 1, 2]:
+        0.5 with "skip", 0.75 with 1.0); keep "skip" unless that is meant."""
 
 _KWARGS_DESCRIPTION = f"""
 Args:
@@ -112,8 +115,8 @@ Args:
         percentile interval. With more than two classes only "bootstrap" applies (J is
         then not a sum of independent rates; an analytic method is a ValueError). None:
         "agresti_coull" for two classes, "bootstrap" otherwise. With `sample_weight`,
-        each class counts as Kish's effective size (sum w)^2 / sum w^2 (importance
-        weights, not frequency counts).
+        each class counts as Kish's effective size (sum w)^2 / sum w^2 (an approximation for
+        importance weights; not for frequency counts).
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
@@ -229,11 +232,13 @@ _CITATION = """
   pages={37--63},
   year={2011}
 }
-@article{vickers2024informedness,
-  title={We Need to Talk About Classification Evaluation Metrics in NLP},
+@inproceedings{vickers2023informedness,
+  title={We Need to Talk About Classification Evaluation Metrics in {NLP}},
   author={Vickers, Peter and Barrault, Lo{\\"i}c and Monti, Emilio and Aletras, Nikolaos},
-  journal={arXiv preprint arXiv:2401.03831},
-  year={2024}
+  booktitle={Proceedings of the 13th International Joint Conference on Natural Language Processing and the 3rd Conference of the Asia-Pacific Chapter of the Association for Computational Linguistics (AACL-IJCNLP 2023)},
+  publisher={Association for Computational Linguistics},
+  year={2023},
+  note={Also arXiv:2401.03831}
 }
 @article{agresti1998approximate,
   title={Approximate is better than "exact" for interval estimation of binomial proportions},

@@ -68,3 +68,27 @@ def test_documented_exception_when_every_model_has_few_violations():
     """The script's docstring and the card say BA does not come first when prevalences are all low."""
     results = judge_selection.run(20_000, seed=2, quality="expected", model_prevalence=(0.0, 0.3))
     assert results["Macro-F1"]["success_rate"] > results["Balanced Accuracy"]["success_rate"] + 0.02
+
+
+def test_ties_unique_best_and_random_pick_baseline():
+    """The card's tie share, success among unique-best scenarios and random-pick baseline."""
+    results = judge_selection.run(20_000, seed=3)
+    random_pick = results[judge_selection.RANDOM_PICK]
+    tied = random_pick["tied_share"]
+    assert 0.5 < tied < 0.6  # ranking accuracy moves in steps of 1/20 over 10 pairs: ties are common
+    # A random pick succeeds with probability (best judges) / 3: 1/3 alone, 2/3 or 1 with ties.
+    assert 1 / 3 + tied / 3 - 0.01 < random_pick["success_rate"] < 1 / 3 + 2 * tied / 3
+    assert random_pick["unique_success_rate"] == pytest.approx(1 / 3)
+    for name in judge_selection.PUBLISHED:
+        assert results[name]["unique_success_rate"] < results[name]["success_rate"]
+        assert results[name]["unique_success_rate"] > random_pick["unique_success_rate"] + 0.1
+    expected = judge_selection.run(5_000, seed=3, quality="expected")
+    assert expected[judge_selection.RANDOM_PICK]["tied_share"] == 0.0  # continuous: no ties
+    assert expected[judge_selection.RANDOM_PICK]["success_rate"] == pytest.approx(1 / 3)
+
+
+def test_seed_spread_is_reported_per_statistic():
+    summary = judge_selection.run_seeds(5_000, range(3))
+    mean, spread = summary["Balanced Accuracy"]["success_rate"]
+    assert 0.6 < mean < 0.85 and 0 < spread < 0.03
+    assert summary["Balanced Accuracy"]["success_below_ba"] == (0.0, 0.0)

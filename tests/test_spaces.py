@@ -358,3 +358,46 @@ def test_empty_input_computes_without_a_plot(balanced_accuracy):
     page = space_app.compute_page(balanced_accuracy, options, ("confusion", "recall"), "paste", "[]", "[]", None, [False])
     expected = balanced_accuracy.compute(predictions=[], references=[])
     assert page.ok and same_json(page.result_json, expected) and page.figure is None
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
+    """gradio_client's view_api() shows the Compute endpoint's parameters by these names (not param_4, ...).
+
+    Built offline: the names and defaults are the app's API info, as a Space serves it at
+    /gradio_api/info; the call goes through the event's function as gradio makes it.
+    """
+    app, options = apps[name]["app"], apps[name]["OPTIONS"]
+    metric = load_module(name)
+    api = app.get_api_info()
+    assert list(api["named_endpoints"]) == ["/compute"] and not api["unnamed_endpoints"]  # page-only events are private
+    parameters = api["named_endpoints"]["/compute"]["parameters"]
+    names = [parameter["parameter_name"] for parameter in parameters]
+    assert names == ["predictions", "references", "csv_file", *(option.name for option in options)]
+    assert set(names[3:]) == set(space_app.module_arguments(metric))
+    defaults = {parameter["parameter_name"]: parameter["parameter_default"] for parameter in parameters}
+    # An option a client leaves out is sent as the control's initial value: the module's default.
+    assert [defaults[option.name] for option in options] == [option.default_shown() for option in options]
+    assert all(parameter["parameter_has_default"] for parameter in parameters)
+
+    (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]
+    status, result_json, _ = compute.fn("paste", *(defaults[parameter] for parameter in names))
+    expected = metric.compute(predictions=json.loads(defaults["predictions"]), references=json.loads(defaults["references"]))
+    assert same_json(result_json, expected), status
+
+
+def test_api_client_sends_a_csv_with_empty_pasted_values(apps, tmp_path):
+    """The README: an API client cannot switch the page's tab, so an upload with nothing pasted is read."""
+    app, options = apps["balanced_accuracy"]["app"], apps["balanced_accuracy"]["OPTIONS"]
+    (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]
+    csv_path = write(tmp_path / "data.csv", "predictions,references\n0,0\n1,1\n0,1\n0,0\n")
+    defaults = [option.default_shown() for option in options]
+    status, result_json, _ = compute.fn("paste", "", "", str(csv_path), *defaults)
+    assert json.loads(result_json) == {"balanced_accuracy": 0.75} and "4 rows of data.csv" in status
+    _, pasted_json, _ = compute.fn("paste", "[1, 1]", "[0, 1]", str(csv_path), *defaults)  # pasted values win
+    assert json.loads(pasted_json) == {"balanced_accuracy": 0.5}
+
+
+def test_api_signature_refuses_an_option_named_like_an_input():
+    with pytest.raises(ValueError, match="references"):
+        space_app.api_signature([space_app.Flag("references")])

@@ -119,7 +119,10 @@ def metrics(load):
 
 
 def make_compute_metrics(metrics, **extra):
-    """The README recipe: one compute_metrics for a sequence classifier, three modules."""
+    """The README recipe: one compute_metrics for a sequence classifier, three modules.
+
+    Unlike the README, it keeps the {k: value} dict of k_list: checkpoints must survive it too.
+    """
 
     def compute_metrics(eval_pred):
         logits, labels = eval_pred

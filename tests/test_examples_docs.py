@@ -1,0 +1,139 @@
+"""Numbers the cards quote from examples/ and from edge cases: each is recomputed here.
+
+The balanced_accuracy card's prevalence-correction recipe lives in
+examples/prevalence_correction.py and its coverage table in examples/coverage_results.md;
+the cards keep a summary whose counts must be the table's.
+"""
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import REPO_ROOT, load_module
+
+sys.path.insert(0, str(REPO_ROOT / "examples"))
+import coverage_study  # noqa: E402
+import prevalence_correction  # noqa: E402
+
+
+def card(name):
+    return (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- prevalence correction
+
+
+def test_prevalence_recipe_prints_the_cards_numbers_and_is_the_studys_code():
+    shown = prevalence_correction.corrected_prevalence(flagged=400, benchmark_size=2000, tp=63, positives=83, fp=133, negatives=917)
+    assert float(shown[0]) == pytest.approx((400 / 2000 - 133 / 917) / (63 / 83 - 133 / 917), abs=1e-12)
+    assert coverage_study.corrected_prevalence is prevalence_correction.corrected_prevalence  # one copy of the recipe
+    printed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "prevalence_correction.py")], capture_output=True, text=True, check=True
+    ).stdout
+    assert "corrected prevalence 0.0895, 95% interval [0.0443, 0.1368]" in printed
+    text = card("balanced_accuracy")
+    assert "0.0895, 95% interval [0.0443,\n0.1368]" in text
+    assert "def corrected_prevalence" not in text  # moved to examples/, the card links to it
+    assert "examples/prevalence_correction.py" in text
+
+
+def test_prevalence_recipe_covers():
+    coverage, _ = coverage_study.prevalence_correction_coverage(np.random.default_rng(8), 1000, 800, 0.1, 2000, 0.05, 0.8, 0.1, 1000)
+    assert 0.93 <= coverage <= 0.97
+
+
+# ---------------------------------------------------------------- coverage table and its summaries
+
+
+def coverage_rows():
+    text = (REPO_ROOT / "examples" / "coverage_results.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| binary") or line.startswith("| 4 classes")]
+    assert len(rows) == 21
+    return [(cells[0].strip(), [cell.strip() for cell in cells[3:6]]) for cells in rows]
+
+
+def within_target(cell):
+    coverage = float(re.match(r"\**([\d.]+)", cell).group(1))
+    assert (0.93 <= coverage <= 0.97) == (not cell.startswith("**")), cell  # bold marks the misses
+    return 0.93 <= coverage <= 0.97
+
+
+def test_coverage_summaries_count_the_table():
+    rows = coverage_rows()
+    counts = [sum(within_target(cells[method]) for _, cells in rows) for method in range(3)]
+    assert counts == [19, 17, 8]
+    assert "in 19 of 21 settings" in card("balanced_accuracy") and "`wilson` in 17" in card("balanced_accuracy")
+    assert "the percentile bootstrap in 8" in card("balanced_accuracy")
+    binary = [cells for label, cells in rows if label.startswith("binary")]
+    assert len(binary) == 18 and sum(within_target(cells[0]) for cells in binary) == 16
+    assert "16 of 18 binary settings" in card("informedness")
+    assert "19 of 21" not in card("informedness")
+    assert "examples/coverage_results.md" in card("balanced_accuracy")
+
+
+# ---------------------------------------------------------------- edge cases the cards describe
+
+
+def test_balanced_accuracy_edge_cases_in_the_card():
+    metric = load_module("balanced_accuracy")
+    no_positives = metric.compute(references=[0] * 10, predictions=[0] * 8 + [1] * 2, return_per_class=True, confidence_level=0.95)
+    assert no_positives["balanced_accuracy"] == pytest.approx(0.8)
+    assert np.isnan(no_positives["per_class_recall"][1]) and len(no_positives["balanced_accuracy_ci"]) == 2
+    references = np.repeat(np.arange(10), 1000)
+    guesses = np.random.default_rng(0).integers(0, 10, 10_000)
+    masked = metric.compute(references=references, predictions=guesses, adjusted=True, class_mask=[0, 1])
+    unmasked = metric.compute(references=references, predictions=guesses, adjusted=True)
+    assert round(masked["balanced_accuracy"], 3) == -0.804 and round(unmasked["balanced_accuracy"], 3) == 0.005
+    text = card("balanced_accuracy")
+    assert "returns\n  0.8" in text and "−0.804" in text and "0.005" in text
+
+
+def test_informedness_zero_division_edge_case_in_the_card():
+    metric = load_module("informedness")
+    references, predictions = [0, 0, 1, 1], [0, 2, 1, 2]
+    assert metric.compute(references=references, predictions=predictions)["informedness"] == pytest.approx(0.5)
+    assert metric.compute(references=references, predictions=predictions, zero_division=1.0)["informedness"] == pytest.approx(0.75)
+
+
+def per_label_data(prevalences, rates, size=200):
+    """(N, L) references and predictions with exactly the given per-label prevalence, TPR and TNR."""
+    references, predictions = [], []
+    for prevalence, (tpr, tnr) in zip(prevalences, rates):
+        positives = round(size * prevalence)
+        negatives = size - positives
+        tp, tn = round(positives * tpr), round(negatives * tnr)
+        assert tp == positives * tpr and tn == negatives * tnr  # the rates are exact
+        references.append([1] * positives + [0] * negatives)
+        predictions.append([1] * tp + [0] * (positives - tp) + [0] * tn + [1] * (negatives - tn))
+    return np.array(references).T.tolist(), np.array(predictions).T.tolist()
+
+
+def test_micro_multilabel_moves_with_prevalence_and_macro_does_not():
+    """The multilabel card: same per-label TPR/TNR, prevalences swapped, micro 0.844 vs 0.684, macro 0.75."""
+    metric = load_module("balanced_accuracy_multilabel")
+    rates = [(0.9, 0.6), (0.6, 0.9), (0.6, 0.9)]  # (TPR, TNR) per label: BA 0.75 each
+    values = {}
+    for prevalences in [(0.5, 0.05, 0.05), (0.05, 0.5, 0.5)]:
+        references, predictions = per_label_data(prevalences, rates)
+        values[prevalences] = {
+            average: metric.compute(references=references, predictions=predictions, average=average)["balanced_accuracy"]
+            for average in ("macro", "micro")
+        }
+    first, second = values.values()
+    assert first["macro"] == pytest.approx(0.75) and second["macro"] == pytest.approx(0.75)
+    assert round(first["micro"], 3) == 0.844 and round(second["micro"], 3) == 0.684
+    assert first["micro"] == pytest.approx(0.5 * (0.51 / 0.6 + 2.01 / 2.4))  # pooled TPR and TNR, by hand
+    text = card("balanced_accuracy_multilabel")
+    assert "0.844" in text and "0.684" in text
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel"])
+def test_cards_have_use_and_reference_sections_and_name_the_type_errors(name):
+    text = card(name)
+    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    assert headings.index("When to Use and When Not to Use") < headings.index("Metric Description")
+    assert "Further References" in headings
+    assert "TypeError" in text and "mix strings and" in text and "complex `sample_weight`" in text

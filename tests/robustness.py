@@ -183,6 +183,16 @@ def check_error(error: BaseException, argument_names: Iterable[str]) -> None:
     assert "expected" in lowered or "found" in lowered, f"the message says neither what was expected nor found: {message!r}"
 
 
+def argument_names(metric) -> set:
+    """The keyword arguments ``compute`` of a loaded module takes: its declared options and
+    per-sample inputs (modules on the counts core), or its ``_reduce`` parameters."""
+    if getattr(metric, "OPTIONS", None):
+        return set(metric.OPTIONS) | set(metric.INPUTS) | {"predictions", "references", "confusion_matrix"}
+    import inspect
+
+    return set(inspect.signature(metric._reduce).parameters) - {"self"}
+
+
 def adjusted_flag(call_kwargs: Dict[str, Any]) -> bool:
     """Whether a call asks for adjusted balanced accuracy (what ``check_flag`` takes for True)."""
     flag = call_kwargs.get("adjusted")

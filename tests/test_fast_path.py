@@ -97,6 +97,11 @@ def same(result, expected):
     return json.dumps(result, sort_keys=True) == json.dumps(json.loads(json.dumps(expected)), sort_keys=True)
 
 
+def counts_module(metric):
+    """Whether the module stores counts (the counts core) rather than samples (the Arrow store)."""
+    return bool(getattr(metric, "OPTIONS", None))
+
+
 def arrow_files(folder):
     return sorted(str(path) for path in Path(folder).rglob("*.arrow"))
 
@@ -118,8 +123,8 @@ def test_add_batch_add_and_one_call_agree(load, name, keep_in_memory, tmp_path):
     for prediction, reference in zip(*parts[2]):
         metric.add(prediction=prediction, reference=reference)
     assert len(metric) == len(references)
-    if keep_in_memory:
-        assert arrow_files(tmp_path / "store") == []
+    if keep_in_memory or counts_module(metric):
+        assert arrow_files(tmp_path / "store") == []  # counts are held in memory: one process writes no file
     else:
         assert len(arrow_files(tmp_path / "store")) == 1  # evaluate's cache file, in cache_dir
     assert same(metric.compute(**options), direct)
@@ -151,22 +156,24 @@ def test_a_batch_changed_after_add_batch_is_stored_as_it_was(load, name, keep_in
 
 
 @pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
-def test_batches_keep_their_order_across_the_store_buffer(load, keep_in_memory, tmp_path):
-    """Batches above STORE_BUFFER_BYTES are written at once, after the smaller ones held so
-    far: rows must stay in order, as sample_weight given to compute follows them (and the
-    auto threshold depends on every row's weight)."""
+def test_weights_travel_with_their_batches(load, keep_in_memory, tmp_path):
+    """sample_weight given to add_batch stays with its batch (the auto threshold depends on
+    every row's weight); given alone to compute after streaming it cannot be aligned with
+    the stored counts and is refused, naming it."""
     rng = np.random.default_rng(11)
-    big = core.STORE_BUFFER_BYTES // 8 + 1000  # float64 scores: more than the buffer on its own
-    sizes = [1000, big, 3000, 2000]
+    sizes = [1000, 40_000, 3000, 2000]
     references = (rng.random(sum(sizes)) < 0.3).astype(np.int64)
     scores = np.clip(references * 0.3 + rng.random(sum(sizes)), 0, None)
     weights = rng.integers(1, 5, sum(sizes)).astype(np.float64)
-    options = dict(threshold="auto", sample_weight=weights, return_per_class=True)
-    direct = load("balanced_accuracy").compute(predictions=scores, references=references, **options)
+    options = dict(threshold="auto", return_per_class=True)
+    direct = load("balanced_accuracy").compute(predictions=scores, references=references, sample_weight=weights, **options)
     metric = load("balanced_accuracy", keep_in_memory=keep_in_memory, cache_dir=str(tmp_path / "store"))
     for start, stop in zip(np.cumsum([0] + sizes[:-1]), np.cumsum(sizes)):
-        metric.add_batch(predictions=scores[start:stop], references=references[start:stop])
-    assert same(metric.compute(**options), direct)
+        metric.add_batch(predictions=scores[start:stop], references=references[start:stop], sample_weight=weights[start:stop])
+    with pytest.raises(ValueError, match=r"^sample_weight: pass it with its batch to add_batch"):
+        metric.compute(sample_weight=weights, **options)
+    assert same(metric.compute(**options), direct)  # the refused compute lost nothing
+    options = dict(options, sample_weight=weights)
     # Reversed weights would give another result: the check above can tell the order.
     reversed_weights = dict(options, sample_weight=weights[::-1].copy())
     assert not same(load("balanced_accuracy").compute(predictions=scores, references=references, **reversed_weights), direct)
@@ -194,14 +201,17 @@ def test_compute_with_nothing_stored_says_so(load):
         load("balanced_accuracy").compute()
 
 
-def test_an_error_in_compute_options_still_cleans_up(load, tmp_path):
+def test_an_error_in_compute_options_loses_nothing_and_writes_nothing(load, tmp_path):
+    """Options are checked before anything stored is read: a bad one raises, and the
+    batches stay for the corrected call."""
     metric = load("balanced_accuracy", cache_dir=str(tmp_path))
     metric.add_batch(predictions=[0, 1], references=[0, 1])
     with pytest.raises(ValueError, match="zero_division"):
         metric.compute(zero_division="warn")
     assert arrow_files(tmp_path) == []
     metric.add_batch(predictions=[0, 1], references=[1, 1])
-    assert metric.compute() == {"balanced_accuracy": 0.5}
+    expected = balanced_accuracy_score([0, 1, 1, 1], [0, 1, 0, 1])
+    assert metric.compute() == {"balanced_accuracy": pytest.approx(expected, abs=1e-15)}
 
 
 # ---------------------------------------------------------------- rejected batches
@@ -235,11 +245,15 @@ def test_rejected_batch_leaves_earlier_batches_intact(load, name, keep_in_memory
     assert same(metric.compute(predictions=parts[2][0], references=parts[2][1], **options), direct)
 
 
-def test_scores_after_integer_labels_are_rejected_with_the_hint(load):
+def test_scores_after_integer_labels_need_a_threshold_at_compute(load):
+    """A threshold may be given at compute, so add_batch keeps scores; without one, compute
+    names the non-integer predictions and gives the hint (and keeps what was stored)."""
     metric = load("balanced_accuracy")
     metric.add_batch(predictions=[0, 1], references=[0, 1])
+    metric.add_batch(predictions=[0.3, 0.9], references=[0, 1])
     with pytest.raises(ValueError, match=r"predictions: expected class labels .* found non-integer values such as 0.3\. For scores"):
-        metric.add_batch(predictions=[0.3, 0.9], references=[0, 1])
+        metric.compute()
+    assert metric.compute(threshold=0.5) == {"balanced_accuracy": 1.0}
     metric.add_batch(predictions=[1.0, 0.0], references=[1, 0])  # integral floats are labels
     assert metric.compute() == {"balanced_accuracy": 1.0}
 

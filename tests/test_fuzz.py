@@ -27,6 +27,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from conftest import MODULE_NAMES, load_module
+import robustness
 from robustness import adjusted_flag, check_call, scaled
 
 ABSENT = object()
@@ -402,7 +403,7 @@ def metric_for(name):
 
 
 def argument_names(metric):
-    return set(inspect.signature(metric._reduce).parameters) - {"self"}
+    return robustness.argument_names(metric)
 
 
 def fuzz_one(name, call_kwargs):

@@ -15,6 +15,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 from conftest import load_module
+import robustness
 from robustness import adjusted_flag, check_call, check_result
 
 
@@ -25,7 +26,7 @@ def metrics():
 
 def keeps_contract(metric, name, **kwargs):
     """Call ``compute`` under the contract; returns ("ok", result) or ("error", the error)."""
-    argument_names = set(inspect.signature(metric._reduce).parameters) | set(kwargs) | {"compute"}
+    argument_names = robustness.argument_names(metric) | set(kwargs) | {"compute"}
     outcome, error = check_call(name, lambda: metric.compute(**kwargs), argument_names, adjusted=adjusted_flag(kwargs))
     return outcome, error if error is not None else metric.compute(**kwargs)
 

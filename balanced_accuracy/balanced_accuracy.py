@@ -4,35 +4,37 @@ import math
 
 import datasets
 import evaluate
-import numpy as np
 
-from .confusion_core import THRESHOLD_TIE_RULE
-from .confusion_core import ZERO_DIVISION_DOC
-from .confusion_core import ConfusionMetric
-from .confusion_core import apply_zero_division
-from .confusion_core import as_labels
-from .confusion_core import check_flag
-from .confusion_core import check_ignore_label
-from .confusion_core import check_per_class_output
-from .confusion_core import check_probabilities
-from .confusion_core import check_sample_weight
-from .confusion_core import check_scores
-from .confusion_core import check_threshold
-from .confusion_core import check_zero_division
-from .confusion_core import class_counts
-from .confusion_core import encode_task
-from .confusion_core import masked_mean
-from .confusion_core import safe_ratio
-from .confusion_core import select_classes
-from .confusion_core import to_python
-from .confusion_core import undefined_result
-from .confusion_core import youden_thresholds
-from .intervals import check_ci_method
-from .intervals import check_confidence_level
-from .intervals import check_n_resamples
-from .intervals import check_seed
-from .intervals import class_effective_sizes
+from .averaging import Averaging
+from .averaging import apply_zero_division
+from .averaging import safe_ratio
+from .confusion import ConfusionCounts
+from .confusion import confusion_counts
+from .confusion import count_labels
+from .inputs import to_python
+from .intervals import DEFAULT_CI_METHOD
 from .intervals import recall_mean_interval
+from .metric import CountsMetric
+from .options import LOAD_TIME_DOC
+from .options import ZERO_DIVISION_DOC
+from .options import Option
+from .options import check_class_mask
+from .options import check_flag
+from .options import check_ignore_index
+from .options import check_labels
+from .options import check_num_classes
+from .options import check_pos_label
+from .options import check_threshold
+from .options import check_zero_division
+from .options import choice
+from .options import interval_options
+from .thresholds import THRESHOLD_TIE_RULE
+
+# evaluate.load fetches only the helper files a metric script imports itself; the helpers
+# above need these too (`python shared/vendor.py --check` verifies the list is complete).
+from .counts import CountTable
+from .labels import EncodedLabels
+from .store import Store
 
 _DESCRIPTION = """
 Balanced accuracy is the mean of the per-class recalls:
@@ -83,6 +85,13 @@ Args:
         counts become weighted sums.
     return_per_class (bool, defaults to False): also return `per_class_recall`,
         `support_per_class` and `classes`.
+    return_confusion_matrix (bool, defaults to False): also return `confusion_matrix` and
+        `classes`.
+    confusion_matrix (K x K array-like, instead of predictions and references): counts
+        made elsewhere (rows = references, columns = predictions, in the order of
+        `labels`, or classes 0..K-1, as scikit-learn's `confusion_matrix`); the result,
+        interval included, is what the same samples give. Non-integer entries are
+        weighted sums.
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
         a confidence interval for the value. Default None: no interval.
     ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
@@ -111,6 +120,12 @@ Returns:
         class without reference samples (unless `zero_division` is a number).
     support_per_class (list): reference samples per class (weighted sums when weighted).
     classes (list): the class values in class order.
+    confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
+        columns = predictions, in `classes` order (weighted sums when weighted).
+
+{LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
+samples, so streaming a dataset takes memory that does not grow with its size; pass
+`sample_weight` to `add_batch` with its batch.
 
 Examples:
 
@@ -209,9 +224,80 @@ _CITATION = """
 """
 
 
+def balanced_accuracy_from_counts(
+    counts: ConfusionCounts,
+    *,
+    adjusted=False,
+    zero_division="skip",
+    class_mask=None,
+    return_per_class=False,
+    return_confusion_matrix=False,
+    confidence_level=None,
+    ci_method=None,
+    n_resamples=10_000,
+    seed=None,
+    **_,
+):
+    """Balanced accuracy (and its interval, per-class recalls, confusion matrix) from confusion counts.
+
+    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
+    what ``compute`` counted from samples, or a confusion matrix given to it.
+    """
+    result = {"balanced_accuracy": math.nan}
+    if confidence_level is not None:  # an undefined value gets an undefined interval too
+        result["balanced_accuracy_ci"] = [math.nan, math.nan]
+    if counts.optimal_threshold is not None:
+        result["optimal_threshold"] = counts.optimal_threshold
+    if counts.reason is not None:
+        return {**result, "reason": counts.reason}
+    encoded = counts.encoded
+    class_counts = counts.class_counts()
+    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
+    averaging = Averaging.over(
+        encoded.num_classes, class_mask, zero_division, adjusted,
+        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
+    )
+    value, averaged = averaging.combine(per_class_recall)
+    reason = averaging.reason(int(averaged), "no_reference_classes", float(value))
+    if reason is not None:
+        return {**result, "reason": reason}
+    result["balanced_accuracy"] = float(value)
+    if confidence_level is not None:
+        interval = recall_mean_interval(
+            class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
+            n_resamples=n_resamples, seed=seed, class_mask=averaging.selected, zero_division=zero_division,
+            adjusted=adjusted, effective_support=counts.effective_support(), unobserved=averaging.unobserved,
+        )
+        result["balanced_accuracy_ci"] = interval.as_list()
+    if return_per_class:
+        counts.check_materialised("return_per_class")
+        result["per_class_recall"] = apply_zero_division(per_class_recall, zero_division)
+        result["support_per_class"] = class_counts.support
+        result["classes"] = encoded.classes
+    if return_confusion_matrix:
+        result["confusion_matrix"] = counts.matrix()
+        result["classes"] = encoded.classes
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BalancedAccuracy(ConfusionMetric):
+class BalancedAccuracy(CountsMetric):
     """Balanced accuracy (mean per-class recall) as an evaluate metric."""
+
+    OPTIONS = {
+        "task": Option(None, choice(None, "binary", "multiclass")),
+        "num_classes": Option(None, check_num_classes),
+        "labels": Option(None, check_labels),
+        "pos_label": Option(None, check_pos_label),
+        "adjusted": Option(False, check_flag),
+        "zero_division": Option("skip", check_zero_division),
+        "threshold": Option(None, check_threshold),
+        "ignore_index": Option(None, check_ignore_index),
+        "class_mask": Option(None, check_class_mask),
+        "return_per_class": Option(False, check_flag),
+        "return_confusion_matrix": Option(False, check_flag),
+        **interval_options(),
+    }
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -219,101 +305,25 @@ class BalancedAccuracy(ConfusionMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
-            format="arrow",
             reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
         )
 
-    def _reduce(
-        self,
-        *,
-        predictions,
-        references,
-        task=None,
-        num_classes=None,
-        labels=None,
-        pos_label=None,
-        adjusted=False,
-        zero_division="skip",
-        threshold=None,
-        ignore_index=None,
-        class_mask=None,
-        sample_weight=None,
-        return_per_class=False,
-        confidence_level=None,
-        ci_method=None,
-        n_resamples=10_000,
-        seed=None,
-    ):
-        adjusted = check_flag(adjusted, "adjusted")
-        return_per_class = check_flag(return_per_class, "return_per_class")
-        threshold = check_threshold(threshold)
-        zero_division = check_zero_division(zero_division)
-        if threshold is not None and task == "multiclass":
+    def _check_options(self, options):
+        if options["threshold"] is not None and options["task"] == "multiclass":
             raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
-        confidence_level = check_confidence_level(confidence_level)
-        ci_method, n_resamples, seed = check_ci_method(ci_method), check_n_resamples(n_resamples), check_seed(seed)
-        if confidence_level is not None and threshold == "auto":
-            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={confidence_level!r} with threshold='auto'.")
-        ignore_index = check_ignore_label(ignore_index)
-        # With an interval requested, an undefined value gets an undefined interval too.
-        undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
-        weights = check_sample_weight(sample_weight, references.size, references.shape)
-        references = as_labels(references, "references")
-        if ignore_index is not None:
-            keep = references != ignore_index
-            references, predictions = references[keep], predictions[keep]
-            weights = None if weights is None else weights[keep]
-            if references.size == 0:
-                return {**undefined_result("balanced_accuracy", "empty_after_ignore_index"), **undefined_ci}
+        if options["confidence_level"] is not None and options["threshold"] == "auto":
+            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 
-        result = {}
-        if threshold is None:
-            encoded = encode_task(references, as_labels(predictions, "predictions"), task, labels, num_classes, pos_label)
-            prediction_indices = encoded.prediction_indices
-        else:
-            encoded = encode_task(references, None, "binary", labels, num_classes, pos_label)
-            is_positive = encoded.reference_indices == encoded.positive_index
-            if threshold == "auto":
-                check_scores(predictions)
-                scores = predictions.astype(np.float64)
-                best, _, _ = youden_thresholds(scores[:, None], is_positive[:, None], None if weights is None else weights[:, None])
-                threshold = float(best[0])
-                result["optimal_threshold"] = threshold
-            else:
-                check_probabilities(predictions)
-            prediction_indices = np.where(predictions >= threshold, encoded.positive_index, 1 - encoded.positive_index)
+    def _count(self, predictions, references, inputs, options):
+        return count_labels(predictions, references, inputs.get("sample_weight"))
 
-        if return_per_class:
-            check_per_class_output(encoded, "return_per_class")
-        num_classes = len(encoded.classes)
-        counts = class_counts(encoded.reference_indices, prediction_indices, num_classes, weights)
-        per_class_recall = apply_zero_division(safe_ratio(counts.tp, counts.support), zero_division)
-        # `unobserved`: selected classes of a huge num_classes without samples (not materialised).
-        mask, unobserved = select_classes(class_mask, encoded)
-        score, averaged = masked_mean(per_class_recall, mask, unobserved=unobserved, zero_division=zero_division)
-        if averaged == 0:
-            reason = "empty_class_mask_after_filtering" if mask is not None else "no_reference_classes"
-            return to_python({**undefined_result("balanced_accuracy", reason), **undefined_ci, **result})
-        if adjusted:
-            if averaged == 1:
-                return to_python({**undefined_result("balanced_accuracy", "adjusted_needs_two_classes"), **undefined_ci, **result})
-            chance = 1.0 / averaged
-            score = (score - chance) / (1.0 - chance)
+    def _counts(self, stored, options):
+        return confusion_counts(stored, options)
 
-        result = {"balanced_accuracy": score, **result}
-        if confidence_level is not None:
-            effective_support = None
-            if weights is not None:
-                # Weighted counts: each class's recall varies as on Kish's effective size.
-                effective_support = class_effective_sizes(encoded.reference_indices, weights, num_classes)
-            interval = recall_mean_interval(
-                counts.tp, counts.support, confidence_level=confidence_level, method=ci_method,
-                n_resamples=n_resamples, seed=seed, class_mask=mask, zero_division=zero_division,
-                adjusted=adjusted, effective_support=effective_support, unobserved=unobserved,
-            )
-            result = {"balanced_accuracy": score, "balanced_accuracy_ci": interval.as_list(), **result}
-        if return_per_class:
-            result["per_class_recall"] = per_class_recall
-            result["support_per_class"] = counts.support
-            result["classes"] = encoded.classes
-        return to_python(result)
+    def _counts_from_matrix(self, matrix, options):
+        if options["threshold"] is not None:
+            raise ValueError("threshold: a confusion matrix holds labels already, found a threshold too.")
+        return ConfusionCounts.from_matrix(matrix, options["labels"], options["task"], options["pos_label"])
+
+    def _from_counts(self, counts, options):
+        return balanced_accuracy_from_counts(counts, **options)

@@ -6,32 +6,37 @@ import datasets
 import evaluate
 import numpy as np
 
-from .confusion_core import ConfusionMetric
-from .confusion_core import apply_zero_division
-from .confusion_core import as_labels
-from .confusion_core import check_flag
-from .confusion_core import check_ignore_label
-from .confusion_core import check_per_class_output
-from .confusion_core import check_sample_weight
-from .confusion_core import check_zero_division
-from .confusion_core import class_counts
-from .confusion_core import confusion_matrix
-from .confusion_core import encode_task
-from .confusion_core import masked_mean
-from .confusion_core import safe_ratio
-from .confusion_core import select_classes
-from .confusion_core import to_python
-from .confusion_core import undefined_result
+from .averaging import Averaging
+from .averaging import apply_zero_division
+from .confusion import ConfusionCounts
+from .confusion import confusion_counts
+from .confusion import count_labels
+from .inputs import to_python
 from .intervals import DEFAULT_CI_METHOD
 from .intervals import MAX_BOOTSTRAP_CELLS
-from .intervals import check_ci_method
-from .intervals import check_confidence_level
-from .intervals import check_n_resamples
-from .intervals import check_seed
-from .intervals import class_effective_sizes
 from .intervals import informedness_interval
+from .metric import CountsMetric
+from .options import LOAD_TIME_DOC
+from .options import Option
+from .options import check_class_mask
+from .options import check_flag
+from .options import check_ignore_index
+from .options import check_labels
+from .options import check_num_classes
+from .options import check_zero_division
+from .options import choice
+from .options import interval_options
+from .rates import INFORMEDNESS_AVERAGES
+from .rates import informedness
+from .rates import informedness_weights
+from .rates import one_vs_rest_difference
 
-AVERAGES = ("bookmaker", "macro", "weighted")
+# evaluate.load fetches only the helper files a metric script imports itself; the helpers
+# above need these too (`python shared/vendor.py --check` verifies the list is complete).
+from .counts import CountTable
+from .labels import EncodedLabels
+from .store import Store
+from .thresholds import THRESHOLD_TIE_RULE
 
 _DESCRIPTION = """
 Informedness is the probability that a prediction is informed about the true class, as
@@ -88,6 +93,13 @@ Args:
     return_markedness (bool, defaults to False): also return `markedness`, the mirror
         image of the chosen average: sum_c pi_c * MK_c for "bookmaker", mean_c MK_c for
         "macro", sum_c beta_c * MK_c for "weighted" (binary: PPV + NPV - 1).
+    return_confusion_matrix (bool, defaults to False): also return `confusion_matrix` and
+        `classes`.
+    confusion_matrix (K x K array-like, instead of predictions and references): counts
+        made elsewhere (rows = references, columns = predictions, in the order of
+        `labels`, or classes 0..K-1, as scikit-learn's `confusion_matrix`); the result,
+        interval included, is what the same samples give. Non-integer entries are
+        weighted sums.
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
         confidence interval for the informedness (none for markedness). Default None: no
         interval.
@@ -124,6 +136,12 @@ Returns:
     support_per_class, predicted_per_class (list): reference and prediction counts per
         class (weighted sums when weighted).
     classes (list): the class values in class order.
+    confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
+        columns = predictions, in `classes` order (weighted sums when weighted).
+
+{LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
+samples, so streaming a dataset takes memory that does not grow with its size; pass
+`sample_weight` to `add_batch` with its batch.
 
 Examples:
 
@@ -245,52 +263,14 @@ _SCORES_HINT = (
 )
 
 
-def one_vs_rest_difference(hits, row_totals, column_totals):
-    """``hits / rows - misses / other_rows`` per class, NaN where a denominator is 0.
-
-    With rows = references it is J_c = TPR_c - FPR_c (misses = false positives); with
-    rows = predictions it is MK_c = PPV_c - FOR_c = PPV_c + NPV_c - 1 (misses = false
-    negatives). ``other_rows`` sums the other classes' rows (not total - rows, which
-    cancels when one class holds nearly all the weight), so it is exactly 0 when one
-    class holds every row, even with float weights. One division instead of two keeps
-    integer counts exact (J = 0.6, not 0.6000000000000001); weighted sums may round a
-    value just past -1 or 1, so it is clipped to [-1, 1].
-    """
-    total = row_totals.sum()
-    if row_totals.dtype.kind == "f" and total > 0 and not 1e-100 <= total <= 1e100:
-        # Weighted sums near float64's limits: as shares of the total the products stay finite.
-        hits, row_totals, column_totals = hits / total, row_totals / total, column_totals / total
-    elif row_totals.dtype.kind in "iu" and total >= 1 << 31:
-        # Products of counts above 2^31 could overflow int64 (silently): use floats.
-        hits, row_totals, column_totals = (x.astype(np.float64) for x in (hits, row_totals, column_totals))
-    preceding = np.concatenate([np.zeros(1, row_totals.dtype), np.cumsum(row_totals)[:-1]])
-    following = np.concatenate([np.cumsum(row_totals[::-1])[::-1][1:], np.zeros(1, row_totals.dtype)])
-    other_rows = preceding + following
-    misses = column_totals - hits
-    return np.clip(safe_ratio(hits * other_rows - misses * row_totals, row_totals * other_rows), -1.0, 1.0)
-
-
-def average_classes(per_class, class_mask, class_weights, no_defined_class_reason, unobserved=0, zero_division="skip"):
-    """The (weighted) mean over the defined classes of the mask, and why it is NaN (or None).
-
-    ``unobserved`` selected classes without samples are not in ``per_class`` (see ``masked_mean``).
-    """
-    value, averaged = masked_mean(per_class, class_mask, class_weights, unobserved, zero_division)
-    if averaged == 0:
-        return value, "empty_class_mask_after_filtering" if class_mask is not None else no_defined_class_reason
-    if math.isnan(value):
-        return value, "averaged_classes_have_zero_weight"
-    return value, None
-
-
 def check_multiclass_interval(ci_method, num_classes, n_resamples):
-    """Refuse, before counting, an interval that multi-class informedness cannot have."""
+    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
             "J is then not a sum of independent rates); expected ci_method='bootstrap' or None."
         )
-    # The bootstrap draws n_resamples K x K matrices; checked before the dense matrix is built.
+    # The bootstrap draws n_resamples K x K matrices.
     cells = num_classes * num_classes
     if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
         fits = MAX_BOOTSTRAP_CELLS // cells
@@ -301,11 +281,120 @@ def check_multiclass_interval(ci_method, num_classes, n_resamples):
         )
 
 
+def informedness_from_counts(
+    counts: ConfusionCounts,
+    *,
+    average="bookmaker",
+    class_mask=None,
+    zero_division="skip",
+    return_per_class=False,
+    return_markedness=False,
+    return_confusion_matrix=False,
+    confidence_level=None,
+    ci_method=None,
+    n_resamples=10_000,
+    seed=None,
+    **_,
+):
+    """Informedness (and its interval, markedness, per-class values, confusion matrix) from confusion counts.
+
+    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
+    what ``compute`` counted from samples, or a confusion matrix given to it.
+    """
+    result = {"informedness": math.nan}
+    undefined_ci = {} if confidence_level is None else {"informedness_ci": [math.nan, math.nan]}
+
+    def undefined(reason):
+        undefined_result = {**result, "reason": reason, **undefined_ci}
+        if return_markedness:
+            undefined_result.update(markedness=math.nan, markedness_reason=reason)
+        return undefined_result
+
+    if counts.reason is not None:
+        return undefined(counts.reason)
+    encoded = counts.encoded
+    num_classes = encoded.num_classes
+    if return_per_class:
+        counts.check_materialised("return_per_class")
+    if confidence_level is not None and encoded.unobserved and zero_division != "skip" and average == "macro":
+        raise ValueError(
+            f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
+            f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
+            "pass `labels` with the classes to average, or zero_division='skip'."
+        )
+    if confidence_level is not None and num_classes > 2:
+        check_multiclass_interval(ci_method, num_classes, n_resamples)
+    class_counts = counts.class_counts()
+    averaging = Averaging.over(
+        num_classes, class_mask, zero_division,
+        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
+    )
+    if not class_counts.total > 0:
+        return undefined("no_samples")
+    value, averaged, per_class_informedness = informedness(
+        class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
+    reason = averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value))
+    result["informedness"] = float(value)
+    if reason:
+        result.update(reason=reason, **undefined_ci)
+    elif confidence_level is not None:
+        result.update(undefined_ci)
+        if np.count_nonzero(class_counts.support) < 2:
+            # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
+            result["informedness_ci_reason"] = "fewer_than_two_reference_classes"
+        else:
+            matrix = counts.matrix("confidence_level")
+            if counts.w is not None:
+                # Informedness does not depend on the weights' scale: with the largest weight 1,
+                # the bootstrap's products of weighted counts stay finite near float64's limits.
+                matrix = matrix / counts.w.max()
+            interval = informedness_interval(
+                matrix, confidence_level=confidence_level,
+                method=ci_method or (DEFAULT_CI_METHOD if num_classes == 2 else "bootstrap"),
+                n_resamples=n_resamples, seed=seed, average=average, class_mask=averaging.selected,
+                zero_division=zero_division, effective_support=counts.effective_support(),
+            )
+            result["informedness_ci"] = interval.as_list()
+            if interval.reason is not None:
+                result["informedness_ci_reason"] = interval.reason
+    if return_markedness:
+        per_class_markedness = apply_zero_division(
+            one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
+        _, markedness_weights = informedness_weights(average, class_counts.support, class_counts.predicted)
+        markedness, averaged = averaging.combine(per_class_markedness, markedness_weights)
+        result["markedness"] = float(markedness)
+        reason = averaging.reason(int(averaged), "fewer_than_two_predicted_classes", float(markedness))
+        if reason:
+            result["markedness_reason"] = reason
+    if return_per_class:
+        result["per_class_informedness"] = per_class_informedness
+        if return_markedness:
+            result["per_class_markedness"] = per_class_markedness
+        result["support_per_class"] = class_counts.support
+        result["predicted_per_class"] = class_counts.predicted
+        result["classes"] = encoded.classes
+    if return_confusion_matrix:
+        result["confusion_matrix"] = counts.matrix()
+        result["classes"] = encoded.classes
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Informedness(ConfusionMetric):
+class Informedness(CountsMetric):
     """Informedness (Youden's J, Bookmaker Informedness) and markedness as an evaluate metric."""
 
-    _SCORES_HINT = _SCORES_HINT
+    OPTIONS = {
+        "average": Option("bookmaker", choice(*INFORMEDNESS_AVERAGES)),
+        "labels": Option(None, check_labels),
+        "num_classes": Option(None, check_num_classes),
+        "ignore_index": Option(None, check_ignore_index),
+        "class_mask": Option(None, check_class_mask),
+        "zero_division": Option("skip", check_zero_division),
+        "return_per_class": Option(False, check_flag),
+        "return_markedness": Option(False, check_flag),
+        "return_confusion_matrix": Option(False, check_flag),
+        **interval_options(),
+    }
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -313,135 +402,21 @@ class Informedness(ConfusionMetric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
-            format="arrow",
             reference_urls=[
                 "https://en.wikipedia.org/wiki/Youden%27s_J_statistic",
                 "https://arxiv.org/abs/2401.03831",
             ],
         )
 
-    def _reduce(
-        self,
-        *,
-        predictions,
-        references,
-        average="bookmaker",
-        labels=None,
-        num_classes=None,
-        ignore_index=None,
-        class_mask=None,
-        sample_weight=None,
-        zero_division="skip",
-        return_per_class=False,
-        return_markedness=False,
-        confidence_level=None,
-        ci_method=None,
-        n_resamples=10_000,
-        seed=None,
-    ):
-        return_per_class = check_flag(return_per_class, "return_per_class")
-        return_markedness = check_flag(return_markedness, "return_markedness")
-        if not isinstance(average, str) or average not in AVERAGES:
-            raise ValueError(f"average: expected one of {AVERAGES}, found {average!r}.")
-        confidence_level = check_confidence_level(confidence_level)
-        # None: chosen once the number of classes is known (analytic for two, else bootstrap).
-        ci_method = check_ci_method(ci_method, default=None)
-        n_resamples = check_n_resamples(n_resamples)
-        seed = check_seed(seed)
-        # With an interval requested, an undefined value gets an undefined interval too.
-        undefined_ci = {} if confidence_level is None else {"informedness_ci": [math.nan, math.nan]}
+    def _count(self, predictions, references, inputs, options):
+        return count_labels(predictions, references, inputs.get("sample_weight"), scores=False, scores_hint=_SCORES_HINT)
 
-        def undefined(reason):
-            result = {**undefined_result("informedness", reason), **undefined_ci}
-            if return_markedness:
-                result.update(markedness=math.nan, markedness_reason=reason)
-            return result
-
-        zero_division = check_zero_division(zero_division)
-        ignore_index = check_ignore_label(ignore_index)
-        weights = check_sample_weight(sample_weight, references.size, references.shape)
-        references = as_labels(references, "references")
-        predictions = as_labels(predictions, "predictions", self._SCORES_HINT)
-        if ignore_index is not None:
-            keep = references != ignore_index
-            references, predictions = references[keep], predictions[keep]
-            weights = None if weights is None else weights[keep]
-            if references.size == 0:
-                return undefined("empty_after_ignore_index")
-
+    def _counts(self, stored, options):
         # J is the same for either class of a binary task, so there is no pos_label.
-        encoded = encode_task(references, predictions, None, labels, num_classes, None)
-        if return_per_class:
-            check_per_class_output(encoded, "return_per_class")
-        num_classes = len(encoded.classes)
-        if confidence_level is not None and encoded.unobserved and zero_division != "skip" and average == "macro":
-            raise ValueError(
-                f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
-                f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
-                "pass `labels` with the classes to average, or zero_division='skip'."
-            )
-        if confidence_level is not None and num_classes > 2:
-            check_multiclass_interval(ci_method, num_classes, n_resamples)
-        counts = class_counts(encoded.reference_indices, encoded.prediction_indices, num_classes, weights)
-        # `unobserved`: selected classes of a huge num_classes without samples (not materialised).
-        mask, unobserved = select_classes(class_mask, encoded)
-        if not counts.total > 0:
-            return undefined("no_samples")
+        return confusion_counts(stored, options, _SCORES_HINT)
 
-        prevalence = counts.support / counts.support.sum()
-        bias = counts.predicted / counts.predicted.sum()
-        per_class_informedness = apply_zero_division(
-            one_vs_rest_difference(counts.tp, counts.support, counts.predicted), zero_division
-        )
-        # Each markedness average mirrors its informedness average (references <-> predictions).
-        informedness_weights = {"bookmaker": bias, "macro": None, "weighted": prevalence}[average]
-        markedness_weights = {"bookmaker": prevalence, "macro": None, "weighted": bias}[average]
+    def _counts_from_matrix(self, matrix, options):
+        return ConfusionCounts.from_matrix(matrix, options["labels"])
 
-        score, reason = average_classes(
-            per_class_informedness, mask, informedness_weights, "fewer_than_two_reference_classes", unobserved, zero_division
-        )
-        result = {"informedness": score}
-        if reason:
-            result.update(reason=reason, **undefined_ci)
-        elif confidence_level is not None:
-            result.update(undefined_ci)
-            if np.count_nonzero(counts.support) < 2:
-                # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
-                result["informedness_ci_reason"] = "fewer_than_two_reference_classes"
-            else:
-                effective_support = scaled_weights = None
-                if weights is not None:
-                    # Weighted counts: each class row varies as on Kish's effective size.
-                    effective_support = class_effective_sizes(encoded.reference_indices, weights, num_classes)
-                    # Informedness does not depend on the weights' scale: with the largest weight 1,
-                    # the bootstrap's products of weighted counts stay finite near float64's limits.
-                    scaled_weights = weights / weights.max()
-                interval = informedness_interval(
-                    confusion_matrix(encoded.reference_indices, encoded.prediction_indices, num_classes, scaled_weights),
-                    confidence_level=confidence_level,
-                    method=ci_method or (DEFAULT_CI_METHOD if num_classes == 2 else "bootstrap"),
-                    n_resamples=n_resamples, seed=seed, average=average, class_mask=mask,
-                    zero_division=zero_division, effective_support=effective_support,
-                )
-                result["informedness_ci"] = interval.as_list()
-                if interval.reason is not None:
-                    result["informedness_ci_reason"] = interval.reason
-        if return_markedness:
-            per_class_markedness = apply_zero_division(
-                one_vs_rest_difference(counts.tp, counts.predicted, counts.support), zero_division
-            )
-            markedness, reason = average_classes(
-                per_class_markedness, mask, markedness_weights, "fewer_than_two_predicted_classes", unobserved, zero_division
-            )
-            result["markedness"] = markedness
-            if reason:
-                result["markedness_reason"] = reason
-
-        if return_per_class:
-            result["per_class_informedness"] = per_class_informedness
-            if return_markedness:
-                result["per_class_markedness"] = per_class_markedness
-            result["support_per_class"] = counts.support
-            result["predicted_per_class"] = counts.predicted
-            result["classes"] = encoded.classes
-        return to_python(result)
+    def _from_counts(self, counts, options):
+        return informedness_from_counts(counts, **options)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import vendor
 
-REQUIRED_FILES = ("README.md", "app.py", "requirements.txt") + vendor.VENDORED_FILES
+REQUIRED_FILES = ("README.md", "app.py", "requirements.txt")
 CARD_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "pinned", "tags", "description")
 CARD_SECTIONS = ("Metric Description", "How to Use", "Inputs", "Output Values", "Examples", "Limitations and Bias", "Citation")
 SKIPPED_NAMES = ("__pycache__",)
@@ -260,7 +260,7 @@ def check_doctests(folder: Path, name: str) -> tuple:
 def validate(folder: Path) -> tuple:
     """All problems with one module folder (empty if it can be released), and a summary."""
     name = folder.name
-    missing = [file for file in REQUIRED_FILES if not (folder / file).is_file()]
+    missing = [file for file in REQUIRED_FILES + tuple(vendor.files_for(folder)) if not (folder / file).is_file()]
     if missing:
         return [f"missing {', '.join(missing)}"], ""
     problems = [f"{path}: unsafe file name for upload" for path in files_to_upload(folder) if not SAFE_PATH.match(path)]
@@ -271,6 +271,8 @@ def validate(folder: Path) -> tuple:
         sdk_version = None
     problems += check_requirements(folder, sdk_version)
     problems += check_relative_imports(folder, name)
+    problems += [f"{name}.py needs {file} (through another helper) but does not import it: evaluate.load would not fetch it"
+                 for file in vendor.missing_direct_imports(folder)]
     problems += check_app(folder)
     doctest_problems, examples = check_doctests(folder, name)
     problems += doctest_problems

@@ -1,0 +1,274 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/confusion.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""Confusion counts: label batches in, a confusion matrix (as counted cells) out.
+
+``count_labels`` turns one batch of labels into counts of distinct (reference,
+prediction) pairs - or, for scores that a compute-time threshold will turn into labels,
+keeps them as raw columns. ``confusion_counts`` turns what was stored (one batch, many
+batches, many processes) into ``ConfusionCounts``: the options that act on pairs
+(``ignore_index``, ``task``, ``labels``, ``num_classes``, ``pos_label``, ``threshold``)
+are applied to the distinct pairs, never to samples. ``ConfusionCounts.from_matrix``
+builds the same object from a confusion matrix counted anywhere else.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from .averaging import safe_ratio
+from .counts import CountTable
+from .counts import JointCounts
+from .counts import squared_weights
+from .inputs import SCORES_HINT
+from .inputs import _describe
+from .inputs import as_array
+from .inputs import as_labels
+from .inputs import check_finite
+from .inputs import check_same_shape
+from .inputs import check_sample_weight
+from .inputs import is_string_array
+from .labels import EncodedLabels
+from .labels import MAX_MATERIALISED_CLASSES
+from .labels import encode_labels
+from .labels import encode_task
+from .store import Store
+from .thresholds import check_probabilities
+from .thresholds import check_scores
+from .thresholds import youden_thresholds
+
+PAIRS = "pairs"
+# Integral floats below this magnitude are labels (counted); beyond it they can only be scores.
+_EXACT_INTEGERS = 2.0**53
+
+
+def _are_labels(values: np.ndarray) -> bool:
+    """Whether values can be counted as labels: integers, strings, or floats that are whole numbers."""
+    if values.dtype.kind != "f":
+        return True
+    check_finite(values, "predictions")
+    return bool(np.array_equal(np.rint(values), values) and (not values.size or np.abs(values).max() < _EXACT_INTEGERS))
+
+
+def count_labels(predictions: Any, references: Any, sample_weight: Any = None, scores: bool = True,
+                 scores_hint: str = SCORES_HINT) -> Store:
+    """One batch of labels (any shape, flattened) as a ``Store`` of its own.
+
+    Label predictions become counts of distinct (reference, prediction) pairs; with
+    ``scores`` (balanced accuracy's ``threshold``), non-integral predictions are kept as raw
+    columns, as a threshold set at compute time needs them. Without ``scores`` they raise
+    with ``scores_hint``.
+    """
+    predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
+    check_same_shape(predictions, references)
+    weights = check_sample_weight(sample_weight, references.size, references.shape)
+    references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    predictions = predictions.reshape(-1)
+    store = Store()
+    if _are_labels(predictions):
+        table = CountTable(["references", "predictions"])
+        table.add([references, as_labels(predictions, "predictions")], weights)
+        store.tables[PAIRS] = table
+    elif scores:
+        check_scores(predictions)
+        store.keep_raw({"references": references, "predictions": predictions, "sample_weight": weights})
+    else:
+        as_labels(predictions, "predictions", scores_hint)  # raises: non-integral values
+    return store
+
+
+@dataclass
+class ClassCounts:
+    """One-vs-rest counts per class (weighted sums when weighted); ``total`` counts every sample."""
+
+    tp: np.ndarray
+    support: np.ndarray
+    predicted: np.ndarray
+    total: Any
+
+    @property
+    def fn(self) -> np.ndarray:
+        return self.support - self.tp
+
+    @property
+    def fp(self) -> np.ndarray:
+        return self.predicted - self.tp
+
+    @property
+    def tn(self) -> np.ndarray:
+        return self.total - self.support - self.predicted + self.tp
+
+
+@dataclass
+class ConfusionCounts:
+    """A confusion matrix as its non-empty cells: ``reference[i]``/``prediction[i]`` are the
+    class indices of cell i (in ``encoded.classes`` order), ``n[i]`` its samples, ``w[i]``/``w2[i]``
+    their weight sums (None unweighted). ``reason``: why nothing can be computed (e.g.
+    every sample ignored); ``optimal_threshold``: the threshold chosen by ``"auto"``."""
+
+    encoded: EncodedLabels
+    reference: np.ndarray
+    prediction: np.ndarray
+    n: np.ndarray
+    w: Optional[np.ndarray] = None
+    w2: Optional[np.ndarray] = None
+    reason: Optional[str] = None
+    optimal_threshold: Optional[float] = None
+    w2_exponent: int = 0  # w2 holds mantissas of 4**w2_exponent (see counts.squared_weights)
+
+    @property
+    def num_classes(self) -> int:
+        return self.encoded.num_classes
+
+    @property
+    def weight(self) -> np.ndarray:
+        return self.n if self.w is None else self.w
+
+    def class_counts(self) -> ClassCounts:
+        """TP, support and predicted per class: integers, or weighted sums."""
+        k, weight = self.num_classes, self.weight
+        count = (lambda index, picked=None: np.bincount(index if picked is None else index[picked],
+                                                        weights=weight if picked is None else weight[picked], minlength=k))
+        tp, support, predicted = count(self.reference, self.reference == self.prediction), count(self.reference), count(self.prediction)
+        if self.w is None:  # counts are integers: keep them exact
+            tp, support, predicted = (x.astype(np.int64) for x in (tp, support, predicted))
+            return ClassCounts(tp, support, predicted, int(self.n.sum()))
+        return ClassCounts(tp, support, predicted, float(weight.sum()))
+
+    def effective_support(self) -> Optional[np.ndarray]:
+        """Kish's effective size (sum w)^2 / sum w^2 of each reference class; None unweighted."""
+        if self.w is None:
+            return None
+        # Sums scaled like the squares' mantissas: exact (a power of two), and finite for any weights.
+        sums = np.bincount(self.reference, weights=np.ldexp(self.w, -self.w2_exponent), minlength=self.num_classes)
+        squares = np.bincount(self.reference, weights=self.w2, minlength=self.num_classes)
+        return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
+
+    def check_materialised(self, name: str) -> None:
+        """Per-class lists need every class materialised: refuse them for unobserved classes."""
+        if self.encoded.unobserved:
+            total = self.num_classes + self.encoded.unobserved
+            raise ValueError(f"{name}: per-class lists need at most {MAX_MATERIALISED_CLASSES:,} classes, found "
+                             f"num_classes={total:,}; pass `labels` with the classes to report instead.")
+
+    def matrix(self, name: str = "return_confusion_matrix") -> np.ndarray:
+        """The dense K x K matrix (rows = references, columns = predictions, class order)."""
+        if self.encoded.unobserved or self.num_classes > 4096:
+            total = self.num_classes + self.encoded.unobserved
+            raise ValueError(f"{name}: a dense confusion matrix needs at most 4,096 classes, found {total:,}; pass `labels` "
+                             "with the classes to report instead.")
+        dense = np.zeros((self.num_classes, self.num_classes), dtype=np.int64 if self.w is None else np.float64)
+        np.add.at(dense, (self.reference, self.prediction), self.weight)
+        return dense
+
+    @classmethod
+    def from_matrix(cls, matrix: Any, labels: Optional[list] = None, task: Optional[str] = None,
+                    pos_label: Any = None) -> "ConfusionCounts":
+        """A confusion matrix counted elsewhere (rows = references, columns = predictions, in the order
+        of ``labels``, or classes 0..K-1). Integer entries are counts; other entries are weighted
+        sums (each treated, for intervals, as a count)."""
+        cells = as_array(matrix, "confusion_matrix")
+        if cells.ndim != 2 or cells.shape[0] != cells.shape[1] or cells.shape[0] < 1 or is_string_array(cells):
+            raise ValueError(f"confusion_matrix: expected a square K x K array of counts, found shape {cells.shape}"
+                             + (" of strings." if is_string_array(cells) else "."))
+        check_finite(cells, "confusion_matrix")
+        if cells.size and cells.min() < 0:
+            raise ValueError(f"confusion_matrix: expected non-negative counts, found {cells.min()}.")
+        num_classes = cells.shape[0]
+        if labels is not None and len(labels) != num_classes:
+            raise ValueError(f"labels: expected one class per row of confusion_matrix ({num_classes}), found {len(labels)}.")
+        classes = np.asarray(labels if labels is not None else range(num_classes))
+        if is_string_array(classes):
+            classes = classes.astype(str)
+        rows, columns = np.nonzero(cells)
+        counts = JointCounts({"references": classes[rows], "predictions": classes[columns]}, np.rint(cells[rows, columns]).astype(np.int64))
+        if cells.dtype.kind == "f" and not np.array_equal(np.rint(cells), cells):
+            weight = cells[rows, columns].astype(np.float64)
+            counts = JointCounts(counts.keys, np.ones(weight.size, dtype=np.int64), weight, weight.copy())
+        labels = list(classes.tolist()) if labels is None else labels
+        return _encode_pairs(counts, task, labels, None, pos_label)
+
+
+def _matches(values: np.ndarray, label: Any) -> np.ndarray:
+    """Where ``values`` equal ``label`` (never across kinds: "0" is not 0)."""
+    if label is None or values.size == 0 or isinstance(label, str) != is_string_array(values):
+        return np.zeros(values.shape, dtype=bool)
+    return values == label
+
+
+def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None) -> ConfusionCounts:
+    encoded = encode_task(pairs.keys["references"], pairs.keys["predictions"], task, labels, num_classes, pos_label)
+    return ConfusionCounts(encoded, encoded.reference_indices, encoded.prediction_indices, pairs.n, pairs.w, pairs.w2, reason,
+                           w2_exponent=pairs.w2_exponent)
+
+
+def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCORES_HINT) -> ConfusionCounts:
+    """What was stored, as ``ConfusionCounts`` under the options (see the module doc).
+
+    ``ignore_index`` drops pairs; samples of weight 0 are dropped as if never added; with a
+    ``threshold`` (binary), pair predictions and raw scores are scores of the positive
+    class, turned into labels (``"auto"``: the Youden-optimal threshold, over all of them).
+    """
+    table = stored.tables.get(PAIRS)
+    pairs = table.result() if table is not None else JointCounts({"references": np.zeros(0, np.int64), "predictions": np.zeros(0, np.int64)}, np.zeros(0, np.int64))
+    raw = stored.raw_columns()
+    ignore_index = options.get("ignore_index")
+    reason = None
+    if ignore_index is not None:
+        before = pairs.num_samples + (raw["references"].size if raw else 0)
+        pairs = pairs.select(~_matches(pairs.keys["references"], ignore_index))
+        if raw:
+            raw = {name: None if column is None else column[~_matches(raw["references"], ignore_index)] for name, column in raw.items()}
+        if before and not pairs.num_samples and not (raw and raw["references"].size):
+            reason = "empty_after_ignore_index"
+    if pairs.w is not None:
+        pairs = pairs.select(pairs.w > 0)  # weight 0: as if the samples were never added
+    if raw and raw.get("sample_weight") is not None:
+        raw = {name: column[raw["sample_weight"] > 0] for name, column in raw.items()}
+    threshold = options.get("threshold")
+    if threshold is None:
+        if raw and raw["predictions"].size:
+            as_labels(raw["predictions"], "predictions", scores_hint)  # raises, naming a non-integer value
+        return _encode_pairs(pairs, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"), reason)
+    return _thresholded(pairs, raw, threshold, options, reason)
+
+
+def _thresholded(pairs: JointCounts, raw: Optional[Dict[str, np.ndarray]], threshold: Any, options: Dict[str, Any],
+                 reason: Optional[str]) -> ConfusionCounts:
+    """Binary scores of the positive class (counted pair values and raw scores) turned into labels."""
+    if is_string_array(pairs.keys["predictions"]) and pairs.n.size:
+        raise TypeError(f"predictions: expected numeric scores with a threshold, found strings such as {pairs.keys['predictions'][0]!r}.")
+    raw = raw or {"references": np.zeros(0, np.int64), "predictions": np.zeros(0), "sample_weight": None}
+    references = np.concatenate([pairs.keys["references"], raw["references"]]) if raw["references"].size else pairs.keys["references"]
+    scores = np.concatenate([pairs.keys["predictions"].astype(np.float64), raw["predictions"]])
+    weighted = pairs.w is not None or raw["sample_weight"] is not None
+    raw_ones = np.ones(raw["references"].size)
+    count = np.concatenate([pairs.n, raw_ones.astype(np.int64)])
+    weight = None
+    if weighted:
+        raw_weight = raw_ones if raw["sample_weight"] is None else raw["sample_weight"]
+        weight = np.concatenate([pairs.weight.astype(np.float64), raw_weight])
+    encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+    positive = encoded.reference_indices == encoded.positive_index
+    optimal = None
+    if threshold == "auto":
+        check_scores(scores)
+        # Counted rows stand for n samples each: their count is their weight in the search.
+        search_weight = weight if weighted else (None if not pairs.n.size else count.astype(np.float64))
+        best, _, _ = youden_thresholds(scores[:, None], positive[:, None], None if search_weight is None else search_weight[:, None])
+        threshold = optimal = float(best[0])
+    else:
+        check_probabilities(scores)
+    predicted = np.where(scores >= threshold, encoded.positive_index, 1 - encoded.positive_index)
+    cell = encoded.reference_indices * 2 + predicted
+    n = np.bincount(cell, weights=count, minlength=4)
+    present = np.flatnonzero(n)
+    w = w2 = None
+    exponent = 0
+    if weighted:
+        pair_squares, pair_exponent = (pairs.w2, pairs.w2_exponent) if pairs.w2 is not None else (pairs.n.astype(np.float64), 0)
+        raw_squares, raw_exponent = (raw_ones, 0) if raw["sample_weight"] is None else squared_weights(raw["sample_weight"])
+        exponent = max(pair_exponent, raw_exponent) if raw_squares.size and pair_squares.size else (pair_exponent if pair_squares.size else raw_exponent)
+        squared = np.concatenate([np.ldexp(pair_squares, 2 * (pair_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
+        w, w2 = (np.bincount(cell, weights=values, minlength=4)[present] for values in (weight, squared))
+    return ConfusionCounts(encoded, present // 2, present % 2, np.rint(n[present]).astype(np.int64), w, w2, reason, optimal, exponent)

@@ -309,15 +309,24 @@ def test_streaming_batches_of_rows_match_one_call(load, keep_in_memory):
     weights = rng.random(300)
     options = dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True)
     metric = load("balanced_accuracy_multilabel", keep_in_memory=keep_in_memory)
-    metric.add_batch(references=references[:50].tolist(), predictions=scores[:50].tolist())
+    # Weights travel with their batch (add_batch keeps counts, not rows to align them with later).
+    metric.add_batch(references=references[:50].tolist(), predictions=scores[:50].tolist(), sample_weight=weights[:50])
     for start in range(50, 250, 50):
-        metric.add_batch(references=references[start : start + 50], predictions=torch.tensor(scores[start : start + 50]))
-    metric.add_batch(references=references[250:290], predictions=scores[250:290].astype(int))
-    for reference, prediction in zip(references[290:], scores[290:]):
-        metric.add(reference=reference, prediction=prediction)
-    streamed = metric.compute(sample_weight=weights, **options)
+        metric.add_batch(references=references[start : start + 50], predictions=torch.tensor(scores[start : start + 50]),
+                         sample_weight=weights[start : start + 50])
+    metric.add_batch(references=references[250:290], predictions=scores[250:290].astype(int), sample_weight=weights[250:290])
+    for reference, prediction, weight in zip(references[290:], scores[290:], weights[290:]):
+        metric.add(reference=reference, prediction=prediction, sample_weight=weight)
+    with pytest.raises(ValueError, match=r"sample_weight: pass it with its batch to add_batch\(\.\.\.\).*after 300 added samples"):
+        metric.compute(sample_weight=weights, **options)  # never silently misaligned; nothing stored is lost
+    streamed = metric.compute(**options)
     direct = load("balanced_accuracy_multilabel").compute(references=references, predictions=scores, sample_weight=weights, **options)
-    assert streamed == direct
+    assert streamed["per_label_thresholds"] == direct["per_label_thresholds"]
+    # The batch of exact 0/1 scores is kept as counts, the others as scores: weighted sums are
+    # added in another order, so values agree to rounding.
+    assert list(streamed) == list(direct)
+    for key, value in direct.items():
+        assert streamed[key] == pytest.approx(value, abs=1e-12)
     assert len(streamed["per_label_thresholds"]) == 4
 
 

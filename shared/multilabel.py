@@ -42,6 +42,8 @@ WIDTH = "num_labels"  # the store setting holding the number of label columns
 KEYS = ("label", "reference", "prediction")
 # Integral floats below this magnitude are counted; beyond it they can only be scores.
 _EXACT_INTEGERS = 2.0**53
+# Entries per block of the whole-number check.
+_BLOCK = 1 << 16
 
 
 def _as_rows(array: np.ndarray, name: str) -> np.ndarray:
@@ -53,9 +55,16 @@ def _as_rows(array: np.ndarray, name: str) -> np.ndarray:
 
 
 def _integral(array: np.ndarray) -> bool:
+    """Whether every value is a whole number (integers are): row blocks, stopping at the first
+    block with a fraction, so that scores are told apart after one block."""
     if array.dtype.kind != "f":
         return True
-    return bool(np.array_equal(np.rint(array), array) and (not array.size or np.abs(array).max() < _EXACT_INTEGERS))
+    step = max(1, _BLOCK // max(1, array.shape[1]))
+    for start in range(0, len(array), step):
+        block = array[start : start + step]
+        if not (np.array_equal(np.rint(block), block) and np.abs(block).max() < _EXACT_INTEGERS):
+            return False
+    return True
 
 
 def count_indicators(predictions: Any, references: Any, sample_weight: Any = None, like: Optional[Store] = None) -> Store:
@@ -116,6 +125,7 @@ class MultilabelCounts:
     w2_exponent: int = 0
     reason: Optional[str] = None
     thresholds: Optional[np.ndarray] = None
+    entries: Optional[np.ndarray] = None  # weighted: the number of entries of each cell
 
     @property
     def num_labels(self) -> int:
@@ -152,7 +162,13 @@ class MultilabelCounts:
         # Sums scaled like the squares' mantissas: exact (a power of two), and finite for any weights.
         sums = np.ldexp(self.cells.astype(np.float64).sum(axis=2), -self.w2_exponent)
         squares = self.squares.sum(axis=2)
-        sizes = np.divide(sums**2, squares, out=np.zeros(sums.shape), where=squares > 0)
+        exact = squares >= np.finfo(np.float64).tiny
+        sizes = np.divide(sums**2, squares, out=np.zeros(sums.shape), where=exact)
+        if self.entries is not None:
+            # The squares of weights far below the largest one (a ratio beyond ~1e150) underflow
+            # as mantissas of one common exponent: there Kish's size takes its bound, the count.
+            lost = ~exact & (sums > 0)
+            sizes[lost] = self.entries.sum(axis=2)[lost]
         return sizes[:, 1], sizes[:, 0]
 
     def matrix(self) -> np.ndarray:
@@ -181,9 +197,9 @@ class MultilabelCounts:
         if cells.dtype.kind != "f" or np.array_equal(np.rint(cells), cells):
             return cls(np.rint(cells).astype(np.int64))
         cells = cells.astype(np.float64)
-        squares, exponent = squared_weights(cells)
+        _, exponent = squared_weights(cells)
         # A weighted sum stands for that many samples: its "squared weights" are the sum itself.
-        return cls(cells, np.ldexp(cells, -2 * exponent), exponent)
+        return cls(cells, np.ldexp(cells, -2 * exponent), exponent, entries=cells)
 
 
 def _empty_rows() -> JointCounts:
@@ -217,19 +233,22 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     raw_scores = raw["predictions"] if raw else np.zeros((0, num_labels))
     raw_weights = raw.get("sample_weight") if raw else None
 
-    # References: 0/1 or ignore_index (checked on the distinct values).
-    as_indicators(np.unique(np.concatenate([np.unique(reference), np.unique(raw_references)])), "references", ignore_index)
+    # References: 0/1 or ignore_index (counted rows: their distinct values; raw rows: compared, not sorted).
+    as_indicators(np.unique(reference), "references", ignore_index)
+    if raw_references.size and (raw_references.min() < 0 or raw_references.max() > 1):
+        as_indicators(raw_references, "references", ignore_index)
     if not from_probas:
         as_indicators(np.unique(prediction), "predictions", hint=hint)
         if raw_scores.size:
             as_indicators(raw_scores, "predictions", hint=hint)  # raises, naming a non-integer value
     elif isinstance(threshold, str):
-        check_scores(np.concatenate([prediction.astype(np.float64), raw_scores.ravel()]))
+        check_scores(prediction)  # raw scores were checked finite when counted
     else:
-        check_probabilities(np.concatenate([prediction.astype(np.float64), raw_scores.ravel()]))
+        for scores in (raw_scores, prediction) if raw_scores.size else (prediction,):
+            check_probabilities(scores)
 
     reason = None
-    counted = np.ones(raw_references.shape, dtype=bool)
+    counted = None  # raw entries that count (None: all)
     if ignore_index is not None:
         before = rows.num_samples + raw_references.size
         rows = rows.select(rows.keys["reference"] != ignore_index)
@@ -244,29 +263,52 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
         predicted, raw_predicted = prediction, raw_scores  # raw_scores is empty here
     else:
         if isinstance(threshold, str):
-            threshold = thresholds = _auto_thresholds(num_labels, rows, raw_scores, raw_positive, raw_weights,
-                                                      None if ignore_index is None else counted)
+            threshold = thresholds = _auto_thresholds(num_labels, rows, raw_scores, raw_positive, raw_weights, counted)
         cut = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (num_labels,))
         predicted = prediction >= cut[label]
         raw_predicted = raw_scores >= cut
 
-    # Cells: label * 4 + reference * 2 + prediction, for counted rows and raw entries.
-    size = 4 * num_labels
+    # Cells of counted rows: label * 4 + reference * 2 + prediction.
+    shape, size = (num_labels, 2, 2), 4 * num_labels
     codes = label.astype(np.int64) * 4 + reference.astype(np.int64) * 2 + predicted.astype(np.int64)
-    raw_codes = (np.arange(num_labels) * 4 + raw_positive * 2 + raw_predicted.astype(np.int64))[counted]
+    raw_cells = _raw_cells(raw_positive, np.asarray(raw_predicted, dtype=bool), counted)
     weighted = rows.w is not None or raw_weights is not None
-    n = np.bincount(codes, weights=rows.n, minlength=size) + np.bincount(raw_codes, minlength=size)
     if not weighted:
-        return MultilabelCounts(np.rint(n).astype(np.int64).reshape(num_labels, 2, 2), reason=reason, thresholds=thresholds)
-    entry_weights = (np.ones(raw_references.shape) if raw_weights is None else np.broadcast_to(raw_weights[:, None], raw_references.shape))[counted]
-    w = np.bincount(codes, weights=rows.weight.astype(np.float64), minlength=size) + np.bincount(raw_codes, weights=entry_weights, minlength=size)
+        n = np.rint(np.bincount(codes, weights=rows.n, minlength=size)).astype(np.int64).reshape(shape) + raw_cells(None)
+        return MultilabelCounts(n, reason=reason, thresholds=thresholds)
+    entries = np.rint(np.bincount(codes, weights=rows.n, minlength=size)).astype(np.int64).reshape(shape) + raw_cells(None)
+    w = np.bincount(codes, weights=rows.weight.astype(np.float64), minlength=size).reshape(shape)
     row_squares, row_exponent = (rows.w2, rows.w2_exponent) if rows.w2 is not None else (rows.n.astype(np.float64), 0)
-    raw_squares, raw_exponent = squared_weights(entry_weights)
-    exponent = max(row_exponent if row_squares.size else raw_exponent, raw_exponent if raw_squares.size else row_exponent)
-    w2 = (np.bincount(codes, weights=np.ldexp(row_squares, 2 * (row_exponent - exponent)), minlength=size)
-          + np.bincount(raw_codes, weights=np.ldexp(raw_squares, 2 * (raw_exponent - exponent)), minlength=size))
-    shape = (num_labels, 2, 2)
-    return MultilabelCounts(w.reshape(shape), w2.reshape(shape), exponent, reason, thresholds)
+    raw_squares, raw_exponent = squared_weights(np.ones(len(raw_references)) if raw_weights is None else raw_weights)
+    if raw_references.size:
+        w = w + raw_cells(np.ones(len(raw_references)) if raw_weights is None else raw_weights)
+    exponent = max(row_exponent if row_squares.size else raw_exponent, raw_exponent if raw_references.size else row_exponent)
+    w2 = np.bincount(codes, weights=np.ldexp(row_squares, 2 * (row_exponent - exponent)), minlength=size).reshape(shape)
+    if raw_references.size:
+        w2 = w2 + raw_cells(np.ldexp(raw_squares, 2 * (raw_exponent - exponent)))
+    return MultilabelCounts(w, w2, exponent, reason, thresholds, entries)
+
+
+def _raw_cells(positive: np.ndarray, predicted: np.ndarray, counted: Optional[np.ndarray]):
+    """``cells(row_values)``: the (L, 2, 2) sums of ``row_values`` (one per row; None: counts) over
+    the entries of each cell of raw (N, L) rows. Column sums of the four cells' indicators,
+    each built once and reused for weights and squared weights."""
+    indicators = [None] * 4
+    for reference in (0, 1):
+        is_reference = positive if reference else ~positive
+        if counted is not None:
+            is_reference = is_reference & counted
+        indicators[2 * reference] = is_reference & ~predicted
+        indicators[2 * reference + 1] = is_reference & predicted
+
+    def cells(row_values: Optional[np.ndarray]) -> np.ndarray:
+        if row_values is None:
+            sums = [np.count_nonzero(indicator, axis=0).astype(np.int64) for indicator in indicators]
+        else:
+            sums = [row_values @ indicator.astype(np.float64) for indicator in indicators]
+        return np.stack(sums, axis=-1).reshape(-1, 2, 2) if positive.size else np.zeros((positive.shape[1], 2, 2), np.int64)
+
+    return cells
 
 
 def _auto_thresholds(num_labels: int, rows: JointCounts, raw_scores: np.ndarray, raw_positive: np.ndarray,
@@ -275,7 +317,7 @@ def _auto_thresholds(num_labels: int, rows: JointCounts, raw_scores: np.ndarray,
     sums, as weights) and raw entries together: one (M, L) search, each label a column."""
     row_weights = None if raw_weights is None else np.broadcast_to(raw_weights[:, None], raw_scores.shape)
     if not rows.n.size:  # raw scores only: the search on the samples themselves
-        thresholds, _, _ = youden_thresholds(raw_scores.astype(np.float64), raw_positive, row_weights, mask)
+        thresholds, _, _ = youden_thresholds(raw_scores.astype(np.float64, copy=False), raw_positive, row_weights, mask)
         return thresholds
     label = rows.keys["label"].astype(np.intp)
     order = np.argsort(label, kind="stable")

@@ -830,3 +830,16 @@ def test_store_of_counts_survives_save_and_load(metric, tmp_path):
     np.testing.assert_allclose(merged.cells, direct.cells, rtol=1e-12)
     np.testing.assert_allclose(np.ldexp(merged.squares, 2 * merged.w2_exponent), np.ldexp(direct.squares, 2 * direct.w2_exponent), rtol=1e-12)
     np.testing.assert_allclose(direct.cells, multilabel_confusion_matrix(references, predictions, sample_weight=weights), rtol=1e-12)
+
+
+def test_weights_far_apart_keep_each_label_class_its_own_effective_size(metric):
+    """Squared weights are held as mantissas of one exponent: a class whose weights are all
+    ~1e-308 of the largest underflows there, and takes its count (Kish's bound) instead of 0."""
+    result = metric.compute(predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[1.5e308, 1.0],
+                            average="weighted", confidence_level=LEVEL)
+    low, high = result["balanced_accuracy_ci"]
+    assert 0.0 <= low <= result["balanced_accuracy"] <= high <= 1.0
+    # With weights close enough for the squares to be held, the sizes are Kish's: here each class has one entry.
+    plain = metric.compute(predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[3.0, 1.0],
+                           average="weighted", confidence_level=LEVEL)
+    assert result["balanced_accuracy_ci"] == pytest.approx(plain["balanced_accuracy_ci"], abs=1e-12)

@@ -413,7 +413,7 @@ class BalancedAccuracyMultilabel(CountsMetric):
         return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer)
 
     def _counts(self, stored, options):
-        check_num_labels(stored.settings["num_labels"], options["threshold"] if options["from_probas"] else None, options["label_names"])
+        check_num_labels(stored.settings["num_labels"], options["threshold"], options["label_names"])
         return multilabel_counts(stored, options["from_probas"], options["threshold"], options["ignore_index"], _SCORES_HINT)
 
     def _counts_from_matrix(self, matrix, options):

@@ -7,31 +7,31 @@ import datasets
 import evaluate
 import numpy as np
 
-from .confusion_core import THRESHOLD_TIE_RULE
-from .confusion_core import ClassCounts
-from .confusion_core import ConfusionMetric
-from .confusion_core import apply_zero_division
-from .confusion_core import as_array
-from .confusion_core import as_indicators
-from .confusion_core import check_class_mask
-from .confusion_core import check_flag
-from .confusion_core import check_probabilities
-from .confusion_core import check_sample_weight
-from .confusion_core import check_scores
-from .confusion_core import check_threshold
-from .confusion_core import check_zero_division
-from .confusion_core import column_counts
-from .confusion_core import masked_mean
-from .confusion_core import safe_ratio
-from .confusion_core import to_python
-from .confusion_core import undefined_result
-from .confusion_core import youden_thresholds
+from .averaging import Averaging
+from .inputs import as_array
+from .inputs import to_python
+from .intervals import DEFAULT_CI_METHOD
 from .intervals import binary_columns_interval
-from .intervals import check_ci_method
-from .intervals import check_confidence_level
-from .intervals import check_n_resamples
-from .intervals import check_seed
-from .intervals import class_effective_sizes
+from .metric import CountsMetric
+from .multilabel import MultilabelCounts
+from .multilabel import check_num_labels
+from .multilabel import count_indicators
+from .multilabel import multilabel_counts
+from .options import LOAD_TIME_DOC
+from .options import Option
+from .options import check_class_mask
+from .options import check_flag
+from .options import check_threshold
+from .options import check_zero_division
+from .options import choice
+from .options import interval_options
+from .rates import binary_balanced_accuracy
+from .thresholds import THRESHOLD_TIE_RULE
+
+# evaluate.load fetches only the helper files a metric script imports itself; the helpers
+# above need these too (`python shared/vendor.py --check` verifies the list is complete).
+from .counts import CountTable
+from .store import Store
 
 _DESCRIPTION = """
 Multilabel balanced accuracy. Each of the L labels of a multilabel task is its own
@@ -90,6 +90,13 @@ Args:
         `support_per_label`.
     label_names (list of str, optional): one name per label, returned as `label_names`
         to name the per-label lists.
+    return_confusion_matrix (bool, defaults to False): also return `confusion_matrix`, the
+        per-label 2 x 2 tables.
+    confusion_matrix (array-like of shape (L, 2, 2), instead of predictions and references):
+        per-label counts made elsewhere, laid out as scikit-learn's
+        `multilabel_confusion_matrix` ([[tn, fp], [fn, tp]] per label); the result,
+        interval included, is what the same samples give. Non-integer entries are
+        weighted sums (for intervals each is treated as a count).
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
         a confidence interval for the averaged value. Default None: no interval.
     ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
@@ -122,6 +129,14 @@ Returns:
         positives nor negatives).
     support_per_label (list): positives per label (weighted sums when weighted).
     label_names (list of str): when given.
+    confusion_matrix (list, shape (L, 2, 2)): with `return_confusion_matrix`, [[tn, fp],
+        [fn, tp]] per label as `multilabel_confusion_matrix` (weighted sums when weighted;
+        entries dropped by `ignore_index` not counted).
+
+{LOAD_TIME_DOC} `add_batch` keeps counts of distinct (label, reference, prediction) entries
+for 0/1 predictions, so streaming a dataset takes memory that does not grow with its size;
+probabilities are kept as they are, as the threshold is applied at `compute`. Pass
+`sample_weight` to `add_batch` with its batch.
 
 Examples:
 
@@ -169,6 +184,15 @@ Examples:
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
     >>> round(result["balanced_accuracy"], 4), [round(x, 4) for x in result["balanced_accuracy_ci"]]
     (0.8875, [0.8221, 0.9242])
+
+    The per-label tables, and the same result from tables counted elsewhere (a SQL
+    group-by, a paper's TP/FP/TN/FN):
+
+    >>> tables = metric.compute(references=references, predictions=predictions, return_confusion_matrix=True)["confusion_matrix"]
+    >>> tables
+    [[[171, 9], [4, 16]], [[135, 15], [5, 45]]]
+    >>> metric.compute(confusion_matrix=tables, confidence_level=0.95) == result
+    True
 """
 
 _CITATION = """
@@ -229,180 +253,180 @@ _AUTO_THRESHOLD_INTERVAL = (
 )
 
 
-def binary_balanced_accuracy(counts, zero_division):
-    """(TPR + TNR) / 2 per column of ``counts``, with the undefined-rate rule of `zero_division`."""
-    # Weighted counts are float sums: TN = total - positives - predicted + TP may round to
-    # -1e-17 and a rate to 1 + 1e-16; a rate is in [0, 1] (NaN, if undefined, stays NaN).
-    tpr = np.clip(safe_ratio(counts.tp, counts.support), 0.0, 1.0)
-    tnr = np.clip(safe_ratio(counts.tn, counts.total - counts.support), 0.0, 1.0)
-    if zero_division == "skip":
-        value = np.where(np.isnan(tpr), tnr, np.where(np.isnan(tnr), tpr, (tpr + tnr) / 2))
-    else:
-        value = (apply_zero_division(tpr, zero_division) + apply_zero_division(tnr, zero_division)) / 2
-    # Neither positives nor negatives: nothing was measured, whatever zero_division says.
-    return np.where(np.isnan(tpr) & np.isnan(tnr), np.nan, value)
+_SCORES_HINT = "For probabilities or scores pass from_probas=True."
 
 
-def check_multilabel_threshold(threshold, num_labels):
-    """A number in [0, 1], "auto", or one number in [0, 1] (or inf) per label."""
+def check_multilabel_threshold(threshold, name):
+    """A number in [0, 1], "auto", or one number in [0, 1] (or inf) per label (their count is checked with the data)."""
     if isinstance(threshold, (list, tuple, np.ndarray)) or hasattr(threshold, "detach"):
-        values = as_array(threshold, "threshold")
+        values = as_array(threshold, name)
         if values.dtype.kind not in "iuf":
-            raise TypeError(f"threshold: expected numbers, one per label, found values of dtype {values.dtype}.")
+            raise TypeError(f"{name}: expected numbers, one per label, found values of dtype {values.dtype}.")
         values = values.astype(np.float64)
-        if values.shape != (num_labels,):
-            raise ValueError(f"threshold: expected one threshold per label ({num_labels} values), found shape {values.shape}.")
+        if values.ndim != 1:
+            raise ValueError(f"{name}: expected one threshold per label (a list of numbers), found shape {values.shape}.")
         if np.isnan(values).any() or ((values < 0) | ((values > 1) & (values != np.inf))).any():
-            raise ValueError(f"threshold: expected per-label thresholds in [0, 1] or inf, found {values.tolist()}.")
+            raise ValueError(f"{name}: expected per-label thresholds in [0, 1] or inf, found {values.tolist()}.")
         return values
     if threshold is None:
-        raise TypeError("threshold: expected a number in [0, 1], 'auto' or one number per label, found None.")
-    return check_threshold(threshold)
+        raise TypeError(f"{name}: expected a number in [0, 1], 'auto' or one number per label, found None.")
+    return check_threshold(threshold, name)
 
 
-def check_ignore_index(ignore_index):
+def check_indicator_ignore_index(ignore_index, name):
     if ignore_index is None:
         return None
-    if isinstance(ignore_index, bool) or not isinstance(ignore_index, numbers.Integral):
-        raise TypeError(f"ignore_index: expected an integer such as -100, found {ignore_index!r}.")
+    if isinstance(ignore_index, (bool, np.bool_)) or not isinstance(ignore_index, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name}: expected an integer such as -100, found {ignore_index!r}.")
     if ignore_index in (0, 1):
-        raise ValueError(f"ignore_index: expected a value other than the labels 0 and 1, found {ignore_index}.")
+        raise ValueError(f"{name}: expected a value other than the labels 0 and 1, found {ignore_index}.")
     return int(ignore_index)
 
 
-def check_label_names(label_names, num_labels):
+def check_label_names(label_names, name):
     if label_names is None:
         return None
-    if not isinstance(label_names, (list, tuple)) or not all(isinstance(name, str) for name in label_names):
-        raise TypeError(f"label_names: expected a list of strings, found {label_names!r}.")
-    if len(label_names) != num_labels:
-        raise ValueError(f"label_names: expected one name per label ({num_labels}), found {len(label_names)}.")
+    if not isinstance(label_names, (list, tuple)) or not all(isinstance(item, str) for item in label_names):
+        raise TypeError(f"{name}: expected a list of strings, found {label_names!r}.")
     if len(set(label_names)) != len(label_names):
-        raise ValueError(f"label_names: expected distinct names, found {list(label_names)}.")
+        raise ValueError(f"{name}: expected distinct names, found {list(label_names)}.")
     return list(label_names)
 
 
+def _pooled(counts, selected):
+    """TP, positives, TN, negatives summed over the selected labels (one "micro" column)."""
+    fields = [np.asarray(field, dtype=np.float64)[selected] for field in (counts.tp, counts.positives, counts.tn, counts.negatives)]
+    with np.errstate(over="ignore"):
+        pooled = [np.sum(field, keepdims=True) for field in fields]
+    if any(np.isinf(field).any() for field in pooled):
+        # Weighted sums near float64's limit: pool them as shares of the largest (the rates are the same).
+        largest = max(fields[1].max(initial=0.0), fields[3].max(initial=0.0))
+        pooled = [np.sum(field / largest, keepdims=True) for field in fields]
+    return pooled
+
+
+def balanced_accuracy_multilabel_from_counts(
+    counts: MultilabelCounts,
+    *,
+    average="macro",
+    class_mask=None,
+    zero_division="skip",
+    return_per_label=False,
+    label_names=None,
+    return_confusion_matrix=False,
+    confidence_level=None,
+    ci_method=None,
+    n_resamples=10_000,
+    seed=None,
+    **_,
+):
+    """Multilabel balanced accuracy (and its interval, per-label values, 2 x 2 tables) from per-label counts.
+
+    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
+    what ``compute`` counted from samples, or an (L, 2, 2) confusion matrix given to it.
+    """
+    num_labels = counts.num_labels
+    check_num_labels(num_labels, label_names=label_names)
+    averaging = Averaging.over(num_labels, class_mask)  # checks class_mask against the labels
+    result = {"balanced_accuracy": math.nan}
+    # With an interval requested, an undefined value gets an undefined interval too.
+    undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
+    if counts.reason is not None:
+        return {**result, "reason": counts.reason, **undefined_ci}
+    if counts.thresholds is not None:
+        result["per_label_thresholds"] = counts.thresholds
+    per_label_ba = binary_balanced_accuracy(counts.tp, counts.positives, counts.tn, counts.negatives, zero_division)
+    if average == "micro":
+        selected = slice(None) if class_mask is None else averaging.selected
+        score = float(binary_balanced_accuracy(*_pooled(counts, selected), zero_division)[0])
+    else:
+        # zero_division acted inside each label already: a NaN label (nothing measured) is left out.
+        weights = counts.positives if average == "weighted" else None
+        score = float(Averaging(num_labels, averaging.selected).combine(per_label_ba, weights)[0])
+    result["balanced_accuracy"] = score
+    if math.isnan(score):
+        if class_mask is not None:
+            result["reason"] = "empty_class_mask_after_filtering"
+        elif average == "weighted" and not np.isnan(per_label_ba).all():
+            result["reason"] = "no_positive_support"
+        else:
+            result["reason"] = "no_defined_labels"
+        result.update(undefined_ci)
+    elif confidence_level is not None:
+        effective_positives, effective_negatives = counts.effective_sizes()
+        interval = binary_columns_interval(
+            counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
+            method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, class_mask=averaging.selected,
+            zero_division=zero_division, effective_positives=effective_positives, effective_negatives=effective_negatives,
+        )
+        result["balanced_accuracy_ci"] = interval.as_list()
+    if return_per_label:
+        result["per_label_ba"] = per_label_ba
+        result["support_per_label"] = counts.positives
+    if label_names is not None:
+        result["label_names"] = label_names
+    if return_confusion_matrix:
+        result["confusion_matrix"] = counts.matrix()
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BalancedAccuracyMultilabel(ConfusionMetric):
+class BalancedAccuracyMultilabel(CountsMetric):
     """Per-label balanced accuracy of a multilabel task, with macro/weighted/micro averages."""
 
-    # (N, L) rows are stored as fixed-size lists and come back as (N, L) arrays.
-    _ROW_NDIM = {"predictions": 1, "references": 1}
-    _SCORES_HINT = "For probabilities or scores pass from_probas=True."
+    OPTIONS = {
+        "from_probas": Option(False, check_flag),
+        "threshold": Option(0.5, check_multilabel_threshold),
+        "average": Option("macro", choice(*AVERAGES)),
+        "class_mask": Option(None, check_class_mask),
+        "ignore_index": Option(None, check_indicator_ignore_index),
+        "zero_division": Option("skip", check_zero_division),
+        "return_per_label": Option(False, check_flag),
+        "label_names": Option(None, check_label_names),
+        "return_confusion_matrix": Option(False, check_flag),
+        **interval_options(),
+    }
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # evaluate's "arrow" format accepts Value features only; the (N, L) rows are
-            # stored as fixed-size lists of these values (see `_ROW_NDIM`).
-            features=datasets.Features({"predictions": datasets.Value("float64"), "references": datasets.Value("int64")}),
-            format="arrow",
+            # Rows of L values each; add_batch keeps per-label counts, not the rows.
+            features=datasets.Features({"predictions": datasets.Sequence(datasets.Value("float64")),
+                                        "references": datasets.Sequence(datasets.Value("int64"))}),
             reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
         )
 
-    def _reduce(
-        self,
-        *,
-        predictions,
-        references,
-        from_probas=False,
-        threshold=0.5,
-        average="macro",
-        class_mask=None,
-        ignore_index=None,
-        sample_weight=None,
-        zero_division="skip",
-        return_per_label=False,
-        label_names=None,
-        confidence_level=None,
-        ci_method=None,
-        n_resamples=10_000,
-        seed=None,
-    ):
-        from_probas = check_flag(from_probas, "from_probas")
-        return_per_label = check_flag(return_per_label, "return_per_label")
-        num_samples, num_labels = references.shape
-        if average not in AVERAGES:
-            raise ValueError(f"average: expected one of {AVERAGES}, found {average!r}.")
-        zero_division = check_zero_division(zero_division)
-        threshold = check_multilabel_threshold(threshold, num_labels)
-        confidence_level = check_confidence_level(confidence_level)
-        ci_method, n_resamples, seed = check_ci_method(ci_method), check_n_resamples(n_resamples), check_seed(seed)
-        if confidence_level is not None and isinstance(threshold, str):
-            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={confidence_level!r} with threshold='auto'.")
-        # With an interval requested, an undefined value gets an undefined interval too.
-        undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
-        ignore_index = check_ignore_index(ignore_index)
-        label_names = check_label_names(label_names, num_labels)
-        mask = check_class_mask(class_mask, num_labels)
-        weights = check_sample_weight(sample_weight, num_samples, (num_samples,))
-        references = as_indicators(references, "references", ignore_index)
-        counted = None if ignore_index is None else references != ignore_index
+    def __len__(self):
+        """Rows added (the count table holds one entry per row and label)."""
+        store = self.writer
+        if store is None:
+            return 0
+        width = store.settings.get("num_labels") or 1
+        raw = store.raw.get("references", [])
+        return sum(len(table) for table in store.tables.values()) // width + sum(len(chunk) for chunk in raw)
 
-        result = {}
-        if not from_probas:
-            if isinstance(threshold, str):
-                raise ValueError(
-                    "threshold: 'auto' searches thresholds on scores; pass from_probas=True with them (found from_probas=False)."
-                )
-            predicted = as_indicators(predictions, "predictions", hint=self._SCORES_HINT)
-        elif isinstance(threshold, str):
-            check_scores(predictions)
-            row_weights = None if weights is None else np.broadcast_to(weights[:, None], references.shape)
-            threshold, _, _ = youden_thresholds(predictions.astype(np.float64), references == 1, row_weights, counted)
-            result["per_label_thresholds"] = threshold
-            predicted = predictions >= threshold
-        else:
-            check_probabilities(predictions)
-            predicted = predictions >= threshold
-        if counted is not None and not counted.any():
-            return {**undefined_result("balanced_accuracy", "empty_after_ignore_index"), **undefined_ci}
+    def _check_options(self, options):
+        auto = isinstance(options["threshold"], str)
+        if options["confidence_level"] is not None and auto:
+            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
+        if auto and not options["from_probas"]:
+            raise ValueError("threshold: 'auto' searches thresholds on scores; pass from_probas=True with them (found from_probas=False).")
 
-        counts = column_counts(references == 1, predicted, weights, counted)
-        per_label_ba = binary_balanced_accuracy(counts, zero_division)
-        if average == "micro":
-            selected = slice(None) if mask is None else mask
-            fields = [field[selected] for field in (counts.tp, counts.support, counts.predicted, counts.total)]
-            with np.errstate(over="ignore"):
-                pooled = ClassCounts(*(np.sum(field, keepdims=True) for field in fields))
-            if np.isinf(pooled.total).any():
-                # Weighted totals near float64's limit: pool them as shares of the largest (the rates are the same).
-                largest = fields[3].max()
-                pooled = ClassCounts(*(np.sum(field / largest, keepdims=True) for field in fields))
-            score = float(binary_balanced_accuracy(pooled, zero_division)[0])
-        else:
-            score, _ = masked_mean(per_label_ba, mask, counts.support if average == "weighted" else None)
+    def _count(self, predictions, references, inputs, options):
+        return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer)
 
-        result = {"balanced_accuracy": score, **result}
-        if np.isnan(score):
-            if mask is not None:
-                result["reason"] = "empty_class_mask_after_filtering"
-            elif average == "weighted" and not np.isnan(per_label_ba).all():
-                result["reason"] = "no_positive_support"
-            else:
-                result["reason"] = "no_defined_labels"
-            result.update(undefined_ci)
-        elif confidence_level is not None:
-            effective_positives = effective_negatives = None
-            if weights is not None:
-                # Weighted counts: each rate varies as on Kish's effective size of its entries
-                # (the labels are the "classes" here; an entry carries its row's weight).
-                entry_rows, entry_labels = np.nonzero(references == 1)
-                effective_positives = class_effective_sizes(entry_labels, weights[entry_rows], num_labels)
-                entry_rows, entry_labels = np.nonzero(references == 0)
-                effective_negatives = class_effective_sizes(entry_labels, weights[entry_rows], num_labels)
-            interval = binary_columns_interval(
-                counts.tp, counts.support, counts.tn, counts.total - counts.support, confidence_level=confidence_level,
-                average=average, method=ci_method, n_resamples=n_resamples, seed=seed, class_mask=mask,
-                zero_division=zero_division, effective_positives=effective_positives,
-                effective_negatives=effective_negatives,
-            )
-            result["balanced_accuracy_ci"] = interval.as_list()
-        if return_per_label:
-            result["per_label_ba"] = per_label_ba
-            result["support_per_label"] = counts.support
-        if label_names is not None:
-            result["label_names"] = label_names
-        return to_python(result)
+    def _counts(self, stored, options):
+        check_num_labels(stored.settings["num_labels"], options["threshold"], options["label_names"])
+        return multilabel_counts(stored, options["from_probas"], options["threshold"], options["ignore_index"], _SCORES_HINT)
+
+    def _counts_from_matrix(self, matrix, options):
+        if options["from_probas"]:
+            raise ValueError("from_probas: a confusion matrix holds labels already, found from_probas=True.")
+        counts = MultilabelCounts.from_matrix(matrix)
+        check_num_labels(counts.num_labels, label_names=options["label_names"])
+        return counts
+
+    def _from_counts(self, counts, options):
+        return balanced_accuracy_multilabel_from_counts(counts, **options)

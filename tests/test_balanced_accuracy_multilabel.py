@@ -1,13 +1,15 @@
 """balanced_accuracy_multilabel: documented examples, parity with scikit-learn, auto thresholds, inputs, errors, intervals."""
 
+import importlib
 import json
 import math
+import tracemalloc
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from sklearn.metrics import balanced_accuracy_score, confusion_matrix
+from sklearn.metrics import balanced_accuracy_score, confusion_matrix, multilabel_confusion_matrix
 
 import confusion_core as core
 import intervals
@@ -309,15 +311,24 @@ def test_streaming_batches_of_rows_match_one_call(load, keep_in_memory):
     weights = rng.random(300)
     options = dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True)
     metric = load("balanced_accuracy_multilabel", keep_in_memory=keep_in_memory)
-    metric.add_batch(references=references[:50].tolist(), predictions=scores[:50].tolist())
+    # Weights travel with their batch (add_batch keeps counts, not rows to align them with later).
+    metric.add_batch(references=references[:50].tolist(), predictions=scores[:50].tolist(), sample_weight=weights[:50])
     for start in range(50, 250, 50):
-        metric.add_batch(references=references[start : start + 50], predictions=torch.tensor(scores[start : start + 50]))
-    metric.add_batch(references=references[250:290], predictions=scores[250:290].astype(int))
-    for reference, prediction in zip(references[290:], scores[290:]):
-        metric.add(reference=reference, prediction=prediction)
-    streamed = metric.compute(sample_weight=weights, **options)
+        metric.add_batch(references=references[start : start + 50], predictions=torch.tensor(scores[start : start + 50]),
+                         sample_weight=weights[start : start + 50])
+    metric.add_batch(references=references[250:290], predictions=scores[250:290].astype(int), sample_weight=weights[250:290])
+    for reference, prediction, weight in zip(references[290:], scores[290:], weights[290:]):
+        metric.add(reference=reference, prediction=prediction, sample_weight=weight)
+    with pytest.raises(ValueError, match=r"sample_weight: pass it with its batch to add_batch\(\.\.\.\).*after 300 added samples"):
+        metric.compute(sample_weight=weights, **options)  # never silently misaligned; nothing stored is lost
+    streamed = metric.compute(**options)
     direct = load("balanced_accuracy_multilabel").compute(references=references, predictions=scores, sample_weight=weights, **options)
-    assert streamed == direct
+    assert streamed["per_label_thresholds"] == direct["per_label_thresholds"]
+    # The batch of exact 0/1 scores is kept as counts, the others as scores: weighted sums are
+    # added in another order, so values agree to rounding.
+    assert list(streamed) == list(direct)
+    for key, value in direct.items():
+        assert streamed[key] == pytest.approx(value, abs=1e-12)
     assert len(streamed["per_label_thresholds"]) == 4
 
 
@@ -609,3 +620,226 @@ def test_interval_argument_errors_name_the_argument(metric, kwargs, error, patte
     arguments.update(kwargs)
     with pytest.raises(error, match=pattern):
         metric.compute(**arguments)
+
+
+# ---------------------------------------------------------------- counts, load-time options and streaming
+
+def weighted_case(seed, rows=150, num_labels=4):
+    rng = np.random.default_rng(seed)
+    references = (rng.random((rows, num_labels)) < rng.uniform(0.05, 0.6, num_labels)).astype(int)
+    predictions = np.where(rng.random((rows, num_labels)) < 0.8, references, 1 - references)
+    return references, predictions, rng.random(rows) * 2
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted", "micro"])
+@pytest.mark.parametrize("ci_method", intervals.CI_METHODS)
+def test_confusion_matrix_round_trip_equals_the_samples(metric, average, ci_method):
+    options = dict(average=average, confidence_level=0.9, ci_method=ci_method, n_resamples=300, seed=1, return_per_label=True,
+                   return_confusion_matrix=True)
+    for case, (references, scores, _) in enumerate(generated_cases(12, seed=40)):
+        predictions = (scores >= 0.5).astype(int)
+        kwargs = dict(options, class_mask=[0] if case % 4 == 0 else None, zero_division=("skip", 0.0, 1.0)[case % 3])
+        samples = metric.compute(references=references, predictions=predictions, **kwargs)
+        counted = metric.compute(confusion_matrix=samples["confusion_matrix"], **kwargs)
+        assert json.dumps(counted) == json.dumps(samples)  # NaN included, to the last digit
+
+
+def test_weighted_confusion_matrix_round_trip(metric):
+    """Weighted sums give the same values; the interval treats each sum as a count (a matrix has no sums of squared weights)."""
+    for seed in range(5):
+        references, predictions, weights = weighted_case(seed)
+        options = dict(return_per_label=True, return_confusion_matrix=True)
+        for average in ("macro", "weighted", "micro"):
+            samples = metric.compute(references=references, predictions=predictions, sample_weight=weights, average=average, **options)
+            counted = metric.compute(confusion_matrix=samples["confusion_matrix"], average=average, **options)
+            assert counted == samples
+            with_ci = metric.compute(confusion_matrix=samples["confusion_matrix"], average=average, confidence_level=LEVEL)
+            cells = np.array(samples["confusion_matrix"])
+            tp, positives, tn, negatives = cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1)
+            expected = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average=average,
+                                                         method="agresti_coull")
+            assert with_ci["balanced_accuracy"] == samples["balanced_accuracy"]
+            assert with_ci["balanced_accuracy_ci"] == pytest.approx(expected.as_list(), abs=1e-12)
+    # Weights of 1 are counts: the interval is the samples' one too.
+    references, predictions, _ = weighted_case(9)
+    args = dict(confidence_level=LEVEL, return_confusion_matrix=True)
+    samples = metric.compute(references=references, predictions=predictions, sample_weight=np.ones(len(references)), **args)
+    assert metric.compute(confusion_matrix=samples["confusion_matrix"], **args) == samples
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_return_confusion_matrix_is_sklearn_multilabel_confusion_matrix(metric, weighted):
+    for references, scores, weights in generated_cases(30, seed=41):
+        if references.shape[1] < 2:
+            continue  # scikit-learn reads one column as a binary vector (a table per class)
+        predictions = (scores >= 0.5).astype(int)
+        weights = weights if weighted else None
+        result = metric.compute(references=references, predictions=predictions, sample_weight=weights, return_confusion_matrix=True)
+        expected = multilabel_confusion_matrix(references, predictions, sample_weight=weights)
+        if weights is None:
+            assert result["confusion_matrix"] == expected.tolist()
+        else:
+            np.testing.assert_allclose(result["confusion_matrix"], expected, rtol=1e-12, atol=1e-12)
+    # Thresholded scores too, and ignored entries are not counted.
+    references, scores = np.array([[1, 0], [0, -100], [1, 1]]), np.array([[0.8, 0.3], [0.6, 0.9], [0.2, 0.7]])
+    result = metric.compute(references=references, predictions=scores, from_probas=True, ignore_index=-100, return_confusion_matrix=True)
+    assert result["confusion_matrix"] == [[[0, 1], [1, 1]], [[1, 0], [0, 1]]]
+
+
+@pytest.mark.parametrize(
+    "matrix, error, pattern",
+    [
+        ([[1, 0], [0, 1]], ValueError, r"confusion_matrix: expected an \(L, 2, 2\) array of counts .*found shape \(2, 2\)"),
+        ([[[1, 0, 0], [0, 1, 0]]], ValueError, r"confusion_matrix: expected an \(L, 2, 2\) array .*found shape \(1, 2, 3\)"),
+        ([[[1, -1], [0, 1]]], ValueError, r"confusion_matrix: expected non-negative counts, found -1"),
+        ([[[1, float("nan")], [0, 1]]], ValueError, r"confusion_matrix: expected finite values"),
+        ([[["a", "b"], ["c", "d"]]], ValueError, r"confusion_matrix: expected an \(L, 2, 2\) array .* of strings"),
+    ],
+)
+def test_bad_confusion_matrix_names_the_argument(metric, matrix, error, pattern):
+    with pytest.raises(error, match=pattern):
+        metric.compute(confusion_matrix=matrix)
+
+
+def test_confusion_matrix_with_samples_or_scores_is_refused(metric):
+    tables = [[[1, 0], [0, 1]]]
+    with pytest.raises(ValueError, match=r"confusion_matrix: expected counts instead of samples"):
+        metric.compute(confusion_matrix=tables, references=[[1]], predictions=[[1]])
+    with pytest.raises(ValueError, match=r"from_probas: a confusion matrix holds labels already"):
+        metric.compute(confusion_matrix=tables, from_probas=True)
+    with pytest.raises(ValueError, match=r"label_names: expected one name per label \(1\), found 2"):
+        metric.compute(confusion_matrix=tables, label_names=["a", "b"])
+
+
+def test_load_time_options_are_defaults_and_compute_time_values_win(load):
+    references, predictions = [[1, 0], [1, 0], [1, 1], [0, 0]], [[1, 1], [1, 0], [1, 0], [0, 0]]
+    micro = load("balanced_accuracy_multilabel", average="micro", return_per_label=True)
+    assert micro.compute(references=references, predictions=predictions)["balanced_accuracy"] == 0.75
+    assert micro.compute(references=references, predictions=predictions, average="macro")["balanced_accuracy"] == pytest.approx(2 / 3, abs=1e-15)
+    assert "per_label_ba" in micro.compute(references=references, predictions=predictions)
+    # Streamed batches are computed with the load-time options too.
+    micro.add_batch(references=references, predictions=predictions)
+    assert micro.compute()["balanced_accuracy"] == 0.75
+    with pytest.raises(TypeError, match=r"^averge: expected an argument of balanced_accuracy_multilabel"):
+        load("balanced_accuracy_multilabel", averge="micro")
+    with pytest.raises(ValueError, match=r"^average: expected one of \('macro', 'weighted', 'micro'\), found 'samples'"):
+        load("balanced_accuracy_multilabel", average="samples")
+    probas = load("balanced_accuracy_multilabel", from_probas=True, threshold="auto", ignore_index=-100)
+    result = probas.compute(references=[[1, -100], [0, 1]], predictions=[[0.9, 0.5], [0.2, 0.6]])
+    assert result == {"balanced_accuracy": 1.0, "per_label_thresholds": [0.55, 0.6]}
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, pattern",
+    [
+        (dict(class_mask="zz"), TypeError, r"^class_mask: expected a list of class indices"),
+        (dict(class_mask=[5]), ValueError, r"^class_mask: expected indices in \[0, 1\], found \[5\]"),
+        (dict(average="samples"), ValueError, r"^average: expected one of"),
+        (dict(zero_division="warn"), ValueError, r"^zero_division: expected 'skip', 0.0 or 1.0"),
+        (dict(label_names=["a"]), ValueError, r"^label_names: expected one name per label \(2\), found 1"),
+        (dict(from_probas=True, threshold=[0.5]), ValueError, r"^threshold: expected one threshold per label \(2 values\)"),
+        (dict(confidence_level=1.5), ValueError, r"^confidence_level: expected a number in \(0, 1\)"),
+        (dict(from_probas="yes"), TypeError, r"^from_probas: expected True or False"),
+    ],
+)
+def test_bad_options_raise_even_when_every_entry_is_ignored(metric, kwargs, error, pattern):
+    arguments = dict(references=[[-100, -100], [-100, -100]], predictions=[[1, 0], [0, 1]], ignore_index=-100)
+    assert metric.compute(**arguments)["reason"] == "empty_after_ignore_index"
+    with pytest.raises(error, match=pattern):
+        metric.compute(**arguments, **kwargs)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_streaming_many_batches_equals_one_call(load, weighted):
+    rng = np.random.default_rng(42)
+    references = (rng.random((2000, 5)) < [0.5, 0.2, 0.05, 0.7, 0.01]).astype(int)
+    predictions = np.where(rng.random(references.shape) < 0.85, references, 1 - references)
+    references[rng.random(references.shape) < 0.05] = -100
+    weights = rng.random(2000) * 3 if weighted else None
+    options = dict(ignore_index=-100, return_per_label=True, return_confusion_matrix=True, confidence_level=LEVEL)
+    for average in ("macro", "weighted", "micro"):
+        metric = load("balanced_accuracy_multilabel")
+        for start in range(0, 2000, 37):
+            batch = slice(start, start + 37)
+            metric.add_batch(references=references[batch], predictions=predictions[batch],
+                             sample_weight=None if weights is None else weights[batch])
+        streamed = metric.compute(average=average, **options)
+        direct = load("balanced_accuracy_multilabel").compute(references=references, predictions=predictions, sample_weight=weights,
+                                                             average=average, **options)
+        if not weighted:
+            assert streamed == direct  # integer counts: exactly
+        else:  # weighted sums added in another order
+            assert list(streamed) == list(direct)
+            for key, value in direct.items():
+                assert np.allclose(streamed[key], value, rtol=1e-12, atol=1e-12)
+
+
+def test_add_one_row_and_combine_add(load):
+    import evaluate
+
+    references, predictions = [[1, 0], [0, 1], [1, 1], [0, 0]], [[1, 1], [0, 1], [1, 0], [0, 0]]
+    direct = load("balanced_accuracy_multilabel").compute(references=references, predictions=predictions)
+    metric = load("balanced_accuracy_multilabel")
+    for reference, prediction in zip(references, predictions):
+        metric.add(predictions=prediction, references=reference)  # the plural names, as evaluate.combine passes them
+    assert metric.compute() == direct
+    combined = evaluate.combine([load("balanced_accuracy_multilabel", average="micro"), load("balanced_accuracy_multilabel")])
+    for reference, prediction in zip(references, predictions):
+        combined.add(references=reference, predictions=prediction)
+    result = combined.compute()
+    micro = load("balanced_accuracy_multilabel").compute(references=references, predictions=predictions, average="micro")
+    assert sorted(result.values()) == sorted([micro["balanced_accuracy"], direct["balanced_accuracy"]])
+
+
+def test_add_batch_memory_does_not_grow_with_the_number_of_rows(load):
+    """0/1 rows are kept as per-label counts: adding 10x more rows holds no more memory."""
+    rng = np.random.default_rng(0)
+    batch = [(rng.random((4000, 20)) < 0.3).astype(np.int8) for _ in range(2)]
+    weights = rng.random(4000)
+    metric = load("balanced_accuracy_multilabel")
+
+    def held_after(batches):
+        tracemalloc.start()
+        try:
+            for i in range(batches):
+                metric.add_batch(references=batch[i % 2], predictions=batch[(i + 1) % 2], sample_weight=weights)
+            return tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+
+    metric.add_batch(references=batch[0], predictions=batch[1], sample_weight=weights)  # the table exists
+    few = held_after(5)
+    many = held_after(50)  # 200,000 more rows: 4 MB of raw rows per column if they were kept
+    assert many - few < 1 << 20
+    assert len(metric) == (1 + 5 + 50) * 4000 and 0 < metric.compute()["balanced_accuracy"] < 1
+
+
+def test_store_of_counts_survives_save_and_load(metric, tmp_path):
+    """What a distributed process hands to process 0: counts, merged as if added on one process."""
+    package = type(metric).__module__.rsplit(".", 1)[0]  # the module's folder as evaluate.load imported it
+    multilabel = importlib.import_module(f"{package}.multilabel")
+    Store = importlib.import_module(f"{package}.store").Store
+
+    references, predictions, weights = weighted_case(3)
+    one = multilabel.count_indicators(predictions, references, weights)
+    first = multilabel.count_indicators(predictions[:70], references[:70], weights[:70])
+    second = multilabel.count_indicators(predictions[70:], references[70:], weights[70:])
+    second.save(str(tmp_path / "second.npz"))
+    first.merge(Store.load(str(tmp_path / "second.npz")))
+    merged, direct = multilabel.multilabel_counts(first), multilabel.multilabel_counts(one)
+    np.testing.assert_allclose(merged.cells, direct.cells, rtol=1e-12)
+    np.testing.assert_allclose(np.ldexp(merged.squares, 2 * merged.w2_exponent), np.ldexp(direct.squares, 2 * direct.w2_exponent), rtol=1e-12)
+    np.testing.assert_allclose(direct.cells, multilabel_confusion_matrix(references, predictions, sample_weight=weights), rtol=1e-12)
+
+
+def test_weights_far_apart_keep_each_label_class_its_own_effective_size(metric):
+    """Squared weights are held as mantissas of one exponent: a class whose weights are all
+    ~1e-308 of the largest underflows there, and takes its count (Kish's bound) instead of 0."""
+    result = metric.compute(predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[1.5e308, 1.0],
+                            average="weighted", confidence_level=LEVEL)
+    low, high = result["balanced_accuracy_ci"]
+    assert 0.0 <= low <= result["balanced_accuracy"] <= high <= 1.0
+    # With weights close enough for the squares to be held, the sizes are Kish's: here each class has one entry.
+    plain = metric.compute(predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[3.0, 1.0],
+                           average="weighted", confidence_level=LEVEL)
+    assert result["balanced_accuracy_ci"] == pytest.approx(plain["balanced_accuracy_ci"], abs=1e-12)

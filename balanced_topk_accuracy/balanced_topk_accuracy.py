@@ -332,6 +332,8 @@ class BalancedTopkAccuracy(CountsMetric):
         module's docs for the arguments)."""
         # k's range is the number of score columns: read from the scores' shape (or the added
         # batches) so that a bad k is named with its range before any data is read.
+        if ("k" in kwargs) != ("k_list" in kwargs):  # k and k_list are one option: compute's replaces load's
+            kwargs.setdefault("k_list" if "k" in kwargs else "k", None)
         stored = self.writer.settings.get("score_columns") if self.writer is not None else None
         self._columns = score_columns(predictions) if predictions is not None else stored
         try:

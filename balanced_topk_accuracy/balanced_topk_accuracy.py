@@ -1,43 +1,40 @@
 """Balanced top-k accuracy: the mean over classes of top-k recall, from scores or logits."""
 
 import math
-import numbers
 
 import datasets
 import evaluate
 import numpy as np
 
-from .confusion_core import ZERO_DIVISION_DOC
-from .confusion_core import ConfusionMetric
-from .confusion_core import apply_zero_division
-from .confusion_core import as_labels
-from .confusion_core import check_class_mask
-from .confusion_core import check_finite
-from .confusion_core import check_flag
-from .confusion_core import check_ignore_label
-from .confusion_core import check_sample_weight
-from .confusion_core import check_zero_division
-from .confusion_core import encode_labels
-from .confusion_core import map_row_blocks
-from .confusion_core import masked_mean
-from .confusion_core import safe_ratio
-from .confusion_core import to_python
-from .intervals import check_ci_method
-from .intervals import check_confidence_level
-from .intervals import check_n_resamples
-from .intervals import check_seed
-from .intervals import class_effective_sizes
+from .averaging import Averaging
+from .averaging import apply_zero_division
+from .averaging import safe_ratio
+from .inputs import to_python
+from .intervals import DEFAULT_CI_METHOD
 from .intervals import recall_mean_interval
+from .metric import CountsMetric
+from .options import LOAD_TIME_DOC
+from .options import ZERO_DIVISION_DOC
+from .options import Option
+from .options import check_class_mask
+from .options import check_flag
+from .options import check_ignore_index
+from .options import check_labels
+from .options import check_zero_division
+from .options import interval_options
+from .topk import TOPK_TIE_RULE
+from .topk import TopkCounts
+from .topk import check_column_labels
+from .topk import check_k_values
+from .topk import count_scores
+from .topk import rank_counts
+from .topk import score_columns
 
-TOPK_TIE_RULE = """Ties are shared, not broken by class order. For a sample, let g be the
-        number of classes scored strictly higher than its true class and t the number of
-        other classes scored exactly the same. The true class counts as a hit worth
-        min(1, max(0, (k - g) / (t + 1))): 1 when g + t < k (it is in the top k however the
-        tie is broken), 0 when g >= k, otherwise the share of the tied places that fall
-        inside the top k, which is the expected hit under a uniformly random tie break.
-        Without ties (t = 0) the hit is 1 iff g < k, the same as torch.topk (torchmetrics)
-        and scikit-learn's top_k_accuracy_score. A row of equal scores earns k/K (chance),
-        never a perfect score."""
+# evaluate.load fetches only the helper files a metric script imports itself; the helpers
+# above need these too (`python shared/vendor.py --check` verifies the list is complete).
+from .counts import CountTable
+from .labels import EncodedLabels
+from .store import Store
 
 _DESCRIPTION = """
 Balanced top-k accuracy is the mean over classes of top-k recall:
@@ -114,6 +111,15 @@ Returns:
         `zero_division` is a number).
     support_per_class (list): reference samples per class (weighted sums when weighted).
     classes (list): the class of each column: `labels`, or 0..K-1.
+
+{LOAD_TIME_DOC} `add_batch` ranks each sample's true class as its batch arrives and keeps
+counts of (class, classes scored higher, classes tied), never the (N, K) scores: memory
+follows the number of distinct ranks, not the number of samples. With `k` or `k_list`
+given to `evaluate.load`, ranks below the largest of them are merged (less memory), and
+`compute` may then ask for any k up to it. A name is ranked through `labels`, so pass
+`labels` to `evaluate.load` when streaming class names; batches of names added without
+it are kept whole (scores included) until `compute` gets `labels`. Pass `sample_weight`
+to `add_batch` with its batch.
 
 Examples:
 
@@ -195,255 +201,162 @@ _CITATION = """
 """
 
 
-def check_k(value, num_classes, name):
-    """An integer in [1, K]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an integer in [1, {num_classes}], found {value!r}.")
-    if not 1 <= value <= num_classes:
-        raise ValueError(
-            f"{name}: expected an integer in [1, {num_classes}] (the number of score columns), found {value}."
-        )
-    return int(value)
+def balanced_topk_accuracy_from_counts(
+    counts: TopkCounts,
+    *,
+    k=None,
+    k_list=None,
+    class_mask=None,
+    zero_division="skip",
+    return_per_class=False,
+    confidence_level=None,
+    ci_method=None,
+    n_resamples=10_000,
+    seed=None,
+    **_,
+):
+    """Balanced top-k accuracy (and its intervals, per-class recalls) from rank counts.
 
-
-def check_k_values(k, k_list, num_classes):
-    """The k to compute, in order, without duplicates; whether a k_list was given."""
-    if k_list is None:
-        return [1 if k is None else check_k(k, num_classes, "k")], False
-    if k is not None:
-        raise ValueError(f"k and k_list: expected one of them, found k={k!r} and k_list={k_list!r}.")
-    if not isinstance(k_list, (list, tuple, np.ndarray)):
-        raise TypeError(f"k_list: expected a list of integers, found {type(k_list).__name__}.")
-    if len(k_list) == 0:
-        raise ValueError("k_list: expected at least one k, found an empty list.")
-    return list(dict.fromkeys(check_k(value, num_classes, "k_list") for value in k_list)), True
-
-
-# Rows per block: a block of scores and its comparison buffer stay in the CPU cache.
-_BLOCK_ELEMENTS = 1 << 18
-
-
-def _row_counter(num_rows, num_classes):
-    """A buffer for comparisons of ``num_rows`` x ``num_classes`` and a function counting
-    the True values of each row of it.
-
-    Summing booleans along a row is slow element by element; read as 64-bit words each
-    holding 8 booleans (the row padded to a multiple of 8 with False), a row's words sum
-    byte-wise without carries between bytes while a row has at most 255 words (2,040
-    columns), and the 8 byte sums of the total are the row's count.
+    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
+    what ``compute`` counted from scores (``topk.rank_counts``).
     """
-    words = -(-num_classes // 8)
-    if words > 255:
-        buffer = np.empty((num_rows, num_classes), dtype=bool)
-        return buffer, lambda rows, out: np.add.reduce(buffer[:rows], axis=1, dtype=np.int32, out=out)
-    padded = np.zeros((num_rows, words * 8), dtype=bool)
-    buffer = padded[:, :num_classes]  # the padding columns stay False
+    num_classes = counts.num_classes
+    k_values, several = check_k_values(k, k_list, num_classes)
+    averaging = Averaging.over(num_classes, class_mask, zero_division)  # checks the mask's range first
+    with_ci = confidence_level is not None
+    if counts.reason is not None:
+        return _undefined(k_values, several, counts.reason, with_ci)
+    hits, support = counts.hits(k_values), counts.support()
+    recall = safe_ratio(hits, support[:, None])
+    balanced = {}
+    for column, k_value in enumerate(k_values):
+        value, averaged = averaging.combine(recall[:, column])  # the same classes for every k
+        balanced[k_value] = float(value)
+    reason = averaging.reason(int(averaged), "no_reference_classes", balanced[k_values[0]])
+    if reason is not None:
+        return _undefined(k_values, several, reason, with_ci)
+    interval_per_k = None
+    if with_ci:
+        effective_support = counts.effective_support()  # weighted: each class varies as on Kish's size
+        interval_per_k = {
+            k_value: recall_mean_interval(
+                hits[:, column], support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
+                n_resamples=n_resamples, seed=seed, class_mask=averaging.selected, zero_division=zero_division,
+                effective_support=effective_support,
+            ).as_list()
+            for column, k_value in enumerate(k_values)
+        }
+    result = _named(balanced, several, interval_per_k)
+    if return_per_class:
+        per_class = {k_value: apply_zero_division(recall[:, column], zero_division) for column, k_value in enumerate(k_values)}
+        result["per_class_recall"] = per_class if several else per_class[k_values[0]]
+        result["support_per_class"] = support
+        result["classes"] = counts.classes
+    return to_python(result)
 
-    def count(rows, out):
-        word_sums = padded[:rows].view(np.uint64).sum(axis=1)
-        np.add.reduce(word_sums.view(np.uint8).reshape(rows, 8), axis=1, dtype=np.int32, out=out)
 
-    return buffer, count
+def _named(balanced, several, interval_per_k=None):
+    """The result keys: one value for `k`; for `k_list` the {k: value} dict plus a flat key per k.
 
-
-def topk_hits(scores, reference_indices, k_values):
-    """Hit of each sample's true class in its top k, for each k: shape (N, len(k_values)).
-
-    Counts the classes scored above (and equal to) the true class: O(N * K), no sort. Ties
-    follow TOPK_TIE_RULE; they are counted only in rows where fewer than max(k) classes
-    score higher (elsewhere the hit is 0 whatever the ties). Rows are counted in blocks
-    that fit in cache, on several cores for large inputs. Returns ``(hits, finite)``:
-    whether every score is finite, checked block by block while the block is in cache
-    (one read of the scores instead of two; the caller raises).
+    With intervals, each value's `_ci` key follows it.
     """
-    num_samples, num_classes = scores.shape
-    true_scores = scores[np.arange(num_samples), reference_indices][:, None]
-    higher = np.empty(num_samples, dtype=np.int32)
-    tied = np.ones(num_samples, dtype=np.int32)  # the true class itself
-    largest_k = max(k_values)
-    block_rows = max(1, _BLOCK_ELEMENTS // max(1, num_classes))
+    with_ci = interval_per_k is not None
+    if not several:
+        (k_value,) = balanced
+        result = {"balanced_topk_accuracy": balanced[k_value]}
+        if with_ci:
+            result["balanced_topk_accuracy_ci"] = interval_per_k[k_value]
+        return result
+    result = {"balanced_topk_accuracy": dict(balanced)}
+    if with_ci:
+        result["balanced_topk_accuracy_ci"] = {k_value: list(interval) for k_value, interval in interval_per_k.items()}
+    for k_value, value in balanced.items():
+        result[f"balanced_top{k_value}_accuracy"] = value
+        if with_ci:
+            result[f"balanced_top{k_value}_accuracy_ci"] = list(interval_per_k[k_value])
+    return result
 
-    def count_rows(start, stop):
-        compared, count = _row_counter(min(block_rows, stop - start), num_classes)
-        finite = True
-        for first in range(start, stop, block_rows):
-            last = min(first + block_rows, stop)
-            block, true_block, out = scores[first:last], true_scores[first:last], compared[: last - first]
-            # NaN propagates to the max; +inf is the max and -inf the min.
-            finite = finite and bool(np.isfinite(block.max()) and np.isfinite(block.min()))
-            np.greater(block, true_block, out=out)
-            count(last - first, higher[first:last])
-            contested = np.flatnonzero(higher[first:last] < largest_k)
-            if contested.size == last - first:
-                np.equal(block, true_block, out=out)
-                count(last - first, tied[first:last])
-            elif contested.size:
-                tied[first + contested] = np.count_nonzero(block[contested] == true_block[contested], axis=1)
-        return finite
 
-    finite = all(map_row_blocks(count_rows, scores)) if num_samples else True
-    places_left = np.asarray(k_values, dtype=np.float64)[None, :] - higher[:, None]
-    return np.clip(places_left / tied[:, None], 0.0, 1.0), finite
+def _undefined(k_values, several, reason, with_ci):
+    nan_values = {k_value: math.nan for k_value in k_values}
+    nan_intervals = {k_value: [math.nan, math.nan] for k_value in k_values} if with_ci else None
+    return to_python({**_named(nan_values, several, nan_intervals), "reason": reason})
+
+
+def _accept(value, name):
+    """k and k_list are checked by ``_check_options``, against the number of score columns once known."""
+    return value
+
+
+def check_column_names(value, name):
+    """None or the class names of the score columns, in column order."""
+    if value is not None and (isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple, np.ndarray))):
+        raise TypeError(f"{name}: expected a list with one class name per score column, found {type(value).__name__}.")
+    return check_labels(value, name)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BalancedTopkAccuracy(ConfusionMetric):
+class BalancedTopkAccuracy(CountsMetric):
     """Balanced top-k accuracy (mean per-class top-k recall) as an evaluate metric."""
 
-    # Score rows are stored as fixed-size lists; references are one label per sample.
-    _ROW_NDIM = {"predictions": 1, "references": None}
-    _FINITE_CHECKED_BY_REDUCE = ("predictions",)  # while topk_hits reads every score anyway
+    OPTIONS = {
+        "k": Option(None, _accept),
+        "k_list": Option(None, _accept),
+        "labels": Option(None, check_column_names),
+        "class_mask": Option(None, check_class_mask),
+        "ignore_index": Option(None, check_ignore_index),
+        "zero_division": Option("skip", check_zero_division),
+        "return_per_class": Option(False, check_flag),
+        **interval_options(),
+    }
+
+    def __init__(self, *args, **kwargs):
+        self._columns = None  # the number of score columns, while compute checks k against it
+        super().__init__(*args, **kwargs)
+        self._check_options(self._count_options())
 
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # evaluate requires Value features with format="arrow"; the stored types (score rows
-            # as fixed-size lists, integer or string references) are set per batch by the base.
             features=datasets.Features({"predictions": datasets.Value("float64"), "references": datasets.Value("int64")}),
-            format="arrow",
             reference_urls=[
                 "https://lightning.ai/docs/torchmetrics/stable/classification/accuracy.html",
                 "https://scikit-learn.org/stable/modules/model_evaluation.html#top-k-accuracy-score",
             ],
         )
 
-    def _prepare_batch(self, predictions, references, stored=True):
-        columns = super()._prepare_batch(predictions, references, stored)
-        if columns["predictions"].dtype.kind not in "iuf":
-            raise TypeError(f"predictions: expected numeric scores, found values of dtype {columns['predictions'].dtype}.")
-        if columns["predictions"].dtype.kind in "iu":
-            # Integer scores (votes, ranks) are stored as floats so that later float batches fit.
-            columns["predictions"] = columns["predictions"].astype(np.float64)
-        return columns
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Compute the metric on the added batches plus the given predictions/references (see the
+        module's docs for the arguments)."""
+        # k's range is the number of score columns: read from the scores' shape (or the added
+        # batches) so that a bad k is named with its range before any data is read.
+        if ("k" in kwargs) != ("k_list" in kwargs):  # k and k_list are one option: compute's replaces load's
+            kwargs.setdefault("k_list" if "k" in kwargs else "k", None)
+        stored = self.writer.settings.get("score_columns") if self.writer is not None else None
+        self._columns = score_columns(predictions) if predictions is not None else stored
+        try:
+            return super().compute(predictions=predictions, references=references, **kwargs)
+        finally:
+            self._columns = None
 
-    def _reduce(
-        self,
-        *,
-        predictions,
-        references,
-        k=None,
-        k_list=None,
-        labels=None,
-        class_mask=None,
-        ignore_index=None,
-        sample_weight=None,
-        zero_division="skip",
-        return_per_class=False,
-        confidence_level=None,
-        ci_method=None,
-        n_resamples=10_000,
-        seed=None,
-    ):
-        return_per_class = check_flag(return_per_class, "return_per_class")
-        num_classes = predictions.shape[1]
-        if num_classes == 0:
-            raise ValueError(f"predictions: expected at least one score column, found shape {predictions.shape}.")
-        zero_division = check_zero_division(zero_division)
-        ignore_index = check_ignore_label(ignore_index)
-        confidence_level = check_confidence_level(confidence_level)
-        ci_method, n_resamples, seed = check_ci_method(ci_method), check_n_resamples(n_resamples), check_seed(seed)
-        with_ci = confidence_level is not None
-        k_values, several = check_k_values(k, k_list, num_classes)
-        weights = check_sample_weight(sample_weight, references.size, references.shape)
-        if references.dtype.kind == "f" and not np.array_equal(np.rint(references), references):
-            example = references[np.rint(references) != references][0]
-            raise ValueError(
-                f"references: expected one class per sample (an index 0..K-1 or a name from `labels`), found "
-                f"non-integer values such as {float(example)!r}; scores belong in `predictions`."
-            )
-        references = as_labels(references, "references")
-        if labels is not None:
-            if not isinstance(labels, (list, tuple, np.ndarray)):
-                raise TypeError(f"labels: expected a list with one class name per score column, found {type(labels).__name__}.")
-            if len(labels) != num_classes:
-                raise ValueError(
-                    f"labels: expected one class name per score column ({num_classes}), found {len(labels)}."
-                )
-        elif references.dtype.kind in "USO":  # strings (long ones as Python strings)
-            raise TypeError(
-                "references: expected class indices 0..K-1, found strings; pass `labels` naming the K score columns."
-            )
-        # Finite scores: checked here for a one-call compute (see _FINITE_CHECKED_BY_REDUCE),
-        # with the error add_batch gives, counting every row.
-        all_scores = predictions
-        if ignore_index is not None:
-            keep = references != ignore_index
-            dropped = predictions[~keep]
-            if dropped.size and not np.isfinite(dropped).all():
-                check_finite(all_scores, "predictions")
-            references, predictions = references[keep], predictions[keep]
-            weights = None if weights is None else weights[keep]
-            if references.size == 0:
-                return self._undefined(k_values, several, "empty_after_ignore_index", with_ci)
+    def _check_options(self, options):
+        check_k_values(options["k"], options["k_list"], self._columns)
+        check_column_labels(options["labels"], self._columns)
 
-        reference_indices, _, classes = encode_labels(references, None, labels, None if labels is not None else num_classes)
-        hits, finite = topk_hits(predictions, reference_indices, k_values)
-        if not finite:
-            check_finite(all_scores, "predictions")
-        support = np.bincount(reference_indices, weights=weights, minlength=num_classes)
-        if weights is not None:
-            hits = hits * weights[:, None]
-        # One bincount for every k: bin (class, j) holds the hits of class `class` at k_values[j].
-        bins = (reference_indices.astype(np.intp)[:, None] * len(k_values) + np.arange(len(k_values))).ravel()
-        hits_per_class = np.bincount(bins, weights=hits.ravel(), minlength=num_classes * len(k_values))
-        recall = apply_zero_division(safe_ratio(hits_per_class.reshape(num_classes, len(k_values)), support[:, None]), zero_division)
+    def _count_options(self):
+        options = super()._count_options()
+        # add_batch ranks for a k given to evaluate.load; otherwise it keeps every rank.
+        options["clip"] = "k" in self.load_options or "k_list" in self.load_options
+        return options
 
-        mask = check_class_mask(class_mask, num_classes)
-        balanced = {}
-        for column, k_value in enumerate(k_values):
-            balanced[k_value], averaged = masked_mean(recall[:, column], mask)  # the same classes for every k
-        if averaged == 0:
-            reason = "empty_class_mask_after_filtering" if mask is not None else "no_reference_classes"
-            return self._undefined(k_values, several, reason, with_ci)
+    def _count(self, predictions, references, inputs, options):
+        return count_scores(predictions, references, inputs.get("sample_weight"), options["labels"], options["k"],
+                            options["k_list"], options.get("clip", True), previous=self.writer)
 
-        interval_per_k = None
-        if with_ci:
-            effective_support = None
-            if weights is not None:
-                # Weighted counts: each class's recall varies as on Kish's effective size.
-                effective_support = class_effective_sizes(reference_indices, weights, num_classes)
-            hits_by_class_and_k = hits_per_class.reshape(num_classes, len(k_values))
-            interval_per_k = {
-                k_value: recall_mean_interval(
-                    hits_by_class_and_k[:, column], support, confidence_level=confidence_level, method=ci_method,
-                    n_resamples=n_resamples, seed=seed, class_mask=mask, zero_division=zero_division,
-                    effective_support=effective_support,
-                ).as_list()
-                for column, k_value in enumerate(k_values)
-            }
-        result = self._named(balanced, several, interval_per_k)
-        if return_per_class:
-            per_class = {k_value: recall[:, column] for column, k_value in enumerate(k_values)}
-            result["per_class_recall"] = per_class if several else per_class[k_values[0]]
-            result["support_per_class"] = support
-            result["classes"] = classes
-        return to_python(result)
+    def _counts(self, stored, options):
+        return rank_counts(stored, options)
 
-    @staticmethod
-    def _named(balanced, several, interval_per_k=None):
-        """The result keys: one value for `k`; for `k_list` the {k: value} dict plus a flat key per k.
-
-        With intervals, each value's `_ci` key follows it.
-        """
-        with_ci = interval_per_k is not None
-        if not several:
-            (k_value,) = balanced
-            result = {"balanced_topk_accuracy": balanced[k_value]}
-            if with_ci:
-                result["balanced_topk_accuracy_ci"] = interval_per_k[k_value]
-            return result
-        result = {"balanced_topk_accuracy": dict(balanced)}
-        if with_ci:
-            result["balanced_topk_accuracy_ci"] = {k_value: list(interval) for k_value, interval in interval_per_k.items()}
-        for k_value, value in balanced.items():
-            result[f"balanced_top{k_value}_accuracy"] = value
-            if with_ci:
-                result[f"balanced_top{k_value}_accuracy_ci"] = list(interval_per_k[k_value])
-        return result
-
-    def _undefined(self, k_values, several, reason, with_ci):
-        nan_values = {k_value: math.nan for k_value in k_values}
-        nan_intervals = {k_value: [math.nan, math.nan] for k_value in k_values} if with_ci else None
-        return to_python({**self._named(nan_values, several, nan_intervals), "reason": reason})
+    def _from_counts(self, counts, options):
+        return balanced_topk_accuracy_from_counts(counts, **options)

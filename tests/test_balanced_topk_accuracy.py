@@ -703,3 +703,177 @@ def test_interval_argument_errors_name_the_argument(metric, kwargs, error, patte
     arguments.update(kwargs)
     with pytest.raises(error, match=pattern):
         metric.compute(**arguments)
+
+
+# ---------------------------------------------------------------- counts: streaming, load-time options, bad options first
+
+
+def assert_same_result(actual, expected, tolerance=1e-12):
+    """Equal keys and types; numbers equal within ``tolerance`` (NaN equals NaN), at any depth."""
+    assert type(actual) is type(expected), (actual, expected)
+    if isinstance(expected, dict):
+        assert list(actual) == list(expected)
+        for key in expected:
+            assert_same_result(actual[key], expected[key], tolerance)
+    elif isinstance(expected, list):
+        assert len(actual) == len(expected)
+        for mine, theirs in zip(actual, expected):
+            assert_same_result(mine, theirs, tolerance)
+    elif isinstance(expected, float):
+        assert (math.isnan(actual) and math.isnan(expected)) or math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+    else:
+        assert actual == expected
+
+
+def tied_weighted_case(seed, num_samples=3000, num_classes=12):
+    """Scores with many ties (and some rows all tied), skewed classes and real-valued weights."""
+    rng = np.random.default_rng(seed)
+    references = rng.choice(num_classes, size=num_samples, p=rng.dirichlet(np.full(num_classes, 0.7)))
+    scores = rng.integers(0, 5, (num_samples, num_classes)).astype(np.float32)
+    untied = rng.random(num_samples) < 0.5
+    scores[untied] = rng.random((int(untied.sum()), num_classes), dtype=np.float32)
+    scores[rng.random(num_samples) < 0.1] = 0.0
+    weights = rng.random(num_samples) * 2
+    weights[rng.random(num_samples) < 0.05] = 0.0
+    return scores, references, weights
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_streaming_many_batches_equals_one_call(load, weighted):
+    scores, references, weights = tied_weighted_case(30)
+    references = references.copy()
+    references[::17] = -100  # ignored at compute time
+    weights = weights if weighted else None
+    args = dict(k_list=[1, 2, 5, 12], ignore_index=-100, return_per_class=True, confidence_level=0.9, seed=0)
+    expected = load("balanced_topk_accuracy").compute(predictions=scores, references=references, sample_weight=weights, **args)
+    for load_options in ({}, {"k_list": [1, 2, 5, 12]}):  # every rank kept, or ranks clipped at the largest k
+        metric = load("balanced_topk_accuracy", **load_options)
+        bounds = np.unique(np.r_[0, np.random.default_rng(1).integers(0, len(references), 40), len(references)])
+        for start, stop in zip(bounds[:-1], bounds[1:]):
+            batch_weights = None if weights is None else weights[start:stop]
+            metric.add_batch(predictions=scores[start:stop], references=references[start:stop], sample_weight=batch_weights)
+        assert_same_result(metric.compute(**args), expected)
+    # A weight of 0 removes a sample; weights scaled by one factor change nothing.
+    if weighted:
+        kept = (weights > 0) & (references != -100)
+        removed = load("balanced_topk_accuracy").compute(predictions=scores[kept], references=references[kept],
+                                                         sample_weight=weights[kept], **args)
+        assert removed["balanced_topk_accuracy"] == pytest.approx(expected["balanced_topk_accuracy"], abs=1e-12)
+        scaled = load("balanced_topk_accuracy").compute(predictions=scores, references=references, sample_weight=weights * 1e6, **args)
+        assert scaled["balanced_topk_accuracy"] == pytest.approx(expected["balanced_topk_accuracy"], abs=1e-12)
+
+
+def test_streaming_class_names_with_labels_given_at_load_time(load):
+    scores, references, weights = tied_weighted_case(31, num_samples=600, num_classes=5)
+    names = np.array(["A", "B", "C", "D", "E"])
+    expected = load("balanced_topk_accuracy").compute(predictions=scores, references=names[references].tolist(),
+                                                      labels=names.tolist(), k_list=[1, 3], sample_weight=weights)
+    metric = load("balanced_topk_accuracy", labels=names.tolist())
+    for start in range(0, 600, 100):
+        metric.add_batch(predictions=scores[start:start + 100], references=names[references[start:start + 100]].tolist(),
+                         sample_weight=weights[start:start + 100])
+    assert not metric.writer.raw  # ranked as they came: no scores kept
+    assert_same_result(metric.compute(k_list=[1, 3]), expected)
+    # Names streamed without labels are kept whole until compute gets labels; the result is the same.
+    late = load("balanced_topk_accuracy")
+    for start in range(0, 600, 100):
+        late.add_batch(predictions=scores[start:start + 100], references=names[references[start:start + 100]].tolist(),
+                       sample_weight=weights[start:start + 100])
+    assert_same_result(late.compute(k_list=[1, 3], labels=names.tolist()), expected)
+    # Ranked with one set of labels, computed with another: an error, not a silent remapping.
+    metric.add_batch(predictions=scores[:10], references=names[references[:10]].tolist())
+    with pytest.raises(ValueError, match=r"labels: expected the labels the batches were ranked with"):
+        metric.compute(labels=names[::-1].tolist())
+
+
+def test_held_memory_of_streamed_top_k_is_at_most_16_bytes_per_sample(load):
+    """200k x 1,000 float32 scores in 20 batches (800 MB of scores): the metric keeps counts
+    of (class, g, t), at most 16 bytes per sample, whatever was allocated while counting."""
+    import gc
+    import tracemalloc
+
+    num_samples, num_classes, batches = 200_000, 1000, 20
+    rng = np.random.default_rng(32)
+    metric = load("balanced_topk_accuracy")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(batches):
+            scores = rng.random((num_samples // batches, num_classes), dtype=np.float32)
+            references = rng.integers(0, num_classes, num_samples // batches)
+            metric.add_batch(predictions=scores, references=references)
+            del scores, references
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(metric.writer) == num_samples
+    assert held <= 16 * num_samples, f"{held / num_samples:.1f} bytes per sample"
+    result = metric.compute(k_list=[1, 5])
+    assert result["balanced_topk_accuracy"] == pytest.approx({1: 0.001, 5: 0.005}, abs=0.002)
+
+
+@pytest.mark.parametrize(
+    "option, error, pattern",
+    [
+        (dict(class_mask="zz"), TypeError, r"class_mask: expected a list of class indices"),
+        (dict(zero_division="warn"), ValueError, r"zero_division: expected 'skip', 0.0 or 1.0"),
+        (dict(k=0), ValueError, r"k: expected an integer in \[1, 3\] \(the number of score columns\), found 0"),
+        (dict(k_list="1"), TypeError, r"k_list: expected a list of integers, found str"),
+        (dict(labels="ABC"), TypeError, r"labels: expected a list with one class name per score column, found str"),
+        (dict(return_per_class="yes"), TypeError, r"return_per_class: expected True or False"),
+        (dict(ignore_index=[-100]), TypeError, r"ignore_index: expected one label value"),
+        (dict(confidence_level=2.0), ValueError, r"confidence_level: expected a number in \(0, 1\)"),
+        (dict(n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\]"),
+        (dict(ajusted=True), TypeError, r"ajusted: expected an argument of balanced_topk_accuracy"),
+    ],
+)
+def test_bad_options_raise_even_when_every_sample_is_ignored(load, option, error, pattern):
+    arguments = dict(predictions=SCORES, references=[-100] * 4, **{"ignore_index": -100, **option})
+    with pytest.raises(error, match=pattern):
+        load("balanced_topk_accuracy").compute(**arguments)
+    streamed = load("balanced_topk_accuracy")
+    streamed.add_batch(predictions=SCORES, references=[-100] * 4)
+    with pytest.raises(error, match=pattern):
+        streamed.compute(**{"ignore_index": -100, **option})
+    assert streamed.compute(ignore_index=-100)["reason"] == "empty_after_ignore_index"  # nothing stored was lost
+
+
+def test_load_time_options_are_defaults_and_compute_wins(load):
+    metric = load("balanced_topk_accuracy", k=2, zero_division=0.0)
+    assert metric.compute(predictions=SCORES, references=REFERENCES) == {"balanced_topk_accuracy": 1.0}
+    assert metric.compute(predictions=SCORES, references=REFERENCES, k=1) == {"balanced_topk_accuracy": pytest.approx(2.5 / 3)}
+    scores = [[0.7, 0.2, 0.1, 0.0], [0.1, 0.3, 0.6, 0.0], [0.2, 0.5, 0.3, 0.0]]
+    assert metric.compute(predictions=scores, references=[0, 1, 1], k=1) == {"balanced_topk_accuracy": 1.5 / 4}  # zero_division=0.0
+    # Streamed batches are ranked for the load-time k: any k up to it, not beyond.
+    streamed = load("balanced_topk_accuracy", k_list=[1, 2])
+    streamed.add_batch(predictions=SCORES, references=REFERENCES)
+    assert streamed.compute()["balanced_topk_accuracy"] == {1: pytest.approx(2.5 / 3), 2: 1.0}
+    streamed.add_batch(predictions=SCORES, references=REFERENCES)
+    assert streamed.compute(k=1) == {"balanced_topk_accuracy": pytest.approx(2.5 / 3)}  # compute's k replaces load's k_list
+    streamed.add_batch(predictions=SCORES, references=REFERENCES)
+    with pytest.raises(ValueError, match=r"k: the batches were counted for k up to 2 .* found k=3"):
+        streamed.compute(k=3)
+    # At load time: a bad value or an unknown name raises, naming it.
+    with pytest.raises(ValueError, match=r"k: expected a positive integer, found 0"):
+        load("balanced_topk_accuracy", k=0)
+    with pytest.raises(TypeError, match=r"top_k: expected an argument of balanced_topk_accuracy"):
+        load("balanced_topk_accuracy", top_k=5)
+    # A batch narrower than the load-time k is refused when added.
+    with pytest.raises(ValueError, match=r"k: expected an integer in \[1, 3\] \(the number of score columns\), found 5"):
+        load("balanced_topk_accuracy", k=5).add_batch(predictions=SCORES, references=REFERENCES)
+
+
+def test_add_with_plural_names_and_combine_add(load):
+    import evaluate
+
+    metric = load("balanced_topk_accuracy")
+    for row, reference in zip(SCORES, REFERENCES):
+        metric.add(predictions=row, references=reference)
+    assert metric.compute(k=1) == {"balanced_topk_accuracy": pytest.approx(2.5 / 3, abs=1e-15)}
+    combined = evaluate.combine([load("balanced_topk_accuracy", k=2), load("balanced_topk_accuracy", k=1)], force_prefix=True)
+    for row, reference in zip(SCORES, REFERENCES):
+        combined.add(prediction=row, reference=reference)
+    results = combined.compute()
+    assert list(results.values()) == [1.0, pytest.approx(2.5 / 3, abs=1e-15)]

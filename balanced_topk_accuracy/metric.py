@@ -1,0 +1,221 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/metric.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""The ``evaluate.Metric`` every module is: options, batches and the distributed hand-over.
+
+Data flows one way through ``CountsMetric``::
+
+    options (load time, then compute time) -> checked, all of them, before any data
+    add_batch(...)  -> inputs coerced once -> counted (a Store of its own) -> merged
+    compute(...)    -> the stores of every process merged -> counts -> <metric>_from_counts
+
+A module subclass declares ``OPTIONS`` (see ``options.py``), ``INPUTS`` (per-sample inputs
+besides predictions and references, such as ``sample_weight``) and three methods:
+``_count`` (one batch to a ``Store``), ``_counts`` (a ``Store`` to the module's counts
+object) and ``_from_counts`` (counts to the result: the module's ``<metric>_from_counts``).
+
+evaluate's own machinery is used where it coordinates processes: in distributed mode
+(``num_process > 1``) each process takes evaluate's cache file and lock (and its
+rendez-vous), writes its counts there at ``compute``, and process 0 waits for every lock,
+merges the files and removes them. A single process keeps its counts in memory (they are
+small), so it writes no file at all.
+"""
+
+import abc
+import os
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+import evaluate
+import numpy as np
+from datasets.utils.py_utils import temp_seed
+
+from .inputs import to_python
+from .options import Option
+from .options import check_names
+from .options import resolve
+from .store import Store
+
+# Arguments of evaluate's own EvaluationModule.__init__ (evaluate.load passes them on).
+EVALUATE_ARGUMENTS = ("config_name", "keep_in_memory", "cache_dir", "num_process", "process_id", "seed",
+                      "experiment_id", "hash", "max_concurrent_cache_files", "timeout")
+
+
+class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
+    """An ``evaluate.Metric`` that stores counts, not samples (see the module doc).
+
+    Abstract (its hooks are), so that ``evaluate.load``, which takes the first concrete
+    ``EvaluationModule`` in a script, finds the module's own class and not this one.
+    """
+
+    OPTIONS: Dict[str, Option] = {}
+    INPUTS: Tuple[str, ...] = ("sample_weight",)
+
+    def __init__(self, *args, **kwargs):
+        options = {name: value for name, value in kwargs.items() if name not in EVALUATE_ARGUMENTS}
+        super().__init__(*args, **{name: value for name, value in kwargs.items() if name in EVALUATE_ARGUMENTS})
+        if "seed" in kwargs and "seed" in self.OPTIONS:
+            options["seed"] = kwargs["seed"]  # also the bootstrap's seed, for reproducible intervals
+        check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
+        resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
+        self.load_options = options
+        self.writer: Optional[Store] = None
+
+    # ------------------------------------------------------------------ evaluate's API
+    def add_batch(self, *, predictions=None, references=None, **inputs):
+        """Add a batch of predictions and references (and per-sample inputs such as
+        ``sample_weight``) to the metric's counts.
+
+        The batch is validated and counted on its own first: an invalid batch raises and
+        leaves what was added before untouched.
+        """
+        self._check_inputs(inputs)
+        batch = self._count(predictions, references, inputs, self._count_options())
+        if self.writer is None:
+            if self.num_process > 1:
+                self.selected_feature_format = self.info.features
+                self._init_writer()  # evaluate's cache file, lock and rendez-vous
+            store = Store()
+        else:
+            store = self.writer
+        store.merge(batch)
+        self.writer = store
+
+    def add(self, *, prediction=None, reference=None, **inputs):
+        """Add one prediction and reference (``evaluate.combine(...).add`` passes them as
+        ``predictions=``/``references=``, which are accepted too)."""
+        prediction = inputs.pop("predictions", prediction)
+        reference = inputs.pop("references", reference)
+        self._check_inputs(inputs)
+        one = {name: [value] for name, value in inputs.items() if value is not None}
+        self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"), **one)
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Compute the metric on the added batches plus the given predictions/references.
+
+        Every option is checked first, before anything stored is read. With a single
+        process and nothing added, the given inputs are counted and reduced at once. In
+        distributed mode process 0 merges every process's counts and returns the result;
+        the others return None.
+        """
+        inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.INPUTS or name == "confusion_matrix"}
+        options = resolve(self.OPTIONS, kwargs, self.load_options, self.name)
+        self._check_options(options)
+        matrix = inputs.pop("confusion_matrix", None)
+        given = predictions is not None or references is not None
+        if matrix is not None:
+            if given or self.writer is not None or any(value is not None for value in inputs.values()):
+                raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
+                                 "added batches too; pass one or the other.")
+            return self._result(self._counts_from_matrix(matrix, options), options)
+        if not given and any(value is not None for value in inputs.values()):
+            named = next(name for name, value in inputs.items() if value is not None)
+            raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
+                             f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
+                             "aligned with.")
+        if self.writer is None and self.num_process == 1:
+            if not given:
+                raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
+                                 "references (found nothing stored, predictions=None and references=None).")
+            stored = self._count(predictions, references, inputs, options)
+        else:
+            if given:
+                self.add_batch(predictions=predictions, references=references, **inputs)
+            if self.writer is None:
+                raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
+            stored = self._gather()
+            if stored is None:
+                return None
+        return self._result(self._counts(stored, options), options)
+
+    def _result(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
+        with temp_seed(self.seed):
+            return to_python(self._from_counts(counts, options))
+
+    # ------------------------------------------------------------------ module hooks
+    @abc.abstractmethod
+    def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any]) -> Store:
+        """One batch, validated and counted into a Store of its own."""
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def _counts(self, stored: Store, options: Dict[str, Any]) -> Any:
+        """What was stored, as the module's counts object under ``options``."""
+        raise NotImplementedError
+
+    def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any]) -> Any:
+        raise TypeError(f"confusion_matrix: expected an argument of {self.name}, found an unknown argument.")
+
+    @abc.abstractmethod
+    def _from_counts(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def _check_options(self, options: Dict[str, Any]) -> None:
+        """Checks across options (before any data is read); by default none."""
+
+    def _count_options(self) -> Dict[str, Any]:
+        """The load-time options, checked: what add_batch counts with."""
+        return resolve(self.OPTIONS, {}, self.load_options, self.name)
+
+    def _check_inputs(self, inputs: Mapping[str, Any]) -> None:
+        unknown = [name for name in inputs if name not in self.INPUTS]
+        if unknown:
+            raise ValueError(f"Bad inputs for evaluation module: {unknown}. All required inputs are "
+                             f"{self._feature_names()}; per-sample inputs also accepted: {list(self.INPUTS)}.")
+
+    # ------------------------------------------------------------------ processes
+    def _gather(self) -> Optional[Store]:
+        """The store of every process merged (process 0), or None (other processes)."""
+        store, self.writer = self.writer, None
+        if self.num_process == 1:
+            return store
+        try:
+            if self.process_id > 0:
+                store.save(self.cache_file_name)
+                self.filelock.release()  # process 0 may now read (and then delete) our file
+                return None
+            self.file_paths, self.filelocks = self._get_all_cache_files()  # waits for every process
+            for path in self.file_paths[1:]:
+                try:
+                    store.merge(Store.load(path))
+                except (FileNotFoundError, ValueError, OSError, EOFError):
+                    raise ValueError(
+                        "Error in finalize: another evaluation module instance is already using the local cache file. "
+                        "Please specify an experiment_id to avoid collision between distributed evaluation module instances."
+                    ) from None
+            return store
+        finally:
+            self._release_files()
+
+    def _release_files(self) -> None:
+        """Process 0 removes every process's cache file and releases the locks (its own last)."""
+        if self.process_id == 0 and self.file_paths is not None:
+            for filelock, path in reversed(list(zip(self.filelocks, self.file_paths))):
+                if os.path.exists(path):
+                    os.remove(path)
+                if filelock is not None:
+                    filelock.release()
+        self.file_paths = self.filelocks = None
+        self.cache_file_name = self.filelock = None
+        self.selected_feature_format = None
+
+    def __del__(self):
+        """A distributed process 0 dropped before ``compute`` removes its own (empty) cache file."""
+        try:
+            path = getattr(self, "cache_file_name", None)
+            if path and getattr(self, "process_id", 1) == 0 and os.path.exists(path):
+                os.remove(path)
+        except Exception:  # noqa: BLE001 - never raise from __del__ (e.g. at interpreter exit)
+            pass
+        super().__del__()
+
+    def _compute(self, *, predictions=None, references=None, **kwargs):
+        # Not used: compute() above reduces counts (evaluate requires the method to exist).
+        raise NotImplementedError
+
+
+def _one_row(value: Any, name: str) -> Any:
+    if value is None:
+        raise TypeError(f"{name}: expected a value, found None.")
+    if np.isscalar(value) or isinstance(value, str):
+        return [value]
+    array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+    return array[None]

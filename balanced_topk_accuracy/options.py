@@ -1,0 +1,242 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/options.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""Options: every keyword a module takes, checked before any data is touched.
+
+A module declares its options once, as ``{name: Option(default, check)}``. ``resolve``
+merges the defaults, the values given to ``evaluate.load`` (load-time defaults) and those
+given to ``compute`` (which win), rejects unknown names, and runs every check. A check
+looks at the option alone (its type and form); what depends on the data (a class index
+inside the number of classes, a ``k`` at most the number of score columns) is checked
+where the data is known, with the same kind of message.
+
+Every check raises ``TypeError`` (wrong type) or ``ValueError`` (wrong value) whose
+message starts with the option's name and says what was expected and what was found.
+"""
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Optional
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Option:
+    """One keyword option: its default and ``check(value, name) -> checked value``."""
+
+    default: Any
+    check: Callable[[Any, str], Any]
+
+
+def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Mapping[str, Any], owner: str) -> Dict[str, Any]:
+    """Every option of ``specs``, checked: ``given`` wins over ``defaults``, which win over the declared default.
+
+    Examples
+    --------
+    >>> specs = {"adjusted": Option(False, check_flag), "zero_division": Option("skip", check_zero_division)}
+    >>> resolve(specs, {"zero_division": 0}, {"adjusted": True}, "balanced_accuracy")
+    {'adjusted': True, 'zero_division': 0.0}
+    >>> resolve(specs, {"ajusted": True}, {}, "balanced_accuracy")
+    Traceback (most recent call last):
+    ...
+    TypeError: ajusted: expected an argument of balanced_accuracy (adjusted, zero_division), found an unknown argument.
+    """
+    check_names(specs, given, owner)
+    return {name: spec.check(given.get(name, defaults.get(name, spec.default)), name) for name, spec in specs.items()}
+
+
+def check_names(specs: Mapping[str, Option], given: Mapping[str, Any], owner: str) -> None:
+    """Raise ``TypeError`` naming the first argument that is not an option of ``owner`` (e.g. a typo)."""
+    unknown = [name for name in given if name not in specs]
+    if unknown:
+        raise TypeError(f"{unknown[0]}: expected an argument of {owner} ({', '.join(specs)}), found an unknown argument.")
+
+
+# ----------------------------------------------------------------------------------------
+# Checks of one option
+# ----------------------------------------------------------------------------------------
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A yes/no option: ``True``/``False`` (NumPy booleans and the integers 0 and 1 too)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (numbers.Integral, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, found {value!r}.")
+
+
+def choice(*choices: Any) -> Callable[[Any, str], Any]:
+    """A check accepting exactly one of ``choices`` (None among them if it is allowed)."""
+
+    def check(value: Any, name: str) -> Any:
+        if value is None and None in choices:
+            return None
+        if not isinstance(value, str) or value not in choices:
+            shown = tuple(c for c in choices if c is not None)
+            suffix = " or None" if None in choices else ""
+            raise ValueError(f"{name}: expected one of {shown}{suffix}, found {value!r}.")
+        return value
+
+    return check
+
+
+def check_label_value(value: Any, name: str, example: str = "such as 1", allow_bool: bool = False) -> Any:
+    """One class label: an integer or a string. Integral floats (-100.0) become integers;
+    ``allow_bool`` lets True/False stand for 1/0."""
+    expected = f"{name}: expected one label value (an integer {example}, or a string)"
+    if isinstance(value, (str, np.str_)):
+        return str(value)
+    if isinstance(value, (bool, np.bool_)):
+        if allow_bool:
+            return int(value)
+        raise TypeError(f"{expected}, found {value!r}.")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value)
+    if not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError(f"{expected}, found {value!r}.")
+    if not (math.isfinite(value) and float(value).is_integer()):
+        # Labels are integers or strings: such a value could match no label.
+        raise ValueError(f"{expected}, found {value!r}.")
+    return int(value)
+
+
+def check_ignore_index(value: Any, name: str) -> Any:
+    """``None``, or the one label value (an integer or a string) whose samples are dropped.
+
+    Examples
+    --------
+    >>> check_ignore_index(-100.0, "ignore_index"), check_ignore_index("pad", "ignore_index")
+    (-100, 'pad')
+    >>> check_ignore_index([-100], "ignore_index")
+    Traceback (most recent call last):
+    ...
+    TypeError: ignore_index: expected one label value (an integer such as -100, or a string), found [-100].
+    """
+    return None if value is None else check_label_value(value, name, "such as -100")
+
+
+def check_pos_label(value: Any, name: str) -> Any:
+    return None if value is None else check_label_value(value, name, "such as 1", allow_bool=True)
+
+
+def check_num_classes(value: Any, name: str) -> Optional[int]:
+    """None or a positive integer."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name}: expected a positive integer, found {value!r}.")
+    if value < 1:
+        raise ValueError(f"{name}: expected a positive integer, found {value!r}.")
+    return int(value)
+
+
+def _as_list(value: Any, name: str, what: str) -> list:
+    if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name}: expected a list of {what}, found {type(value).__name__}.")
+    return np.asarray(value).tolist() if isinstance(value, np.ndarray) else list(value)
+
+
+def check_labels(value: Any, name: str) -> Optional[list]:
+    """None or a non-empty list of distinct class values, all integers or all strings."""
+    if value is None:
+        return None
+    values = [check_label_value(item, name, "such as 0") for item in _as_list(value, name, "class values")]
+    if not values:
+        raise ValueError(f"{name}: expected a non-empty list of class values, found an empty list.")
+    if len({type(item) for item in values}) > 1:
+        raise TypeError(f"{name}: expected class values of one type, found a mix of strings and integers {values[:5]}.")
+    if len(set(values)) != len(values):
+        duplicates = sorted({item for item in values if values.count(item) > 1}, key=str)
+        raise ValueError(f"{name}: expected distinct values, found duplicates {duplicates[:5]}.")
+    return values
+
+
+def check_class_mask(value: Any, name: str) -> Optional[np.ndarray]:
+    """None or class indices (integers); their range is checked once the classes are known."""
+    if value is None:
+        return None
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = [value]
+    items = _as_list(value, name, "class indices (integers)")
+    if any(isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)) for item in items):
+        bad = next(item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)))
+        raise TypeError(f"{name}: expected class indices (integers), found {bad!r}.")
+    return np.unique(np.asarray(items, dtype=np.int64))
+
+
+def check_zero_division(value: Any, name: str) -> Any:
+    if isinstance(value, str) and value == "skip":
+        return value
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_)) and value in (0, 1):
+        return float(value)
+    raise ValueError(f"{name}: expected 'skip', 0.0 or 1.0, found {value!r}.")
+
+
+def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
+    """``None``, ``"auto"`` or a number in [0, 1]."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value == "auto" and allow_auto:
+            return value
+        raise ValueError(f"{name}: expected a number in [0, 1] or 'auto', found {value!r}.")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a number in [0, 1] or 'auto', found {type(value).__name__}.")
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"{name}: expected a number in [0, 1], found {value!r}.")
+    return float(value)
+
+
+def check_confidence_level(value: Any, name: str) -> Optional[float]:
+    """None, or a number strictly between 0 and 1."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found {type(value).__name__}.")
+    if not 0.0 < float(value) < 1.0:
+        raise ValueError(f"{name}: expected a number in (0, 1) such as 0.95, found {value!r}.")
+    return float(value)
+
+
+CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
+check_ci_method = choice(None, *CI_METHODS)
+
+# More resamples than this change no percentile visibly and only cost memory and time.
+MAX_RESAMPLES = 1_000_000
+
+
+def check_n_resamples(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name}: expected a positive integer, found {type(value).__name__}.")
+    if not 1 <= value <= MAX_RESAMPLES:
+        raise ValueError(f"{name}: expected an integer in [1, {MAX_RESAMPLES:,}], found {value!r}.")
+    return int(value)
+
+
+def check_seed(value: Any, name: str) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)) or value < 0:
+        raise TypeError(f"{name}: expected a non-negative integer or None, found {value!r}.")
+    return int(value)
+
+
+def interval_options() -> Dict[str, Option]:
+    """The options every module's confidence interval takes."""
+    return {
+        "confidence_level": Option(None, check_confidence_level),
+        "ci_method": Option(None, check_ci_method),
+        "n_resamples": Option(10_000, check_n_resamples),
+        "seed": Option(None, check_seed),
+    }
+
+
+ZERO_DIVISION_DOC = """zero_division ("skip", 0.0 or 1.0, defaults to "skip"): a class with no
+        reference samples has no recall. "skip" leaves it out of the average (as
+        scikit-learn does) and reports NaN for it in per-class outputs; a number is used as
+        its value and it is averaged like the others."""
+
+LOAD_TIME_DOC = """Every option may also be given to `evaluate.load(...)`, where it sets the default for
+`compute` (a value given to `compute` wins); an unknown option is an error there too."""

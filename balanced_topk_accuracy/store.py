@@ -1,0 +1,146 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/store.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""The store: what ``add_batch`` keeps between calls, and what processes hand to process 0.
+
+A ``Store`` holds count tables (``counts.CountTable``: sufficient statistics, whose size
+follows the number of distinct label tuples, not the number of samples) and, for inputs a
+compute-time threshold still has to turn into labels, raw columns (copies, in the
+narrowest type that holds them). Every batch is validated and counted into a store of
+its own first; ``merge`` then checks that it fits what is already kept (the same kinds
+of labels, row widths and counting settings) before anything changes, so a rejected
+batch loses nothing already stored.
+
+In distributed mode each process ``save``s its store to its cache file and process 0
+``load``s and merges them: a file holds counts, a few kilobytes for labels, whatever
+the number of samples.
+"""
+
+import json
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from .counts import CountTable
+from .counts import JointCounts
+from .inputs import is_string_array
+
+_INTEGER_TYPES = [np.dtype(name) for name in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")]
+
+
+def narrowest(array: np.ndarray) -> np.ndarray:
+    """A copy of an integer array in the narrowest integer type holding its values (others: a copy).
+
+    Examples
+    --------
+    >>> [str(narrowest(np.array(values)).dtype) for values in ([0, 9], [-100, 9], [0, 255], [0, 70000])]
+    ['int8', 'int8', 'uint8', 'int32']
+    """
+    if array.dtype.kind not in "iu" or not array.size:
+        return np.array(array, copy=True)
+    low, high = int(array.min()), int(array.max())
+    dtype = next((t for t in _INTEGER_TYPES if np.iinfo(t).min <= low and high <= np.iinfo(t).max), array.dtype)
+    return array.astype(dtype)  # astype copies: the caller may refill its buffer
+
+
+class Store:
+    """Count tables (by name) and raw columns (by name, a list of batch chunks); see the module doc."""
+
+    def __init__(self):
+        self.tables: Dict[str, CountTable] = {}
+        self.raw: Dict[str, List[Optional[np.ndarray]]] = {}
+        self.settings: Dict[str, Any] = {}  # how batches were counted (e.g. top-k's labels): must agree
+
+    def __len__(self) -> int:
+        """Samples stored."""
+        counted = sum(len(table) for name, table in self.tables.items() if not name.startswith("_"))
+        first = next(iter(self.raw.values()), None)
+        return counted + (sum(len(chunk) for chunk in first if chunk is not None) if first else 0)
+
+    def keep_raw(self, columns: Dict[str, Optional[np.ndarray]]) -> None:
+        """Keep one batch's raw columns (None: a column this batch does not have)."""
+        if self.raw and set(columns) != set(self.raw):
+            raise ValueError(f"expected the columns {sorted(self.raw)} like the earlier batches, found {sorted(columns)}.")
+        for name, column in columns.items():
+            self.raw.setdefault(name, []).append(None if column is None else narrowest(column))
+
+    def merge(self, other: "Store") -> None:
+        """Add ``other`` (a batch, or another process's store); checks everything first."""
+        for key, value in other.settings.items():
+            if key in self.settings and self.settings[key] != value:
+                raise ValueError(f"{key}: expected {self.settings[key]!r} like the earlier batches, found {value!r}.")
+        for name, table in other.tables.items():
+            if name in self.tables:
+                for mine, theirs in zip(self.tables[name].axes, table.axes):
+                    if theirs.kind is not None and mine.kind is not None and theirs.kind != mine.kind:
+                        raise TypeError(f"{mine.name}: expected {mine.kind} labels like the earlier batches, found {theirs.kind}s.")
+        for name, chunks in other.raw.items():
+            self._check_raw(name, [chunk for chunk in chunks if chunk is not None])
+        self.settings.update(other.settings)
+        for name, table in other.tables.items():
+            if name not in self.tables:
+                self.tables[name] = CountTable(table.names)
+            self.tables[name].absorb(table)
+        if other.raw and not self.raw:
+            self.raw = {name: [] for name in other.raw}
+        for name, chunks in other.raw.items():
+            self.raw[name].extend(chunks)
+
+    def _check_raw(self, name: str, chunks: List[np.ndarray]) -> None:
+        mine = [chunk for chunk in self.raw.get(name, []) if chunk is not None and chunk.size]
+        theirs = [chunk for chunk in chunks if chunk.size]
+        if not mine or not theirs:
+            return
+        kind = (lambda chunk: "string" if is_string_array(chunk) else "float" if chunk.dtype.kind == "f" else "integer")
+        if kind(mine[0]) != kind(theirs[0]) and "string" in (kind(mine[0]), kind(theirs[0])):
+            raise TypeError(f"{name}: expected {kind(mine[0])} values like the earlier batches, found {kind(theirs[0])} values.")
+        if mine[0].shape[1:] != theirs[0].shape[1:]:
+            raise ValueError(f"{name}: expected rows of length {mine[0].shape[1:]} like the earlier batches, found {theirs[0].shape[1:]}.")
+
+    def raw_columns(self) -> Optional[Dict[str, Optional[np.ndarray]]]:
+        """The raw columns, each one array (None for a column no batch had), or None if none was kept."""
+        if not self.raw:
+            return None
+        columns = {}
+        for name, chunks in self.raw.items():
+            present = [chunk for chunk in chunks if chunk is not None]
+            if present and len(present) != len(chunks):
+                raise ValueError(f"{name}: given with some batches and not others; pass it with every batch or with none.")
+            columns[name] = None if not present else present[0] if len(present) == 1 else np.concatenate(present)
+        return columns
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str) -> None:
+        """Write the store to ``path`` (NumPy's npz; no pickled objects)."""
+        arrays: Dict[str, np.ndarray] = {}
+        layout = {"settings": self.settings, "tables": {}, "raw": {}}
+        for name, table in self.tables.items():
+            counts = table.result()
+            layout["tables"][name] = {"keys": table.names, "weighted": counts.w is not None, "w2_exponent": counts.w2_exponent}
+            for key, values in counts.keys.items():
+                arrays[f"table/{name}/key/{key}"] = values.astype(str) if values.dtype == object else values
+            for field in ("n", "w", "w2"):
+                if getattr(counts, field) is not None:
+                    arrays[f"table/{name}/{field}"] = getattr(counts, field)
+        for name, column in (self.raw_columns() or {}).items():
+            layout["raw"][name] = column is not None
+            if column is not None:
+                arrays[f"raw/{name}"] = column.astype(str) if column.dtype == object else column
+        arrays["layout"] = np.array(json.dumps(layout))
+        with open(path, "wb") as file:
+            np.savez(file, **arrays)
+
+    @classmethod
+    def load(cls, path: str) -> "Store":
+        store = cls()
+        with np.load(path, allow_pickle=False) as data:
+            layout = json.loads(str(data["layout"]))
+            store.settings = layout["settings"]
+            for name, spec in layout["tables"].items():
+                fields = {field: data[f"table/{name}/{field}"] for field in ("n", "w", "w2") if f"table/{name}/{field}" in data}
+                counts = JointCounts({key: data[f"table/{name}/key/{key}"] for key in spec["keys"]}, **fields,
+                                     w2_exponent=spec["w2_exponent"])
+                store.tables[name] = CountTable(spec["keys"])
+                store.tables[name].merge(counts)
+            for name, present in layout["raw"].items():
+                store.raw[name] = [data[f"raw/{name}"] if present else None]
+        return store

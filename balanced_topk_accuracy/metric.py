@@ -116,6 +116,18 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
             stored = self._count(predictions, references, inputs, options)
+        elif self.num_process == 1:
+            # The stored counts are released only once the result is computed: a compute that
+            # fails (say, scores without a threshold) loses nothing, and a final batch given to
+            # it is not kept either, so the corrected call can pass it again.
+            stored = Store()
+            stored.merge(self.writer)
+            if given:
+                self._check_inputs(inputs)
+                stored.merge(self._count(predictions, references, inputs, options))
+            result = self._result(self._counts(stored, options), options)
+            self.writer = None
+            return result
         else:
             if given:
                 self.add_batch(predictions=predictions, references=references, **inputs)

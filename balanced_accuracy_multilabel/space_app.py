@@ -350,13 +350,9 @@ class Values(Option):
 
 
 def module_arguments(metric) -> Dict[str, Any]:
-    """``{argument: default}`` for the options of a module's ``compute`` (its ``_reduce``)."""
-    parameters = inspect.signature(metric._reduce).parameters
-    return {
-        name: parameter.default
-        for name, parameter in parameters.items()
-        if name not in ("self", "predictions", "references") and parameter.kind == parameter.KEYWORD_ONLY
-    }
+    """``{argument: default}`` for the options of a module's ``compute``: its declared
+    ``OPTIONS`` and per-sample ``INPUTS`` (such as ``sample_weight``, default None)."""
+    return {**{name: option.default for name, option in metric.OPTIONS.items()}, **{name: None for name in metric.INPUTS}}
 
 
 def default_options(metric) -> List[Option]:

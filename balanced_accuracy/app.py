@@ -28,6 +28,7 @@ OPTIONS = [
     Value("seed", placeholder="e.g. 0"),
     Flag("adjusted"),
     Flag("return_per_class"),
+    Flag("return_confusion_matrix"),
 ]
 
 # The card's examples, plus string labels from an LLM judge and a confidence interval.

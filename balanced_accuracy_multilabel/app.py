@@ -26,6 +26,7 @@ OPTIONS = [
     Value("n_resamples", placeholder="10000", maximum=100_000),
     Value("seed", placeholder="e.g. 0"),
     Flag("return_per_label"),
+    Flag("return_confusion_matrix"),
 ]
 
 # The card's examples, plus named labels, the weighted and micro averages and a confidence interval.

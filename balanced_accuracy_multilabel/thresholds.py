@@ -1,10 +1,10 @@
 # GENERATED FILE: do not edit. Vendored copy of shared/thresholds.py.
 # Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
-"""Thresholds: the Youden-optimal threshold of scores, and the ROC curve behind it.
+"""Thresholds: the Youden-optimal threshold of scores.
 
 ``youden_thresholds`` finds, per column of an ``(N, L)`` score matrix, the threshold that
-maximises TPR + TNR (Youden's J, equivalently balanced accuracy), in one sort per column;
-``roc_curve`` lists the cut points it chooses among. Scores that a threshold search needs
+maximises TPR + TNR (Youden's J, equivalently balanced accuracy), in one sort per column
+(the Space draws the ROC curve of these same cut points). Scores that a threshold search needs
 are the one input that cannot be reduced to counts before ``compute`` (the threshold is a
 compute-time option), so they reach this file as arrays: per-sample scores, or the scores
 of counted rows with their counts as weights (an integer weight is the same as repeating
@@ -200,38 +200,6 @@ def _youden_rows(scores: np.ndarray, positives: np.ndarray, mask: Optional[np.nd
         safe_ratio(total_negative, total_negative),
     )
     return thresholds, best_tpr, best_tnr
-
-
-def roc_curve(
-    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray] = None
-) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ROC curve of one score column: ``(thresholds, fpr, tpr)``, thresholds descending.
-
-    A sample is positive iff score >= threshold. The points are +inf (nothing positive)
-    and each distinct score: the cut points ``youden_thresholds`` chooses among (it
-    returns the midpoint below the best of them). ``weights`` make the rates weighted;
-    FPR (TPR) is NaN when there is no negative (positive) weight.
-
-    Examples
-    --------
-    >>> thresholds, fpr, tpr = roc_curve(np.array([0.2, 0.9, 0.1, 0.3]), np.array([0, 1, 1, 0]))
-    >>> thresholds.tolist(), fpr.tolist(), tpr.tolist()
-    ([inf, 0.9, 0.3, 0.2, 0.1], [0.0, 0.0, 0.5, 1.0, 1.0], [0.0, 0.5, 0.5, 0.5, 1.0])
-    """
-    scores = np.asarray(scores, dtype=np.float64).ravel()
-    positives = np.asarray(positives).astype(bool).ravel()
-    weights = np.ones(scores.shape) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
-    order = np.argsort(-scores, kind="stable")
-    sorted_scores, sorted_positive, sorted_weights = scores[order], positives[order], weights[order]
-    cumulative_tp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, sorted_weights, 0.0))])
-    cumulative_fp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, 0.0, sorted_weights))])
-    # A point after the last sample of each run of equal scores (and the empty cut first).
-    is_point = np.ones(scores.size + 1, dtype=bool)
-    is_point[1:-1] = sorted_scores[:-1] != sorted_scores[1:]
-    thresholds = np.concatenate([[np.inf], sorted_scores])[is_point]
-    tp, fp = cumulative_tp[is_point], cumulative_fp[is_point]
-    return thresholds, safe_ratio(fp, cumulative_fp[-1]), safe_ratio(tp, cumulative_tp[-1])
-
 
 
 def check_probabilities(scores: np.ndarray, name: str = "predictions") -> None:

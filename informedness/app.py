@@ -26,6 +26,7 @@ OPTIONS = [
     Value("seed", placeholder="e.g. 0"),
     Flag("return_markedness"),
     Flag("return_per_class"),
+    Flag("return_confusion_matrix"),
 ]
 
 # The card's examples, plus the paper's binary case (J = 0.6, markedness 0.5556), string labels and a

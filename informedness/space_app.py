@@ -31,7 +31,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import confusion_core as core
 
 MAX_INPUT_CHARS = 2_000_000  # per text box
 MAX_VALUES = 200_000  # samples (rows)
@@ -544,8 +543,22 @@ def _short_repr(value: Any) -> str:
 
 
 # ----------------------------------------------------------------------------------------
-# Plots (counts from the shared core, values from the metric itself)
+# Plots (counts and values from the metric itself)
 # ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class ClassCounts:
+    """One-vs-rest counts per class, read off the module's confusion matrix."""
+
+    tp: np.ndarray
+    support: np.ndarray
+    predicted: np.ndarray
+    total: float
+
+    @property
+    def fp(self) -> np.ndarray:
+        return self.predicted - self.tp
 
 
 @dataclass
@@ -553,7 +566,7 @@ class Confusion:
     """What the metric counted: classes, the (weighted) confusion counts, and scores if thresholded."""
 
     classes: list
-    counts: Any  # core.ClassCounts
+    counts: Optional[ClassCounts]
     matrix: Optional[np.ndarray]  # K x K, rows = references; None when K is too large to draw
     scores: Optional[np.ndarray] = None
     positives: Optional[np.ndarray] = None
@@ -563,44 +576,49 @@ class Confusion:
     tuned: bool = False  # the threshold is the module's Youden-optimal one (threshold="auto")
 
 
-def confusion(predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> Confusion:
-    """The confusion counts behind a label metric's result, with the shared core's helpers.
+# Options of an interval: the plots need the counts only.
+_INTERVAL_ARGUMENTS = ("confidence_level", "ci_method", "n_resamples", "seed")
 
-    Follows the modules' data flow: coerce, weights, ``ignore_index``, ``encode_task``
-    (task, labels, num_classes, pos_label), a threshold (the module's ``optimal_threshold``
-    for ``"auto"``) for scores, then ``class_counts`` / ``confusion_matrix``.
+
+def confusion(metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> Confusion:
+    """The confusion counts behind a label metric's result, as the module itself returns them
+    (``return_confusion_matrix``): the Space never repeats the module's counting.
+
+    For the ROC panel of thresholded scores it also keeps the scores and which references
+    are of the positive class (the second of the module's two classes unless `pos_label`).
     """
-    references = core.as_array(references, "references")
-    shape = references.shape
-    references = core.as_labels(references.reshape(-1), "references")
-    predictions = core.as_array(predictions, "predictions").reshape(-1)
-    weights = core.check_sample_weight(arguments.get("sample_weight"), references.size, shape)
-    ignore_index = arguments.get("ignore_index")
-    if ignore_index is not None:
-        keep = references != ignore_index
-        references, predictions = references[keep], predictions[keep]
-        weights = None if weights is None else weights[keep]
-    labels, num_classes, pos_label = arguments.get("labels"), arguments.get("num_classes"), arguments.get("pos_label")
+    options = {name: value for name, value in arguments.items() if name not in _INTERVAL_ARGUMENTS}
+    # With threshold="auto" the module finds the same threshold again (scores need not be in [0, 1]).
     threshold = result.get("optimal_threshold", arguments.get("threshold"))
-    if threshold is None:
-        predictions = core.as_labels(predictions, "predictions")
-        encoded = core.encode_task(references, predictions, arguments.get("task"), labels, num_classes, pos_label)
-        prediction_indices, scores, positives = encoded.prediction_indices, None, None
-    else:
-        encoded = core.encode_task(references, None, "binary", labels, num_classes, pos_label)
-        scores = predictions.astype(np.float64)
-        positives = encoded.reference_indices == encoded.positive_index
-        prediction_indices = np.where(scores >= threshold, encoded.positive_index, 1 - encoded.positive_index)
-    num_classes = len(encoded.classes)
-    counts = core.class_counts(encoded.reference_indices, prediction_indices, num_classes, weights)
-    matrix = None
-    if num_classes <= MAX_HEATMAP_CLASSES:
-        matrix = core.confusion_matrix(encoded.reference_indices, prediction_indices, num_classes, weights)
-    return Confusion(
-        classes=core.to_python(encoded.classes), counts=counts, matrix=matrix, scores=scores, positives=positives,
-        weights=weights, threshold=None if threshold is None else float(threshold), positive_index=encoded.positive_index,
-        tuned="optimal_threshold" in result,
-    )
+    try:
+        counted = metric.compute(predictions=predictions, references=references, **options, return_confusion_matrix=True)
+    except ValueError:  # too many classes for a dense matrix: nothing to draw
+        return Confusion(classes=[], counts=None, matrix=None)
+    if "confusion_matrix" not in counted:
+        return Confusion(classes=[], counts=None, matrix=None)  # nothing was counted (no samples, or all ignored)
+    matrix = np.asarray(counted["confusion_matrix"], dtype=np.float64)
+    classes = counted["classes"]
+    counts = ClassCounts(np.diag(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0), float(matrix.sum()))
+    found = Confusion(classes=classes, counts=counts, matrix=matrix if len(classes) <= MAX_HEATMAP_CLASSES else None,
+                      threshold=None if threshold is None else float(threshold), tuned="optimal_threshold" in result)
+    if threshold is not None and len(classes) == 2:
+        pos_label = arguments.get("pos_label")
+        found.positive_index = classes.index(pos_label) if pos_label in classes else 1
+        flat_references = np.asarray(references, dtype=object).reshape(-1)
+        keep = np.ones(flat_references.size, dtype=bool)
+        if arguments.get("ignore_index") is not None:
+            keep = flat_references != arguments["ignore_index"]
+        found.scores = np.asarray(predictions, dtype=np.float64).reshape(-1)[keep]
+        found.positives = flat_references[keep] == classes[found.positive_index]
+        weights = arguments.get("sample_weight")
+        found.weights = None if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)[keep]
+    return found
+
+
+def _safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
+    """``numerator / denominator`` with NaN where the denominator is 0."""
+    numerator, denominator = np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
+    return np.divide(numerator, denominator, out=np.full(np.broadcast(numerator, denominator).shape, np.nan), where=denominator > 0)
 
 
 def _class_names(classes: Sequence[Any]) -> List[str]:
@@ -613,7 +631,7 @@ def _draw_heatmap(axes, found: Confusion) -> None:
         axes.text(0.5, 0.5, f"{len(found.classes)} classes: too many\nfor a confusion heatmap", ha="center", va="center")
         return
     matrix = np.asarray(found.matrix, dtype=np.float64)
-    row_share = core.safe_ratio(matrix, matrix.sum(axis=1, keepdims=True))
+    row_share = _safe_ratio(matrix, matrix.sum(axis=1, keepdims=True))
     image = axes.imshow(np.nan_to_num(row_share), cmap="Blues", vmin=0.0, vmax=1.0)
     axes.figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="share of the reference class")
     names = _class_names(found.classes)
@@ -670,16 +688,47 @@ def _draw_bars(axes, names: Sequence[str], series: Dict[str, np.ndarray], title:
 
 def _per_class_rates(found: Confusion) -> Dict[str, np.ndarray]:
     counts = found.counts
-    recall = core.safe_ratio(counts.tp, counts.support)
-    fall_out = core.safe_ratio(counts.fp, counts.total - counts.support)
+    recall = _safe_ratio(counts.tp, counts.support)
+    fall_out = _safe_ratio(counts.fp, counts.total - counts.support)
     return {"recall": recall, "informedness": recall - fall_out}
 
 
+def roc_curve(
+    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray] = None
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ROC curve of one score column: ``(thresholds, fpr, tpr)``, thresholds descending.
+
+    A sample is positive iff score >= threshold. The points are +inf (nothing positive)
+    and each distinct score: the cut points ``youden_thresholds`` chooses among (it
+    returns the midpoint below the best of them). ``weights`` make the rates weighted;
+    FPR (TPR) is NaN when there is no negative (positive) weight.
+
+    Examples
+    --------
+    >>> thresholds, fpr, tpr = roc_curve(np.array([0.2, 0.9, 0.1, 0.3]), np.array([0, 1, 1, 0]))
+    >>> thresholds.tolist(), fpr.tolist(), tpr.tolist()
+    ([inf, 0.9, 0.3, 0.2, 0.1], [0.0, 0.0, 0.5, 1.0, 1.0], [0.0, 0.5, 0.5, 0.5, 1.0])
+    """
+    scores = np.asarray(scores, dtype=np.float64).ravel()
+    positives = np.asarray(positives).astype(bool).ravel()
+    weights = np.ones(scores.shape) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, sorted_positive, sorted_weights = scores[order], positives[order], weights[order]
+    cumulative_tp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, sorted_weights, 0.0))])
+    cumulative_fp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, 0.0, sorted_weights))])
+    # A point after the last sample of each run of equal scores (and the empty cut first).
+    is_point = np.ones(scores.size + 1, dtype=bool)
+    is_point[1:-1] = sorted_scores[:-1] != sorted_scores[1:]
+    thresholds = np.concatenate([[np.inf], sorted_scores])[is_point]
+    tp, fp = cumulative_tp[is_point], cumulative_fp[is_point]
+    return thresholds, _safe_ratio(fp, cumulative_fp[-1]), _safe_ratio(tp, cumulative_tp[-1])
+
+
 def _draw_roc(axes, found: Confusion) -> None:
-    thresholds, fpr, tpr = core.roc_curve(found.scores, found.positives, found.weights)
+    thresholds, fpr, tpr = roc_curve(found.scores, found.positives, found.weights)
     counts, positive = found.counts, found.positive_index
-    point_tpr = float(core.safe_ratio(counts.tp[positive], counts.support[positive]))
-    point_fpr = float(core.safe_ratio(counts.fp[positive], counts.total - counts.support[positive]))
+    point_tpr = float(_safe_ratio(counts.tp[positive], counts.support[positive]))
+    point_fpr = float(_safe_ratio(counts.fp[positive], counts.total - counts.support[positive]))
     axes.plot(fpr, tpr, drawstyle="default", color="tab:blue", label="ROC")
     axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
     point = "Youden point" if found.tuned else "operating point"
@@ -696,7 +745,7 @@ def _draw_roc(axes, found: Confusion) -> None:
 
 
 def _topk_curve(metric, predictions, references, arguments: Dict[str, Any]) -> Tuple[List[int], Dict[int, float], Any, List[int]]:
-    width = core.as_array(predictions, "predictions").shape[-1]
+    width = np.shape(np.asarray(predictions, dtype=np.float64))[-1]
     chosen = list(arguments.get("k_list") or [arguments.get("k") or 1])
     if width <= MAX_TOPK_POINTS:
         k_values = list(range(1, width + 1))
@@ -748,7 +797,7 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
     panels = []
     found = None
     if {"confusion", "recall", "informedness", "roc"} & set(plots):
-        found = confusion(predictions, references, arguments, result)
+        found = confusion(metric, predictions, references, arguments, result)
         if not found.classes:
             return None  # nothing was counted (no samples, or all ignored)
     for plot in plots:

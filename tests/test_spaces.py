@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_curve as sklearn_roc_curve
 
-import confusion_core as core
 import space_app
 from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app
 
@@ -279,9 +278,9 @@ def generated_cases(seed=0, count=25):
 def test_confusion_counts_agree_with_balanced_accuracy(balanced_accuracy):
     for predictions, references, arguments in generated_cases():
         result = balanced_accuracy.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
-        found = space_app.confusion(predictions, references, arguments, result)
+        found = space_app.confusion(balanced_accuracy, predictions, references, arguments, result)
         assert found.classes == result["classes"]
-        recall = core.safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
+        recall = space_app._safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
         np.testing.assert_allclose(recall, result["per_class_recall"])
         np.testing.assert_allclose(found.matrix.sum(axis=1), result["support_per_class"])
         np.testing.assert_allclose(space_app._per_class_rates(found)["recall"], result["per_class_recall"])
@@ -293,7 +292,7 @@ def test_informedness_bars_agree_with_the_module():
     informedness = load_module("informedness")
     for predictions, references, arguments in generated_cases(seed=1):
         result = informedness.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
-        found = space_app.confusion(predictions, references, arguments, result)
+        found = space_app.confusion(informedness, predictions, references, arguments, result)
         assert found.classes == result["classes"]
         np.testing.assert_allclose(space_app._per_class_rates(found)["informedness"], result["per_class_informedness"])
 
@@ -305,7 +304,7 @@ def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balance
         references = rng.integers(0, 2, n)
         scores = np.round(references * 0.8 + rng.normal(0, 0.7, n), 1)  # rounded: many ties
         weights = rng.random(n) if case % 2 else None
-        thresholds, fpr, tpr = core.roc_curve(scores, references, weights)
+        thresholds, fpr, tpr = space_app.roc_curve(scores, references, weights)
         expected_fpr, expected_tpr, expected_thresholds = sklearn_roc_curve(
             references, scores, sample_weight=weights, drop_intermediate=False
         )
@@ -315,7 +314,7 @@ def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balance
 
         arguments = {"threshold": "auto"} if weights is None else {"threshold": "auto", "sample_weight": weights.tolist()}
         result = balanced_accuracy.compute(predictions=scores.tolist(), references=references.tolist(), **arguments)
-        found = space_app.confusion(scores.tolist(), references.tolist(), arguments, result)
+        found = space_app.confusion(balanced_accuracy, scores.tolist(), references.tolist(), arguments, result)
         assert found.threshold == result["optimal_threshold"]
         point_tpr = found.counts.tp[1] / found.counts.support[1]
         point_fpr = found.counts.fp[1] / (found.counts.total - found.counts.support[1])

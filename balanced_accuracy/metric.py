@@ -122,9 +122,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             # it is not kept either, so the corrected call can pass it again.
             stored = Store()
             stored.merge(self.writer)
-            if given:
+            if given:  # counted as add_batch counts it, to merge with the batches before it
                 self._check_inputs(inputs)
-                stored.merge(self._count(predictions, references, inputs, options))
+                stored.merge(self._count(predictions, references, inputs, self._count_options()))
             result = self._result(self._counts(stored, options), options)
             self.writer = None
             return result

@@ -261,78 +261,75 @@ def test_scores_after_integer_labels_need_a_threshold_at_compute(load):
 # ---------------------------------------------------------------- storage types
 
 
-def captured_columns(metric, **options):
-    """compute(), capturing the NumPy columns the reduction receives."""
+def captured_counts(metric, **options):
+    """compute(), capturing the counts the reduction receives: {table name: JointCounts}."""
     seen = {}
-    reduce = metric._reduce
+    counts = metric._counts
 
-    def spy(*, predictions, references, **kwargs):
-        seen.update(predictions=predictions, references=references)
-        return reduce(predictions=predictions, references=references, **kwargs)
+    def spy(stored, options):
+        seen.update({name: table.result() for name, table in stored.tables.items()})
+        seen["raw"] = stored.raw_columns() or {}  # scores a compute-time threshold needs are kept as they are
+        return counts(stored, options)
 
-    metric._reduce = spy
+    metric._counts = spy
     result = metric.compute(**options)
     return seen, result
 
 
+def per_sample(counted, key):
+    """The key's value of every sample the counts stand for (in sorted order)."""
+    return sorted(np.repeat(counted.keys[key], counted.n).tolist(), key=str)
+
+
 @pytest.mark.parametrize("name", MODULES)
-def test_stored_columns_are_the_narrowest_type_and_never_python_objects(load, name):
+def test_stored_counts_are_distinct_tuples_never_python_objects(load, name):
+    """add_batch keeps counts of distinct tuples: fewer rows than samples, no object arrays."""
     parts = make_data(name, variants=(0,))
     metric = load(name)
     metric.add_batch(predictions=parts[0][0], references=parts[0][1])
-    features = metric.selected_feature_format
-    for column, array in zip(("predictions", "references"), parts[0]):
-        feature = features[column]
-        dtype = (feature if isinstance(feature, core.datasets.Value) else feature.feature).dtype
-        if array.dtype.kind in "iu":
-            expected = core.narrowest_integer_dtype(int(array.min()), int(array.max()), array.dtype.kind == "u")
-            assert dtype == expected.name and np.dtype(dtype).itemsize == 1
-        else:
-            assert dtype == np.dtype(array.dtype).name  # float32 stays float32
-    seen, _ = captured_columns(metric, **COMPUTE_OPTIONS[name])
-    for column, array in zip(("predictions", "references"), parts[0]):
-        assert seen[column].dtype != object
-        assert seen[column].dtype.itemsize <= array.dtype.itemsize
+    seen, _ = captured_counts(metric, **COMPUTE_OPTIONS[name])
+    for column in seen.pop("raw").values():
+        assert column is None or column.dtype != object
+    for counted in seen.values():
+        assert counted.n.sum() >= len(parts[0][1])  # every sample (multilabel: every sample and label)
+        assert counted.n.size < counted.n.sum()
+        for values in counted.keys.values():
+            assert values.dtype != object
 
 
 @pytest.mark.parametrize(
-    "batches, expected",
+    "batches",
     [
-        ([[0, 3, 9]], "int8"),
-        ([np.array([0, 3, 255], dtype=np.uint8)], "uint8"),
-        ([[0, 3, 255]], "uint8"),
-        ([[-100, 3, 9]], "int8"),
-        ([[0, 1], [-100, 1]], "int8"),  # fits: no rewrite
-        ([np.array([0, 255], dtype=np.uint8), [-1, 0]], "int16"),
-        ([[0, 1], [70_000, 1], [2, 3]], "int32"),
-        ([[0, 1], [2**40, 1]], "int64"),
-        ([[True, False]], "int8"),
-        ([["safe", "unsafe"]], "string"),
+        [[0, 3, 9]],
+        [np.array([0, 3, 255], dtype=np.uint8)],
+        [[-100, 3, 9]],
+        [[0, 1], [-100, 1]],
+        [np.array([0, 255], dtype=np.uint8), [-1, 0]],
+        [[0, 1], [70_000, 1], [2, 3]],
+        [[0, 1], [2**40, 1]],
+        [[True, False]],
+        [["safe", "unsafe"]],
     ],
 )
 @pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])
-def test_storage_type_widens_as_batches_need(load, batches, expected, keep_in_memory):
+def test_counted_values_come_back_as_given_whatever_their_range(load, batches, keep_in_memory):
     metric = load("balanced_accuracy", keep_in_memory=keep_in_memory)
     for batch in batches:
         metric.add_batch(predictions=batch, references=batch)
-    assert metric.selected_feature_format["references"].dtype == expected
-    assert metric.writer.schema.field("references").type == (pa.string() if expected == "string" else pa.from_numpy_dtype(np.dtype(expected)))
-    seen, result = captured_columns(metric, return_per_class=True)
+    seen, result = captured_counts(metric, return_per_class=True)
     values = [value for batch in batches for value in (batch.tolist() if isinstance(batch, np.ndarray) else batch)]
-    assert seen["references"].tolist() == [v if isinstance(v, str) else int(v) for v in values]
-    assert seen["references"].dtype == (np.dtype("<U6") if expected == "string" else np.dtype(expected))
+    assert per_sample(seen["pairs"], "references") == sorted((v if isinstance(v, str) else int(v) for v in values), key=str)
+    assert seen["pairs"].keys["references"].dtype != object
     assert result["balanced_accuracy"] == 1.0
 
 
-def test_float32_scores_stay_float32_and_widen_to_float64(load):
+def test_float32_scores_then_float64_scores_give_the_one_call_result(load):
     rng = np.random.default_rng(5)
     references = (rng.random(400) < 0.3).astype(np.int64)
     scores = np.clip(references * 0.3 + rng.random(400) * 0.7, 0, 1)
     metric = load("balanced_accuracy")
     metric.add_batch(predictions=scores[:200].astype(np.float32), references=references[:200])
-    assert metric.selected_feature_format["predictions"].dtype == "float32"
     metric.add_batch(predictions=scores[200:], references=references[200:])
-    assert metric.selected_feature_format["predictions"].dtype == "float64"
     both = np.concatenate([scores[:200].astype(np.float32), scores[200:]])
     direct = load("balanced_accuracy").compute(predictions=both, references=references, threshold="auto")
     assert metric.compute(threshold="auto") == direct
@@ -342,8 +339,8 @@ def test_string_labels_come_back_without_python_objects(load):
     metric = load("balanced_accuracy", keep_in_memory=True)
     metric.add_batch(predictions=np.array(["safe", "unsafe", "safe"]), references=["safe", "unsafe", "unsafe"])
     metric.add(prediction="unsafe", reference="unsafe")
-    seen, result = captured_columns(metric)
-    assert seen["references"].dtype.kind == "U" and seen["predictions"].dtype.kind == "U"
+    seen, result = captured_counts(metric)
+    assert seen["pairs"].keys["references"].dtype.kind == "U" and seen["pairs"].keys["predictions"].dtype.kind == "U"
     assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(["safe", "unsafe", "unsafe", "unsafe"], ["safe", "unsafe", "safe", "unsafe"]))
 
 
@@ -351,7 +348,6 @@ def test_empty_first_batch_does_not_fix_the_type(load):
     metric = load("balanced_accuracy")
     metric.add_batch(predictions=[], references=[])
     metric.add_batch(predictions=["a", "b"], references=["a", "a"])
-    assert metric.selected_feature_format["references"].dtype == "string"
     assert metric.compute() == {"balanced_accuracy": 0.5}
 
 
@@ -548,8 +544,7 @@ def test_a_long_string_label_is_stored_and_read_back_without_a_fixed_width_copy(
     metric = load("balanced_accuracy", keep_in_memory=keep_in_memory)
     metric.add_batch(predictions=predictions[:2500], references=references[:2500])
     metric.add_batch(predictions=pa.array(predictions[2500:]), references=pd.Series(references[2500:]))
-    assert metric.selected_feature_format["references"].dtype == "string"
-    seen, result = captured_columns(metric, return_per_class=True)
-    assert seen["references"].nbytes < 1_000_000 and seen["predictions"].nbytes < 1_000_000
+    seen, result = captured_counts(metric, return_per_class=True)
+    assert seen["pairs"].keys["references"].nbytes < 1_000_000 and seen["pairs"].keys["predictions"].nbytes < 1_000_000
     assert same(result, direct)
     assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions))

@@ -336,12 +336,16 @@ _CACHE = tempfile.mkdtemp(prefix="metamorphic-")
 
 
 def _batched(name, batches, keep_in_memory, single_rows=False, **options):
+    """compute after adding ``batches`` of (predictions, references, weights or None):
+    weights travel with their batch, as the modules store counts, not samples."""
     module = load_module(name, keep_in_memory=keep_in_memory, cache_dir=_CACHE)
-    for predictions, references in batches:
+    options.pop("sample_weight", None)
+    for predictions, references, weights in batches:
+        per_sample = {} if weights is None else {"sample_weight": weights}
         if single_rows and len(references) == 1:
-            module.add(prediction=predictions[0], reference=references[0])
+            module.add(prediction=predictions[0], reference=references[0], **{k: v[0] for k, v in per_sample.items()})
         else:
-            module.add_batch(predictions=predictions, references=references)
+            module.add_batch(predictions=predictions, references=references, **per_sample)
     return module.compute(**options)
 
 
@@ -390,7 +394,7 @@ def test_any_split_into_batches_and_any_order_give_the_one_call_result(name, dra
     shuffled = metric(name).compute(predictions=predictions[order], references=references[order], **shuffled_options)
     assert close(one_call, shuffled)
     # Any split into add_batch calls (single rows through add), in memory or in a cache file.
-    batches = [(predictions[a:b], references[a:b]) for a, b in draw.draw(splits(n))]
+    batches = [(predictions[a:b], references[a:b], None if weights is None else weights[a:b]) for a, b in draw.draw(splits(n))]
     keep_in_memory = draw.draw(st.booleans())
     assert close(one_call, _batched(name, batches, keep_in_memory, single_rows=draw.draw(st.booleans()), **options))
 

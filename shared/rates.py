@@ -55,7 +55,12 @@ def informedness_weights(average: str, support: Any, predicted: Any) -> Tuple[Op
     """Class weights of the informedness and markedness averages: "bookmaker" weighs J_c by
     the share of predictions (bias) and MK_c by the share of references (prevalence),
     "macro" equally, "weighted" the other way round."""
-    return {"bookmaker": (predicted, support), "macro": (None, None), "weighted": (support, predicted)}[average]
+    # As shares of the total (prevalence, bias): the weighted mean then sums the same products as
+    # Powers' formula sum_c beta_c * J_c, to the last digit.
+    support, predicted = np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
+    prevalence = support / support.sum(axis=-1, keepdims=True) if support.sum() > 0 else support
+    bias = predicted / predicted.sum(axis=-1, keepdims=True) if predicted.sum() > 0 else predicted
+    return {"bookmaker": (bias, prevalence), "macro": (None, None), "weighted": (prevalence, bias)}[average]
 
 
 def informedness(tp: Any, support: Any, predicted: Any, average: str, averaging: Averaging) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:

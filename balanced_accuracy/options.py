@@ -163,6 +163,9 @@ def check_class_mask(value: Any, name: str) -> Optional[np.ndarray]:
     if any(isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)) for item in items):
         bad = next(item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)))
         raise TypeError(f"{name}: expected class indices (integers), found {bad!r}.")
+    out_of_range = [item for item in items if not -(2**63) <= int(item) < 2**63]
+    if out_of_range:  # no class index can be that large (or small)
+        raise ValueError(f"{name}: expected class indices (non-negative integers below 2**63), found {out_of_range[0]!r}.")
     return np.unique(np.asarray(items, dtype=np.int64))
 
 

@@ -212,7 +212,7 @@ def check_app(folder: Path) -> list:
     """app.py builds a Gradio app (without launching it) against the folder's own helpers."""
     import gradio
 
-    # The app imports the folder's own helpers by plain name (space_app, confusion_core, ...):
+    # The app imports the folder's own helpers by plain name (space_app):
     # make sure those, not copies cached from another folder or shared/, are the ones it gets.
     local_names = {path.stem for path in folder.glob("*.py")}
     saved_path = list(sys.path)

@@ -182,7 +182,7 @@ report = {}
 for name, kwargs in examples.items():
     metric = evaluate.load(f"{namespace}/{name}", cache_dir=cache)
     script = Path(sys.modules[type(metric).__module__].__file__)
-    helper = hf_hub_download(f"{namespace}/{name}", "confusion_core.py", repo_type="space", cache_dir=cache + "/hub")
+    helper = hf_hub_download(f"{namespace}/{name}", "inputs.py", repo_type="space", cache_dir=cache + "/hub")
     report[name] = {
         "result": metric.compute(**kwargs),
         "script": str(script),
@@ -217,18 +217,18 @@ def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(rel
         # Every helper the script imports relatively (the vendored files) was fetched, unchanged.
         imports = get_imports(str(repo / name / f"{name}.py"))
         relative_imports = {f"{module}.py" for kind, module, _, _ in imports if kind == "internal"}
-        assert "confusion_core.py" in relative_imports
+        assert {"inputs.py", "options.py", "metric.py", "counts.py", "store.py"} <= relative_imports
         assert set(entry["fetched_helpers"]) == relative_imports
         for file, text in entry["fetched_helpers"].items():
             assert text == (repo / name / file).read_text(encoding="utf-8"), f"{name}/{file}"
-        assert entry["hf_hub_download_helper"] == (repo / name / "confusion_core.py").read_text(encoding="utf-8")
+        assert entry["hf_hub_download_helper"] == (repo / name / "inputs.py").read_text(encoding="utf-8")
         for key, value in expected.items():
             assert entry["result"][key] == pytest.approx(value, abs=1e-12), (name, key)
         assert entry["result"] == json.loads(json.dumps(load_module(name).compute(**kwargs)))
         # evaluate asks for the script at its own version tag first, then at main, then the helper at main.
         assert ("HEAD", f"/spaces/{NAMESPACE}/{name}/resolve/v0.4.6/{name}.py") in requests
         assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/{name}.py") in requests
-        assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/confusion_core.py") in requests
+        assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/inputs.py") in requests
     assert unhandled == []
     assert refused_connections(tmp) == []
 
@@ -238,12 +238,12 @@ def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(rel
 
 def test_release_re_vendors_and_fails_on_drift(tmp_path):
     repo = copy_repository(tmp_path / "repo", names=["balanced_accuracy"])
-    copy = repo / "balanced_accuracy" / "confusion_core.py"
+    copy = repo / "balanced_accuracy" / "inputs.py"
     vendored = copy.read_text(encoding="utf-8")
     copy.write_text(vendored.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
     result = run_release(repo, child_env(tmp_path), "--dry-run")
     assert result.returncode == 1
-    assert "re-vendored: balanced_accuracy/confusion_core.py" in result.stdout
+    assert "re-vendored: balanced_accuracy/inputs.py" in result.stdout
     assert "had drifted from shared/" in result.stderr
     assert copy.read_text(encoding="utf-8") == vendored  # refreshed from shared/
     assert "would upload" not in result.stdout

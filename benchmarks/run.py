@@ -11,7 +11,7 @@ Usage::
     python benchmarks/run.py                        # full run; writes benchmarks/results/results.{md,png}
     python benchmarks/run.py --quick --output DIR   # small sizes (seconds): checks the script, not the speed
 
-The "stock evaluate path" is the same reduction (balanced_accuracy's ``_reduce``) behind
+The "stock evaluate path" is the same reduction (balanced_accuracy's one-call ``compute``) behind
 a plain ``evaluate.Metric`` with ``datasets.Value("int64")`` features and the NumPy
 format, so inputs go through evaluate's own ``add_batch``/``encode_batch`` and come back
 through the NumPy formatter: what a metric without the fast path pays.
@@ -46,7 +46,7 @@ import numpy as np  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "shared"))
-from confusion_core import available_cores  # noqa: E402  (what the modules' threads may use)
+from inputs import available_cores  # noqa: E402  (what the modules' threads may use)
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results"
 
@@ -209,7 +209,8 @@ def make_stock_metric(reduce_with, cache_dir: str):
             )
 
         def _compute(self, predictions, references, **kwargs):
-            return reduce_with._reduce(predictions=np.asarray(predictions), references=np.asarray(references), **kwargs)
+            # The module's one-call compute counts these arrays: only the storage path differs.
+            return reduce_with.compute(predictions=np.asarray(predictions), references=np.asarray(references), **kwargs)
 
     return StockBalancedAccuracy(cache_dir=cache_dir)
 

@@ -167,6 +167,9 @@ def encode_task(
             raise ValueError(f"labels: a binary task needs exactly 2 labels, found {len(labels)}.")
         class_values = list(labels)
     elif pos_label is not None:
+        observed = [a for a in seen if a.size]
+        if observed and label_kind(observed[0]) != ("string" if isinstance(pos_label, str) else "integer"):
+            raise TypeError(f"pos_label: expected a {label_kind(observed[0])} label like the references, found {pos_label!r}.")
         others = [value for value in _distinct(seen).tolist() if value != pos_label]
         if len(others) > 1:
             raise ValueError(

@@ -62,7 +62,7 @@ def _integral(array: np.ndarray) -> bool:
     step = max(1, _BLOCK // max(1, array.shape[1]))
     for start in range(0, len(array), step):
         block = array[start : start + step]
-        if not (np.array_equal(np.rint(block), block) and np.abs(block).max() < _EXACT_INTEGERS):
+        if block.size and not (np.array_equal(np.rint(block), block) and np.abs(block).max() < _EXACT_INTEGERS):
             return False
     return True
 

@@ -1,6 +1,7 @@
 """Balanced accuracy: the mean of per-class recall, robust to class imbalance."""
 
 import math
+import warnings
 
 import datasets
 import evaluate
@@ -70,8 +71,12 @@ Args:
         of two `labels`). Scores given with `threshold` are scores of this class.
     adjusted (bool, defaults to False): chance-corrected (BA - 1/K) / (1 - 1/K), as in
         scikit-learn, where K is the number of classes averaged; binary: 2 * BA - 1 =
-        Youden's J.
-    {ZERO_DIVISION_DOC}
+        Youden's J. Not with `class_mask` (ValueError): over a subset of classes a
+        guesser's mean recall depends on its prior, so no chance level fits.
+    {ZERO_DIVISION_DOC} Under "skip", an averaged class with
+        predictions but no references (or a binary task's class without references, where
+        the value is then the other class's recall alone) raises a UserWarning, as
+        scikit-learn's does.
     threshold (float in [0, 1], `"auto"` or None): binary only. A number turns scores
         into labels (positive iff score >= threshold). `"auto"` picks the threshold that
         maximises balanced accuracy (Youden's J) and returns it as `optimal_threshold`.
@@ -224,6 +229,15 @@ _CITATION = """
 """
 
 
+# Why adjusted and class_mask do not go together (checked before any data is read).
+_ADJUSTED_WITH_CLASS_MASK = (
+    "adjusted: no chance correction for an average over class_mask; expected adjusted=True without class_mask, "
+    "or class_mask without adjusted. A guesser's recall of class c is its share of predictions of c, so over all "
+    "K classes its mean recall is 1/K whatever its prior, but over a subset it is the mean of its shares there: "
+    "no chance level makes every guesser score 0."
+)
+
+
 def balanced_accuracy_from_counts(
     counts: ConfusionCounts,
     *,
@@ -257,6 +271,8 @@ def balanced_accuracy_from_counts(
         encoded.num_classes, class_mask, zero_division, adjusted,
         observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
     )
+    if zero_division == "skip":
+        _warn_undefined_recall(class_counts, encoded, averaging)
     value, averaged = averaging.combine(per_class_recall)
     reason = averaging.reason(int(averaged), "no_reference_classes", float(value))
     if reason is not None:
@@ -278,6 +294,22 @@ def balanced_accuracy_from_counts(
         result["confusion_matrix"] = counts.matrix()
         result["classes"] = encoded.classes
     return to_python(result)
+
+
+def _warn_undefined_recall(class_counts, encoded, averaging):
+    """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary
+    task's class) but no references: its recall is undefined and left out, so the value is
+    the mean recall of the other classes (binary: specificity or sensitivity alone)."""
+    absent = (class_counts.support == 0) & ((class_counts.predicted > 0) | encoded.binary)
+    absent &= averaging._selected_mask()
+    if absent.any():
+        names = encoded.classes[absent].tolist()
+        shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        warnings.warn(
+            f"Recall is undefined for class {shown}: no reference samples. It is left out of the average "
+            "(zero_division='skip'), which is then the mean recall of the other classes (in a binary task, the "
+            "recall of the other class alone); pass zero_division=0.0 to count it as 0.",
+            UserWarning, stacklevel=2)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -311,6 +343,8 @@ class BalancedAccuracy(CountsMetric):
     def _check_options(self, options):
         if options["threshold"] is not None and options["task"] == "multiclass":
             raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
+        if options["adjusted"] and options["class_mask"] is not None:
+            raise ValueError(_ADJUSTED_WITH_CLASS_MASK + f" Found adjusted=True and class_mask={options['class_mask'].tolist()!r}.")
         if options["confidence_level"] is not None and options["threshold"] == "auto":
             raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 

@@ -23,7 +23,7 @@ from .options import check_flag
 from .options import check_ignore_index
 from .options import check_labels
 from .options import check_num_classes
-from .options import check_zero_division
+from .options import check_informedness_zero_division
 from .options import choice
 from .options import interval_options
 from .rates import INFORMEDNESS_AVERAGES
@@ -59,13 +59,14 @@ balance; a perfect classifier scores 1; a model that is right with probability x
 otherwise guesses from the class prior scores x, for every averaging and any prevalence.
 """
 
-_ZERO_DIVISION_DOC = """zero_division ("skip", 0.0 or 1.0, defaults to "skip"): J_c is undefined
+_ZERO_DIVISION_DOC = """zero_division ("skip" or 0.0, defaults to "skip"): J_c is undefined
         for a class with no reference samples (no TPR) or whose references are all the
         samples (no TNR); MK_c likewise for predictions. "skip" leaves such a class out of
-        the average and reports NaN for it in per-class outputs; a number is used as its
-        value and it is averaged like the others. A number rewards predicting classes
-        absent from the references (references [0, 0, 1, 1], predictions [0, 2, 1, 2]:
-        0.5 with "skip", 0.75 with 1.0); keep "skip" unless that is meant."""
+        the average and reports NaN for it in per-class outputs; 0.0 counts it as
+        uninformed (J_c = 0, what a guess earns) and averages it like the others. 1.0, which
+        balanced accuracy accepts, is refused here: it would reward predicting a class absent
+        from the references (references [0, 0, 1, 1], predictions [0, 2, 1, 2]: 0.5 with
+        "skip", 0.25 with 0.0, and it would be 0.75 with 1.0)."""
 
 _KWARGS_DESCRIPTION = f"""
 Args:
@@ -394,7 +395,7 @@ class Informedness(CountsMetric):
         "num_classes": Option(None, check_num_classes),
         "ignore_index": Option(None, check_ignore_index),
         "class_mask": Option(None, check_class_mask),
-        "zero_division": Option("skip", check_zero_division),
+        "zero_division": Option("skip", check_informedness_zero_division),
         "return_per_class": Option(False, check_flag),
         "return_markedness": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),

@@ -177,6 +177,23 @@ def check_zero_division(value: Any, name: str) -> Any:
     raise ValueError(f"{name}: expected 'skip', 0.0 or 1.0, found {value!r}.")
 
 
+def check_informedness_zero_division(value: Any, name: str) -> Any:
+    """``"skip"`` or 0.0: informedness takes no other value for an undefined class.
+
+    A class's J is undefined when the class is absent from the references (no TPR) or is
+    all of them (no FPR). Predicting an absent class is a guess, and J = 0 is what a guess
+    earns; any other fixed value would reward it (with 1.0, a class only ever predicted
+    would count as perfectly informed, weighted by how often it is predicted).
+    """
+    if isinstance(value, str) and value == "skip":
+        return value
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_)) and value == 0:
+        return 0.0
+    hint = " (1.0 would reward predicting a class absent from the references)" if (
+        isinstance(value, (int, float, np.number)) and not isinstance(value, (bool, np.bool_)) and value == 1) else ""
+    raise ValueError(f"{name}: expected 'skip' or 0.0 for informedness{hint}, found {value!r}.")
+
+
 def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
     """``None``, ``"auto"`` or a number in [0, 1]."""
     if value is None:

@@ -42,6 +42,13 @@ def run_app(name: str) -> dict:
         sys.path[:] = previous_path
 
 
+def pytest_configure(config):
+    # Balanced accuracy warns (as scikit-learn does) when a class has predictions but no
+    # references; parity tests generate such data on purpose. Tests of the warning itself
+    # use pytest.warns, which sees it regardless.
+    config.addinivalue_line("filterwarnings", "ignore:Recall is undefined for class:UserWarning")
+
+
 @pytest.fixture
 def load(tmp_path):
     """Load a metric module by folder name with a cache dir private to the test."""

@@ -194,6 +194,61 @@ def test_class_without_support_and_zero_division(balanced_accuracy):
     assert one["balanced_accuracy"] == pytest.approx(2.5 / 3)
 
 
+def test_a_class_predicted_but_never_referenced_warns_as_sklearn_does(balanced_accuracy):
+    references, predictions = [0, 0, 1, 1], [0, 2, 1, 1]
+    with pytest.warns(UserWarning, match="y_pred contains classes not in y_true"):
+        balanced_accuracy_score(references, predictions)
+    with pytest.warns(UserWarning, match=r"^Recall is undefined for class 2: no reference samples"):
+        result = balanced_accuracy.compute(references=references, predictions=predictions, return_per_class=True)
+    assert math.isnan(result["per_class_recall"][2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numeric zero_division is the user's explicit choice: no warning
+        balanced_accuracy.compute(references=references, predictions=predictions, zero_division=0.0)
+
+
+def test_binary_references_without_positives_warn_and_give_the_specificity(balanced_accuracy):
+    # references [0]*10: recall of class 1 is undefined; the value is the specificity alone.
+    references, predictions = [0] * 10, [0] * 8 + [1] * 2
+    with pytest.warns(UserWarning, match=r"^Recall is undefined for class 1: .*in a binary task, the recall of the other class alone"):
+        result = balanced_accuracy.compute(references=references, predictions=predictions, return_per_class=True,
+                                           confidence_level=0.95)
+    assert result["balanced_accuracy"] == pytest.approx(sklearn_ba(references, predictions)) == 0.8
+    assert result["per_class_recall"][0] == 0.8 and math.isnan(result["per_class_recall"][1])
+    # Even when nothing is predicted positive, a binary task's missing class is reported.
+    with pytest.warns(UserWarning, match=r"^Recall is undefined for class 1"):
+        balanced_accuracy.compute(references=[0] * 4, predictions=[0] * 4, task="binary")
+    with pytest.warns(UserWarning, match=r"^Recall is undefined for class 'unsafe'"):
+        balanced_accuracy.compute(references=["safe"] * 3, predictions=["safe", "unsafe", "safe"], pos_label="unsafe")
+
+
+def test_a_class_neither_referenced_nor_predicted_is_skipped_silently(balanced_accuracy):
+    # Nothing in the data says anything about class 4: left out, as scikit-learn never sees it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = balanced_accuracy.compute(references=[0, 1, 2, 1], predictions=[0, 1, 2, 2], num_classes=5)
+    assert result["balanced_accuracy"] == pytest.approx(sklearn_ba([0, 1, 2, 1], [0, 1, 2, 2]))
+
+
+@pytest.mark.parametrize("class_mask", [[0, 1], [0], [0, 1, 2]])
+def test_adjusted_with_class_mask_is_refused_before_any_data(balanced_accuracy, load, class_mask):
+    # A uniform guesser over 10 classes, averaged over classes 0 and 1: chance would be taken
+    # as 1/2 and the guesser score -0.8; with another prior no fixed chance level fits.
+    rng = np.random.default_rng(0)
+    references, guesses = rng.integers(0, 10, 2000), rng.integers(0, 10, 2000)
+    pattern = r"^adjusted: no chance correction for an average over class_mask; expected adjusted=True without class_mask"
+    with pytest.raises(ValueError, match=pattern):
+        balanced_accuracy.compute(references=references, predictions=guesses, adjusted=True, class_mask=class_mask)
+    with pytest.raises(ValueError, match=pattern):  # options are checked before data: even with every sample ignored
+        balanced_accuracy.compute(references=[-100, -100], predictions=[0, 1], ignore_index=-100, adjusted=True,
+                                  class_mask=class_mask)
+    metric = load("balanced_accuracy", adjusted=True)
+    with pytest.raises(ValueError, match=pattern):
+        metric.compute(references=references, predictions=guesses, class_mask=class_mask)
+    # Without the mask the guesser scores about 0, as the card says.
+    unmasked = balanced_accuracy.compute(references=references, predictions=guesses, adjusted=True)
+    assert abs(unmasked["balanced_accuracy"]) < 0.05
+
+
 def test_string_labels_with_labels_order_and_pos_label(balanced_accuracy):
     references = ["unsafe", "safe", "safe", "safe", "unsafe"]
     predictions = ["unsafe", "safe", "unsafe", "safe", "safe"]

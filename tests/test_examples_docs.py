@@ -79,23 +79,35 @@ def test_coverage_summaries_count_the_table():
 
 def test_balanced_accuracy_edge_cases_in_the_card():
     metric = load_module("balanced_accuracy")
-    no_positives = metric.compute(references=[0] * 10, predictions=[0] * 8 + [1] * 2, return_per_class=True, confidence_level=0.95)
+    with pytest.warns(UserWarning, match=r"^Recall is undefined for class 1: no reference samples"):
+        no_positives = metric.compute(references=[0] * 10, predictions=[0] * 8 + [1] * 2, return_per_class=True, confidence_level=0.95)
     assert no_positives["balanced_accuracy"] == pytest.approx(0.8)
     assert np.isnan(no_positives["per_class_recall"][1]) and len(no_positives["balanced_accuracy_ci"]) == 2
+    counted = metric.compute(references=[0] * 10, predictions=[0] * 8 + [1] * 2, zero_division=0.0)
+    assert counted["balanced_accuracy"] == pytest.approx(0.4)
     references = np.repeat(np.arange(10), 1000)
     guesses = np.random.default_rng(0).integers(0, 10, 10_000)
-    masked = metric.compute(references=references, predictions=guesses, adjusted=True, class_mask=[0, 1])
+    with pytest.raises(ValueError, match="^adjusted: no chance correction for an average over class_mask"):
+        metric.compute(references=references, predictions=guesses, adjusted=True, class_mask=[0, 1])
+    # The value the card quotes for the former rule, chance = 1/|mask|, computed by hand from the recalls.
+    recalls = metric.compute(references=references, predictions=guesses, return_per_class=True)["per_class_recall"]
+    former = (np.mean(recalls[:2]) - 1 / 2) / (1 - 1 / 2)
     unmasked = metric.compute(references=references, predictions=guesses, adjusted=True)
-    assert round(masked["balanced_accuracy"], 3) == -0.804 and round(unmasked["balanced_accuracy"], 3) == 0.005
+    assert round(former, 3) == -0.804 and round(unmasked["balanced_accuracy"], 3) == 0.005
     text = card("balanced_accuracy")
-    assert "returns\n  0.8" in text and "−0.804" in text and "0.005" in text
+    assert "warns and returns\n  0.8" in text and "(0.4 here)" in text and "−0.804" in text and "0.005" in text
+    assert "is refused** (ValueError)" in text
 
 
 def test_informedness_zero_division_edge_case_in_the_card():
     metric = load_module("informedness")
     references, predictions = [0, 0, 1, 1], [0, 2, 1, 2]
     assert metric.compute(references=references, predictions=predictions)["informedness"] == pytest.approx(0.5)
-    assert metric.compute(references=references, predictions=predictions, zero_division=1.0)["informedness"] == pytest.approx(0.75)
+    assert metric.compute(references=references, predictions=predictions, zero_division=0.0)["informedness"] == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="^zero_division: expected 'skip' or 0.0 for informedness"):
+        metric.compute(references=references, predictions=predictions, zero_division=1.0)
+    text = card("informedness")
+    assert '`"skip"` gives 0.5 and `zero_division=0.0` gives 0.25. **1.0 is refused**' in " ".join(text.split())
 
 
 def per_label_data(prevalences, rates, size=200):

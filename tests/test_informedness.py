@@ -95,7 +95,7 @@ def generated_cases(count, seed):
         class_mask = None
         if case % 4 == 3:
             class_mask = sorted(rng.choice(num_classes, size=int(rng.integers(1, num_classes + 1)), replace=False).tolist())
-        zero_division = ("skip", 0.0, 1.0)[case % 5 % 3]
+        zero_division = ("skip", 0.0)[case % 5 % 2]
         yield references, predictions, num_classes, weights, class_mask, zero_division
 
 
@@ -331,7 +331,6 @@ def test_zero_division_for_a_class_only_predicted(informedness):
     expected = {
         "skip": {"bookmaker": (0.5 / 4 + 2 / 4) / (3 / 4), "macro": 0.75, "weighted": 0.75},
         0.0: {"bookmaker": 0.5 / 4 + 2 / 4, "macro": 0.5, "weighted": 0.75},
-        1.0: {"bookmaker": 0.5 / 4 + 2 / 4 + 1 / 4, "macro": 2.5 / 3, "weighted": 0.75},
     }
     for zero_division, by_average in expected.items():
         for average, value in by_average.items():
@@ -341,6 +340,24 @@ def test_zero_division_for_a_class_only_predicted(informedness):
             assert result["per_class_informedness"][:2] == [0.5, 1.0]
             third = result["per_class_informedness"][2]
             assert math.isnan(third) if zero_division == "skip" else third == zero_division
+
+
+@pytest.mark.parametrize("zero_division", [1, 1.0, np.float64(1.0)])
+def test_a_zero_division_that_rewards_guessing_is_refused(informedness, zero_division):
+    # Predicting a class absent from the references is a guess; J = 1 for it would reward it.
+    with pytest.raises(ValueError, match=r"^zero_division: expected 'skip' or 0.0 for informedness \(1.0 would reward"):
+        informedness.compute(references=[0, 0, 1, 1], predictions=[0, 2, 1, 2], zero_division=zero_division)
+    with pytest.raises(ValueError, match=r"^zero_division: expected 'skip' or 0.0"):
+        load_module("informedness", zero_division=zero_division)
+
+
+def test_guessing_an_absent_class_earns_nothing_with_zero_division_0(informedness):
+    # references [0, 0, 1, 1], predictions [0, 2, 1, 2]: J_0 = 1/2 - 0, J_1 = 1/2 - 0, J_2 undefined (no references);
+    # bias (1, 1, 2)/4. zero_division=0.0 counts J_2 as 0: bookmaker 1/4 * 1/2 + 1/4 * 1/2 + 2/4 * 0.
+    result = informedness.compute(references=[0, 0, 1, 1], predictions=[0, 2, 1, 2], zero_division=0.0)
+    assert result["informedness"] == pytest.approx(0.25, abs=1e-15)
+    skipped = informedness.compute(references=[0, 0, 1, 1], predictions=[0, 2, 1, 2])
+    assert skipped["informedness"] == pytest.approx(0.5, abs=1e-15)
 
 
 def test_a_single_reference_class_has_no_informedness(informedness):
@@ -433,7 +450,7 @@ def test_scores_in_a_later_batch_get_the_informedness_hint(load):
     [
         (dict(average="micro"), ValueError, r"average: expected one of \('bookmaker', 'macro', 'weighted'\), found 'micro'"),
         (dict(average=None), ValueError, r"average: expected one of .* found None"),
-        (dict(zero_division="warn"), ValueError, r"zero_division: expected 'skip', 0.0 or 1.0, found 'warn'"),
+        (dict(zero_division="warn"), ValueError, r"zero_division: expected 'skip' or 0.0 for informedness, found 'warn'"),
         (dict(class_mask=[5]), ValueError, r"class_mask: expected indices in \[0, 1\], found \[5\]"),
         (dict(class_mask=[0.5]), TypeError, r"class_mask: expected class indices \(integers\)"),
         (dict(sample_weight=[1, -1, 1]), ValueError, r"sample_weight: expected non-negative weights"),
@@ -538,7 +555,7 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     references[:num_classes] = np.arange(num_classes)
     predictions = np.where(rng.random(size) < 0.6, references, rng.integers(0, num_classes, size))
     average = AVERAGES[case % 3]
-    zero_division = ("skip", 0.0, 1.0)[(case // 3) % 3]
+    zero_division = ("skip", 0.0)[(case // 3) % 2]
     class_mask = [0, num_classes - 1] if case % 5 == 0 else None
     weights = rng.random(size) * 2 + 0.1 if case % 4 == 1 else None
     methods = intervals.CI_METHODS if num_classes == 2 else ("bootstrap",)
@@ -659,8 +676,8 @@ def test_undefined_informedness_has_an_undefined_interval(informedness, kwargs, 
 
 def test_a_numeric_zero_division_value_without_two_reference_classes_has_no_interval(informedness):
     for references, predictions in (([1, 1, 1], [0, 1, 1]), ([2, 2, 2, 2], [0, 1, 2, 2])):
-        result = informedness.compute(references=references, predictions=predictions, zero_division=1.0, confidence_level=LEVEL)
-        assert result["informedness"] == 1.0 and "reason" not in result
+        result = informedness.compute(references=references, predictions=predictions, zero_division=0.0, confidence_level=LEVEL)
+        assert result["informedness"] == 0.0 and "reason" not in result
         assert all(math.isnan(v) for v in result["informedness_ci"])
         assert result["informedness_ci_reason"] == "fewer_than_two_reference_classes"
 

@@ -219,6 +219,8 @@ def test_huge_num_classes_agrees_with_the_dense_computation_below_the_limit(metr
             scaled_up = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, num_classes=10**9,
                                                              zero_division=zero_division, class_mask=[0, 2, 7])
             assert scaled_up["balanced_accuracy"] == pytest.approx(dense["balanced_accuracy"], abs=1e-12)
+        if zero_division == 1.0:  # informedness refuses it
+            continue
         for average in ("bookmaker", "macro", "weighted"):
             # Without a mask a macro average with a numeric zero_division depends on K itself.
             for class_mask in ([0, 2, 7], None) if zero_division == "skip" or average != "macro" else ([0, 2, 7],):

@@ -701,7 +701,7 @@ def main(argv=None) -> int:
         "gathered in memory up to 32 MB before they are written, and a single process whose batches "
         "are all still held at compute reads them from memory: at these sizes (20 MB of stored "
         "labels) the cache file is created and removed but stays empty. Larger stores go through "
-        "the file (tests/test_resources.py streams 10^8 labels that way).",
+        "the file (tests/integration/test_resources.py streams 10^8 labels that way).",
         "",
         "## Time against N (balanced accuracy, one compute unless stated)",
         "",

@@ -170,7 +170,7 @@ def prevalence_correction_coverage(rng, num_sets, golden_size, golden_prevalence
 def best_youden_from_histograms(positive_counts, negative_counts):
     """max over thresholds of TPR - FPR, scores sorted by decreasing value on the last axis.
 
-    The same maximum as the core's ``youden_thresholds`` (tests/test_intervals.py checks it);
+    The same maximum as the core's ``youden_thresholds`` (tests/unit/test_intervals.py checks it);
     computed on per-score counts so resamples are cheap.
     """
     tpr = np.cumsum(positive_counts, axis=-1) / positive_counts.sum(axis=-1, keepdims=True)

@@ -19,6 +19,9 @@ MODULE_NAMES = [
     if (REPO_ROOT / name / f"{name}.py").exists()
 ]
 sys.path.insert(0, str(REPO_ROOT / "shared"))
+# Tests are laid out by what they test (unit/, modules/, properties/, integration/, docs/);
+# what they share - the result contract, the fake Hub, the process workers - is in support/.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 
 def load_module(name: str, **kwargs):

@@ -37,7 +37,7 @@ settings.register_profile("ci", max_examples=FUZZ_EXAMPLES["ci"], database=None,
 settings.register_profile(
     "thorough",
     max_examples=FUZZ_EXAMPLES["thorough"],
-    database=DirectoryBasedExampleDatabase(os.path.join(os.path.dirname(os.path.dirname(__file__)), ".hypothesis")),
+    database=DirectoryBasedExampleDatabase(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".hypothesis")),
     **_COMMON,
 )
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")

@@ -11,7 +11,7 @@ Every call must keep the contract of ``robustness.check_call``: a plain-Python,
 JSON-serialisable result inside the metric's range (NaN only with a reason), or a
 ValueError/TypeError naming the argument - no other exception, no warning, no hang.
 The calls go through ``evaluate.load`` objects' ``compute``. Example counts: see the
-profiles in tests/robustness.py (2,000 per module by default).
+profiles in tests/support/robustness.py (2,000 per module by default).
 """
 
 import inspect

@@ -1,4 +1,4 @@
-"""Failing examples found by the fuzzing of tests/test_fuzz.py, kept as explicit tests.
+"""Failing examples found by the fuzzing of tests/properties/test_fuzz.py, kept as explicit tests.
 
 Each test names the bug it pins (what the call did before the fix) and checks the call
 now keeps the contract of ``robustness.check_call``: a plain in-range result, or a

@@ -1,6 +1,6 @@
 """Each module's Space app builds on current Gradio and shows what the metric computes.
 
-Without a browser (tests/test_space_browser.py drives the real pages): the apps build,
+Without a browser (tests/integration/test_space_browser.py drives the real pages): the apps build,
 their controls cover every argument, each example computes through the page's handler to
 the direct result with a plot; pasted and CSV input parse as data; bad input of any kind
 is a message; the plots' counts agree with the metrics and with scikit-learn.

@@ -14,8 +14,8 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import confusion_matrix
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 import comparison  # noqa: E402
 import intervals  # noqa: E402

@@ -22,7 +22,7 @@ import pytest
 
 from conftest import MODULE_NAMES, REPO_ROOT
 
-TESTS_DIR = Path(__file__).resolve().parent
+SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 NUM_SAMPLES = 103  # not a multiple of 2 or 4: the shards have different sizes
 
 
@@ -46,7 +46,8 @@ def generated_cases():
     cases = {
         "balanced_accuracy": [
             (noisy, skewed, {"return_per_class": True}),
-            (noisy, skewed, {"adjusted": True, "class_mask": [1, 2, 3]}),
+            (noisy, skewed, {"adjusted": True}),
+            (noisy, skewed, {"class_mask": [1, 2, 3], "zero_division": 0.0}),
             (judge[(scores > 0.5).astype(int)], judge[binary], {"pos_label": "unsafe", "return_per_class": True}),
             (scores, binary, {"threshold": "auto"}),
             (token_predictions, tokens, {"ignore_index": -100, "return_per_class": True}),
@@ -107,7 +108,7 @@ def test_evaluate_multi_process_mode_gives_process_0_the_single_process_result(n
     run_id = uuid.uuid4().hex
     workers = [
         subprocess.Popen(
-            [sys.executable, str(TESTS_DIR / "distributed_worker.py"), str(cases_path), str(num_process), str(rank),
+            [sys.executable, str(SUPPORT_DIR / "distributed_worker.py"), str(cases_path), str(num_process), str(rank),
              str(shared_cache), run_id, str(tmp_path / f"rank{rank}.json")],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
@@ -156,7 +157,7 @@ def test_accelerate_gather_for_metrics_then_compute_equals_single_process(tmp_pa
         }
         ranks.append(
             subprocess.Popen(
-                [sys.executable, str(TESTS_DIR / "accelerate_worker.py"), str(REPO_ROOT / "balanced_accuracy"),
+                [sys.executable, str(SUPPORT_DIR / "accelerate_worker.py"), str(REPO_ROOT / "balanced_accuracy"),
                  str(data_path), str(tmp_path / "result.json")],
                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )

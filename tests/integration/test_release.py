@@ -5,7 +5,7 @@ with ``HF_ENDPOINT`` pointing at ``fake_hub.FakeHub`` on 127.0.0.1. Then
 ``evaluate.load("<namespace>/<module>")`` runs in another child process against the same
 server, through evaluate's real download code, and ``huggingface_hub.hf_hub_download``
 fetches the vendored helper through huggingface_hub's. Child processes load
-``tests/loopback_only/sitecustomize.py``, which refuses (and logs) any connection or name
+``tests/support/loopback_only/sitecustomize.py``, which refuses (and logs) any connection or name
 lookup off the loopback interface: the tests require that log to stay empty.
 """
 
@@ -25,7 +25,7 @@ from fake_hub import FakeHub
 
 NAMESPACE = "release-test"
 TOKEN = "hf_test_token_for_the_loopback_hub"
-TESTS_DIR = Path(__file__).resolve().parent
+SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 
 # One documented example per module, with the value its issue / card states.
 EXAMPLES = {
@@ -67,7 +67,7 @@ def child_env(tmp: Path, hub: FakeHub = None, token: str = None) -> dict:
     env.update(
         HF_HOME=str(tmp / "hf-home"),
         XDG_CACHE_HOME=str(tmp / "xdg-cache"),
-        PYTHONPATH=str(TESTS_DIR / "loopback_only"),
+        PYTHONPATH=str(SUPPORT_DIR / "loopback_only"),
         LOOPBACK_ONLY_LOG=str(tmp / "refused-connections.log"),
         NO_PROXY="127.0.0.1,localhost",
         GRADIO_ANALYTICS_ENABLED="False",

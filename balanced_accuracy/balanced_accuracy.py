@@ -8,6 +8,7 @@ import evaluate
 from .averaging import Averaging
 from .averaging import apply_zero_division
 from .averaging import safe_ratio
+from .comparison import balanced_accuracy_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
@@ -28,6 +29,11 @@ from .options import check_threshold
 from .options import check_zero_division
 from .options import choice
 from .options import interval_options
+from .paired import PairedCounts
+from .paired import count_batch
+from .paired import difference_outputs
+from .paired import has_baseline
+from .paired import paired_counts
 from .thresholds import THRESHOLD_TIE_RULE
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
@@ -280,6 +286,27 @@ def balanced_accuracy_from_counts(
     return to_python(result)
 
 
+# ---------------------------------------------------------------- comparing two systems
+def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
+    """Balanced accuracy of ``predictions`` (as ``balanced_accuracy_from_counts``) and its paired
+    comparison with ``baseline_predictions`` (``comparison.balanced_accuracy_difference``)."""
+    result = balanced_accuracy_from_counts(paired.system, **options)
+    own_only = {"confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
+    baseline = balanced_accuracy_from_counts(paired.baseline, **{**options, **own_only})
+    compared = None
+    if not math.isnan(result["balanced_accuracy"] - baseline["balanced_accuracy"]):
+        # The p-value does not depend on the interval's method: without an interval, the cheap one.
+        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
+        compared = balanced_accuracy_difference(
+            paired.joint, joint_w2=paired.joint_w2, confidence_level=options.get("confidence_level") or 0.95,
+            method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
+            seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
+            zero_division=options.get("zero_division", "skip"),
+        )
+    result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BalancedAccuracy(CountsMetric):
     """Balanced accuracy (mean per-class recall) as an evaluate metric."""
@@ -314,10 +341,14 @@ class BalancedAccuracy(CountsMetric):
         if options["confidence_level"] is not None and options["threshold"] == "auto":
             raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 
+    INPUTS = ("sample_weight", "baseline_predictions")
+
     def _count(self, predictions, references, inputs, options):
-        return count_labels(predictions, references, inputs.get("sample_weight"))
+        return count_batch(count_labels, predictions, references, inputs)
 
     def _counts(self, stored, options):
+        if has_baseline(stored):
+            return paired_counts(stored, options)
         return confusion_counts(stored, options)
 
     def _counts_from_matrix(self, matrix, options):
@@ -326,4 +357,6 @@ class BalancedAccuracy(CountsMetric):
         return ConfusionCounts.from_matrix(matrix, options["labels"], options["task"], options["pos_label"])
 
     def _from_counts(self, counts, options):
+        if isinstance(counts, PairedCounts):
+            return balanced_accuracy_comparison_from_counts(counts, **options)
         return balanced_accuracy_from_counts(counts, **options)

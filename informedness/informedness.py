@@ -8,6 +8,7 @@ import numpy as np
 
 from .averaging import Averaging
 from .averaging import apply_zero_division
+from .comparison import informedness_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
@@ -26,6 +27,11 @@ from .options import check_num_classes
 from .options import check_zero_division
 from .options import choice
 from .options import interval_options
+from .paired import PairedCounts
+from .paired import count_batch
+from .paired import difference_outputs
+from .paired import has_baseline
+from .paired import paired_counts
 from .rates import INFORMEDNESS_AVERAGES
 from .rates import informedness
 from .rates import informedness_weights
@@ -384,6 +390,28 @@ def informedness_from_counts(
     return to_python(result)
 
 
+# ---------------------------------------------------------------- comparing two systems
+def informedness_comparison_from_counts(paired: PairedCounts, **options):
+    """Informedness of ``predictions`` (as ``informedness_from_counts``) and its paired comparison
+    with ``baseline_predictions`` (``comparison.informedness_difference``)."""
+    result = informedness_from_counts(paired.system, **options)
+    own_only = {"confidence_level": None, "return_per_class": False, "return_markedness": False, "return_confusion_matrix": False}
+    baseline = informedness_from_counts(paired.baseline, **{**options, **own_only})
+    compared = None
+    if not math.isnan(result["informedness"] - baseline["informedness"]):
+        # None: Newcombe/MOVER when binary, the delta method otherwise. The p-value does not
+        # depend on the interval's method: without an interval, the cheap one.
+        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
+        compared = informedness_difference(
+            paired.joint, joint_w2=paired.joint_w2, average=options.get("average", "bookmaker"),
+            confidence_level=options.get("confidence_level") or 0.95, method="bootstrap" if bootstrap else None,
+            n_resamples=options.get("n_resamples", 10_000), seed=options.get("seed"), class_mask=options.get("class_mask"),
+            zero_division=options.get("zero_division", "skip"),
+        )
+    result.update(difference_outputs("informedness", result, baseline, compared, options.get("confidence_level")))
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Informedness(CountsMetric):
     """Informedness (Youden's J, Bookmaker Informedness) and markedness as an evaluate metric."""
@@ -413,15 +441,21 @@ class Informedness(CountsMetric):
             ],
         )
 
+    INPUTS = ("sample_weight", "baseline_predictions")
+
     def _count(self, predictions, references, inputs, options):
-        return count_labels(predictions, references, inputs.get("sample_weight"), scores=False, scores_hint=_SCORES_HINT)
+        return count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=_SCORES_HINT)
 
     def _counts(self, stored, options):
         # J is the same for either class of a binary task, so there is no pos_label.
+        if has_baseline(stored):
+            return paired_counts(stored, options, _SCORES_HINT)
         return confusion_counts(stored, options, _SCORES_HINT)
 
     def _counts_from_matrix(self, matrix, options):
         return ConfusionCounts.from_matrix(matrix, options["labels"])
 
     def _from_counts(self, counts, options):
+        if isinstance(counts, PairedCounts):
+            return informedness_comparison_from_counts(counts, **options)
         return informedness_from_counts(counts, **options)

@@ -114,6 +114,13 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    baseline_predictions (array-like, same shape as predictions, optional): a second
+        system's predictions on the same samples (e.g. judge B beside judge A), to compare
+        the two on one golden set. Every option applies to both systems alike (the classes,
+        `ignore_index`, `class_mask`, `sample_weight`, `adjusted`, a numeric `threshold` for
+        both systems' scores; threshold="auto" is refused). Pass it with every batch to
+        `add_batch` or with none. The classes are `labels`, 0..num_classes-1, or the values
+        seen in references and either system's predictions (at most 128 classes).
 
 Returns:
     balanced_accuracy (float): in [0, 1] ([-1/(K-1), 1] when adjusted); NaN with a
@@ -128,6 +135,21 @@ Returns:
     classes (list): the class values in class order.
     confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
         columns = predictions, in `classes` order (weighted sums when weighted).
+    With `baseline_predictions` (the outputs above are those of `predictions`):
+    baseline_balanced_accuracy (float): the metric of `baseline_predictions` (with
+        `baseline_balanced_accuracy_reason` when undefined).
+    balanced_accuracy_difference (float): balanced_accuracy - baseline_balanced_accuracy.
+    balanced_accuracy_difference_ci (list of two floats): with `confidence_level`, an
+        interval for the difference that uses the pairing: per class, Newcombe's (1998)
+        interval for the difference of paired recalls, combined by MOVER (Zou & Donner
+        2008); with ci_method="bootstrap", the percentile interval of a stratified
+        bootstrap of the joint (reference, prediction, baseline) counts.
+    balanced_accuracy_difference_p_value (float): two-sided p-value of "the two systems
+        have equal recall in every class" (which implies equal balanced accuracy): the
+        stratified McNemar score test, or its exact mid-p version when few items are
+        discordant (Fagerland et al. 2013).
+    balanced_accuracy_difference_reason (str): why the difference, interval or p-value is
+        NaN (e.g. "empty_after_ignore_index").
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -175,6 +197,18 @@ Examples:
     ...                         ci_method="bootstrap", seed=0)
     >>> [round(x, 2) for x in result["balanced_accuracy_ci"]]
     [0.82, 0.93]
+
+    Two judges on that golden set: judge B finds 30 of the unsafe examples (all found by
+    judge A too) and flags 20 safe ones (all flagged by A too). The difference is
+    (40 - 30) / 50 / 2 - (930 - 900) / 950 / 2 = 0.0842, with a paired interval and p-value:
+
+    >>> judge_b = [1] * 30 + [0] * 20 + [0] * 930 + [1] * 20
+    >>> result = metric.compute(references=references, predictions=predictions, baseline_predictions=judge_b,
+    ...                         confidence_level=0.95)
+    >>> round(result["baseline_balanced_accuracy"], 4), round(result["balanced_accuracy_difference"], 4)
+    (0.7895, 0.0842)
+    >>> [round(x, 4) for x in result["balanced_accuracy_difference_ci"]], round(result["balanced_accuracy_difference_p_value"], 4)
+    ([0.0278, 0.1391], 0.0034)
 """
 
 _AUTO_THRESHOLD_INTERVAL = (

@@ -126,6 +126,13 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    baseline_predictions (array-like, same shape as predictions, optional): a second
+        system's predictions on the same samples (e.g. judge B beside judge A), to compare
+        the two on one golden set. Every option applies to both systems alike (the classes,
+        `average`, `ignore_index`, `class_mask`, `zero_division`, `sample_weight`). Pass it
+        with every batch to `add_batch` or with none. The classes are `labels`,
+        0..num_classes-1, or the values seen in references and either system's predictions
+        (at most 128 classes).
 
 Returns:
     informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
@@ -147,6 +154,23 @@ Returns:
     classes (list): the class values in class order.
     confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
         columns = predictions, in `classes` order (weighted sums when weighted).
+    With `baseline_predictions` (the outputs above are those of `predictions`):
+    baseline_informedness (float): the informedness of `baseline_predictions` (with
+        `baseline_informedness_reason` when undefined).
+    informedness_difference (float): informedness - baseline_informedness.
+    informedness_difference_ci (list of two floats): with `confidence_level`, an interval
+        for the difference that uses the pairing. Two classes: J = 2 BA - 1 for every
+        average, so twice Newcombe's (1998) interval for the difference of paired recalls,
+        combined by MOVER (Zou & Donner 2008). More classes: the delta method (Wald) with
+        the stratified multinomial covariance of the joint (reference, prediction,
+        baseline) counts. ci_method="bootstrap": the percentile interval of a stratified
+        bootstrap of those joint counts.
+    informedness_difference_p_value (float): two-sided p-value of "the two systems' labels
+        are exchangeable on every item" (which implies equal informedness): the stratified
+        McNemar score test on the linearised difference (two classes: exactly the balanced
+        accuracy one, with its exact mid-p version when few items are discordant).
+    informedness_difference_reason (str): why the difference, interval or p-value is NaN
+        (e.g. "fewer_than_two_reference_classes").
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -210,6 +234,21 @@ Examples:
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0)
     >>> round(result["informedness"], 4), [round(x, 2) for x in result["informedness_ci"]]
     (0.6913, [0.56, 0.82])
+
+    Two judges on the golden set of 50 unsafe and 950 safe examples: judge A finds 40
+    unsafe and flags 50 safe ones; judge B finds 30 unsafe (all found by A too) and flags
+    20 safe ones (all flagged by A too). The difference is (40 - 30) / 50 - (930 - 900) / 950
+    = 0.1684, with a paired interval and p-value:
+
+    >>> references = [1] * 50 + [0] * 950
+    >>> judge_a = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
+    >>> judge_b = [1] * 30 + [0] * 20 + [0] * 930 + [1] * 20
+    >>> result = metric.compute(references=references, predictions=judge_a, baseline_predictions=judge_b,
+    ...                         confidence_level=0.95)
+    >>> round(result["baseline_informedness"], 4), round(result["informedness_difference"], 4)
+    (0.5789, 0.1684)
+    >>> [round(x, 4) for x in result["informedness_difference_ci"]], round(result["informedness_difference_p_value"], 4)
+    ([0.0556, 0.2782], 0.0034)
 """
 
 _CITATION = """

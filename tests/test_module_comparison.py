@@ -299,3 +299,63 @@ def test_distributed_two_processes_equal_one_process(tmp_path):
             predictions=a, references=references, baseline_predictions=b, sample_weight=weights, **case["kwargs"])
         assert_close(process_0[case["id"]], single)
         assert f"{case['name']}_difference_p_value" in single
+
+
+# ---------------------------------------------------------------- the cards' worked example (Table 1 of Collot et al.)
+
+# Items per class as (both right, A only right, B only right, neither), derived by hand from
+# A: TP 63, FN 20, TN 784, FP 133 and B: TP 47, FN 36, TN 848, FP 69 (83 unsafe, 917 safe).
+TABLE_1_SPLITS = {
+    "most": {1: (47, 16, 0, 20), 0: (784, 0, 64, 69)},   # B's hits within A's; A's right negatives within B's
+    "least": {1: (27, 36, 20, 0), 0: (715, 69, 133, 0)},  # 63 + 47 - 83 = 27 and 784 + 848 - 917 = 715 in common
+}
+CARD_ROWS = {  # what the cards print for each overlap: agreement, then per metric (difference, interval, p-value)
+    "most": ("92.0%", {"balanced_accuracy": ("0.0615", "[0.0177, 0.1036]", "0.0102"),
+                       "informedness": ("0.1230", "[0.0353, 0.2072]", "0.0102")}),
+    "least": ("74.2%", {"balanced_accuracy": ("0.0615", "[−0.0277, 0.1437]", "0.1789"),
+                        "informedness": ("0.1230", "[−0.0554, 0.2874]", "0.1789")}),
+}
+
+
+def table_1_joint(overlap):
+    joint = np.zeros((2, 2, 2))
+    for label, (both, a_only, b_only, neither) in TABLE_1_SPLITS[overlap].items():
+        wrong = 1 - label
+        joint[label, label, label] = both
+        joint[label, label, wrong] = a_only
+        joint[label, wrong, label] = b_only
+        joint[label, wrong, wrong] = neither
+    return joint
+
+
+@pytest.mark.parametrize("overlap", ["most", "least"])
+def test_worked_example_of_the_cards(overlap):
+    from sklearn.metrics import confusion_matrix
+
+    sys.path.insert(0, str(REPO_ROOT / "examples"))
+    import compare_judges
+
+    references, a, b = compare_judges.golden_set_items(overlap=overlap)
+    # The items reproduce both judges' Table 1 counts ([[TN, FP], [FN, TP]]).
+    assert confusion_matrix(references, a).tolist() == [[784, 133], [20, 63]]
+    assert confusion_matrix(references, b).tolist() == [[848, 69], [36, 47]]
+    joint = table_1_joint(overlap)
+    independent, _ = joint_counts(references, a, b, 2)
+    assert np.array_equal(independent, joint)
+    results, agreement = compare_judges.compare(overlap)
+    agree, rows = CARD_ROWS[overlap]
+    assert f"{agreement:.1%}" == agree == f"{(joint[0, 0, 0] + joint[0, 1, 1] + joint[1, 0, 0] + joint[1, 1, 1]) / 1000:.1%}"
+    difference_ba = (63 / 83 + 784 / 917) / 2 - (47 / 83 + 848 / 917) / 2
+    for name, (difference, interval, p_value) in rows.items():
+        result = results[name]
+        scale = 1 if name == "balanced_accuracy" else 2
+        assert result[f"{name}_difference"] == pytest.approx(scale * difference_ba, abs=1e-12)
+        expected = METRICS[name](joint)
+        assert result[f"{name}_difference_ci"] == pytest.approx(list(expected["difference_ci"]), abs=1e-12)
+        assert result[f"{name}_difference_p_value"] == pytest.approx(expected["p_value"], abs=1e-12)
+        low, high = result[f"{name}_difference_ci"]
+        shown = (f"{result[f'{name}_difference']:.4f}", f"[{low:.4f}, {high:.4f}]".replace("-", "−"),
+                 f"{result[f'{name}_difference_p_value']:.4f}")
+        assert shown == (difference, interval, p_value)
+        card = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+        assert f"| {agree} | {difference} | {interval} | {p_value} |" in card

@@ -148,6 +148,8 @@ Returns:
         have equal recall in every class" (which implies equal balanced accuracy): the
         stratified McNemar score test, or its exact mid-p version when few items are
         discordant (Fagerland et al. 2013).
+    baseline_confusion_matrix (list of lists): with `return_confusion_matrix`, that of
+        `baseline_predictions`, in the same `classes` order.
     balanced_accuracy_difference_reason (str): why the difference, interval or p-value is
         NaN (e.g. "empty_after_ignore_index").
 
@@ -338,6 +340,8 @@ def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
             zero_division=options.get("zero_division", "skip"),
         )
     result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
+    if options.get("return_confusion_matrix") and paired.reason is None:
+        result["baseline_confusion_matrix"] = paired.baseline.matrix()
     return to_python(result)
 
 

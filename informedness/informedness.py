@@ -169,6 +169,8 @@ Returns:
         are exchangeable on every item" (which implies equal informedness): the stratified
         McNemar score test on the linearised difference (two classes: exactly the balanced
         accuracy one, with its exact mid-p version when few items are discordant).
+    baseline_confusion_matrix (list of lists): with `return_confusion_matrix`, that of
+        `baseline_predictions`, in the same `classes` order.
     informedness_difference_reason (str): why the difference, interval or p-value is NaN
         (e.g. "fewer_than_two_reference_classes").
 
@@ -448,6 +450,8 @@ def informedness_comparison_from_counts(paired: PairedCounts, **options):
             zero_division=options.get("zero_division", "skip"),
         )
     result.update(difference_outputs("informedness", result, baseline, compared, options.get("confidence_level")))
+    if options.get("return_confusion_matrix") and paired.reason is None:
+        result["baseline_confusion_matrix"] = paired.baseline.matrix()
     return to_python(result)
 
 

@@ -359,3 +359,15 @@ def test_worked_example_of_the_cards(overlap):
         assert shown == (difference, interval, p_value)
         card = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
         assert f"| {agree} | {difference} | {interval} | {p_value} |" in card
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_both_confusion_matrices_in_one_class_order(modules, name):
+    from sklearn.metrics import confusion_matrix
+
+    references, a, b = judges(seed=17, num_classes=3)
+    b = np.where(b == 2, 3, b)  # a class only the baseline predicts
+    result = modules[name].compute(predictions=a, references=references, baseline_predictions=b, return_confusion_matrix=True)
+    assert result["classes"] == [0, 1, 2, 3]
+    assert result["confusion_matrix"] == confusion_matrix(references, a, labels=[0, 1, 2, 3]).tolist()
+    assert result["baseline_confusion_matrix"] == confusion_matrix(references, b, labels=[0, 1, 2, 3]).tolist()

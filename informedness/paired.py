@@ -149,6 +149,10 @@ def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options
         unknown = np.array([value for value in np.unique(baseline).tolist() if value not in known])
         if unknown.size:
             raise ValueError(f"baseline_predictions: expected values among `labels`, found unknown value(s) {_describe(unknown)}.")
+    elif options.get("task") == "binary" and options.get("pos_label") is None and label_kind(baseline) == "integer":
+        outside = np.unique(baseline[(baseline < 0) | (baseline > 1)])
+        if outside.size:
+            raise ValueError(f"baseline_predictions: expected labels 0/1 with task='binary', found {_describe(outside)}.")
     elif num_classes is not None and label_kind(baseline) == "integer":
         outside = np.unique(baseline[(baseline < 0) | (baseline >= num_classes)])
         if outside.size:

@@ -245,6 +245,9 @@ def test_bad_baselines_are_named(modules, name):
         metric.compute(predictions=["no", "yes"], references=["no", "yes"], baseline_predictions=["no", "maybe"], labels=["no", "yes"])
     with pytest.raises(ValueError, match=r"baseline_predictions: expected labels in \[0, 2\], found \[3\]"):
         metric.compute(predictions=[0, 1, 2], references=[0, 1, 2], baseline_predictions=[0, 1, 3], num_classes=3)
+    if name == "balanced_accuracy":
+        with pytest.raises(ValueError, match=r"baseline_predictions: expected labels 0/1 with task='binary', found \[2\]"):
+            metric.compute(predictions=[0, 1, 1], references=[0, 1, 1], baseline_predictions=[0, 2, 1], task="binary")
     with pytest.raises(TypeError, match="baseline_predictions: expected string labels like the references, found integers"):
         metric.compute(predictions=["no", "yes"], references=["no", "yes"], baseline_predictions=[0, 1])
 

@@ -30,6 +30,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TABLE_1 = {"A": {"tp": 63, "fp": 133, "tn": 784, "fn": 20}, "B": {"tp": 47, "fp": 69, "tn": 848, "fn": 36}}
 OVERLAPS = ("most", "least")
+ALPHA = 0.05
 
 
 def golden_set_items(judge_a=TABLE_1["A"], judge_b=TABLE_1["B"], overlap="most"):
@@ -75,6 +76,9 @@ def main():
             print(f"  {name}: A {result[name]:.4f}, B {result[f'baseline_{name}']:.4f}, "
                   f"difference {result[f'{name}_difference']:.4f}, 95% interval [{low:.4f}, {high:.4f}], "
                   f"p-value {result[f'{name}_difference_p_value']:.4f}")
+        p_value = results["balanced_accuracy"]["balanced_accuracy_difference_p_value"]
+        verdict = "significantly better than" if p_value < ALPHA else "not significantly different from"
+        print(f"  judge A is {verdict} judge B at alpha {ALPHA} (p = {p_value:.4f})")
 
 
 if __name__ == "__main__":

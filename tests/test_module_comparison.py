@@ -378,3 +378,11 @@ def test_both_confusion_matrices_in_one_class_order(modules, name):
     assert result["classes"] == [0, 1, 2, 3]
     assert result["confusion_matrix"] == confusion_matrix(references, a, labels=[0, 1, 2, 3]).tolist()
     assert result["baseline_confusion_matrix"] == confusion_matrix(references, b, labels=[0, 1, 2, 3]).tolist()
+
+
+def test_compare_judges_prints_the_verdicts():
+    printed = subprocess.run([sys.executable, str(REPO_ROOT / "examples" / "compare_judges.py")], capture_output=True, text=True,
+                             check=True).stdout
+    assert "judge A is significantly better than judge B at alpha 0.05 (p = 0.0102)" in printed
+    assert "judge A is not significantly different from judge B at alpha 0.05 (p = 0.1789)" in printed
+    assert "difference 0.0615, 95% interval [0.0177, 0.1036], p-value 0.0102" in printed

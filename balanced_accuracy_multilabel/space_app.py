@@ -901,6 +901,8 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
     for plot in plots:
         if plot == "confusion":
             panels.append(lambda axes: _draw_heatmap(axes, found))
+        elif plot == "recall" and "comparison" in plots and comparison_keys(result) and arguments.get(BASELINE) is not None:
+            continue  # the comparison's panel shows this recall beside the baseline's
         elif plot in ("recall", "informedness"):
             rates = _per_class_rates(found)
             series = {"recall": rates["recall"]} if plot == "recall" else rates

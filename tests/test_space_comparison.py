@@ -45,6 +45,7 @@ def test_the_second_box_adds_the_comparison_and_its_plots(name, apps):
     assert f"{name}_difference_ci" in expected
     titles = [axes.get_title() for axes in shown.figure.axes]
     assert "Recall per class of both judges" in titles
+    assert "Recall per class" not in titles  # the first judge's recall is in the comparison's panel
     difference = expected[f"{name}_difference"]
     assert f"Difference: {difference:+.4f}, p = {expected[f'{name}_difference_p_value']:.3g}" in titles
     # The bars are both judges' recall per class (scikit-learn), the error bar the module's interval.

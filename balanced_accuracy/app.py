@@ -4,6 +4,7 @@ from pathlib import Path
 
 from space_app import Choice
 from space_app import Flag
+from space_app import SecondPredictions
 from space_app import Value
 from space_app import Values
 from space_app import build_app
@@ -13,6 +14,7 @@ FOLDER = Path(__file__).parent
 
 # One control per argument of compute(); the help text under each comes from the module's docs.
 OPTIONS = [
+    SecondPredictions("baseline_predictions", placeholder="a second judge's labels, same format; empty: one judge"),
     Choice("task", choices={"infer": None, "binary": "binary", "multiclass": "multiclass"}),
     Value("threshold", placeholder="none: predictions are labels; or 0.5, or auto"),
     Value("num_classes", placeholder="inferred", maximum=100_000),
@@ -35,9 +37,12 @@ OPTIONS = [
 EXAMPLES = card_examples(FOLDER) + [
     ['["safe", "unsafe", "unsafe", "safe"]', '["safe", "unsafe", "safe", "safe"]', '{"return_per_class": true}'],
     ["[0, 1, 0, 0, 1, 1, 0, 0, 1, 0]", "[0, 1, 1, 0, 1, 1, 0, 0, 0, 0]", '{"confidence_level": 0.95}'],
+    # Two judges on one golden set: the paired difference, its interval and p-value.
+    ["[1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1]", "[1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]",
+     '{"baseline_predictions": [1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0], "confidence_level": 0.95}'],
 ]
 
-app = build_app("balanced_accuracy", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "recall", "roc"))
+app = build_app("balanced_accuracy", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "recall", "roc", "comparison"))
 
 if __name__ == "__main__":
     app.launch()

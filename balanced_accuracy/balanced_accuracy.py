@@ -9,6 +9,7 @@ import evaluate
 from .averaging import Averaging
 from .averaging import apply_zero_division
 from .averaging import safe_ratio
+from .comparison import balanced_accuracy_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
@@ -29,6 +30,11 @@ from .options import check_threshold
 from .options import check_zero_division
 from .options import choice
 from .options import interval_options
+from .paired import PairedCounts
+from .paired import count_batch
+from .paired import difference_outputs
+from .paired import has_baseline
+from .paired import paired_counts
 from .thresholds import THRESHOLD_TIE_RULE
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
@@ -113,6 +119,13 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    baseline_predictions (array-like, same shape as predictions, optional): a second
+        system's predictions on the same samples (e.g. judge B beside judge A), to compare
+        the two on one golden set. Every option applies to both systems alike (the classes,
+        `ignore_index`, `class_mask`, `sample_weight`, `adjusted`, a numeric `threshold` for
+        both systems' scores; threshold="auto" is refused). Pass it with every batch to
+        `add_batch` or with none. The classes are `labels`, 0..num_classes-1, or the values
+        seen in references and either system's predictions (at most 128 classes).
 
 Returns:
     balanced_accuracy (float): in [0, 1] ([-1/(K-1), 1] when adjusted); NaN with a
@@ -127,6 +140,23 @@ Returns:
     classes (list): the class values in class order.
     confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
         columns = predictions, in `classes` order (weighted sums when weighted).
+    With `baseline_predictions` (the outputs above are those of `predictions`):
+    baseline_balanced_accuracy (float): the metric of `baseline_predictions` (with
+        `baseline_balanced_accuracy_reason` when undefined).
+    balanced_accuracy_difference (float): balanced_accuracy - baseline_balanced_accuracy.
+    balanced_accuracy_difference_ci (list of two floats): with `confidence_level`, an
+        interval for the difference that uses the pairing: per class, Newcombe's (1998)
+        interval for the difference of paired recalls, combined by MOVER (Zou & Donner
+        2008); with ci_method="bootstrap", the percentile interval of a stratified
+        bootstrap of the joint (reference, prediction, baseline) counts.
+    balanced_accuracy_difference_p_value (float): two-sided p-value of "the two systems
+        have equal recall in every class" (which implies equal balanced accuracy): the
+        stratified McNemar score test, or its exact mid-p version when few items are
+        discordant (Fagerland et al. 2013).
+    baseline_confusion_matrix (list of lists): with `return_confusion_matrix`, that of
+        `baseline_predictions`, in the same `classes` order.
+    balanced_accuracy_difference_reason (str): why the difference, interval or p-value is
+        NaN (e.g. "empty_after_ignore_index").
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -174,6 +204,18 @@ Examples:
     ...                         ci_method="bootstrap", seed=0)
     >>> [round(x, 2) for x in result["balanced_accuracy_ci"]]
     [0.82, 0.93]
+
+    Two judges on that golden set: judge B finds 30 of the unsafe examples (all found by
+    judge A too) and flags 20 safe ones (all flagged by A too). The difference is
+    (40 - 30) / 50 / 2 - (930 - 900) / 950 / 2 = 0.0842, with a paired interval and p-value:
+
+    >>> judge_b = [1] * 30 + [0] * 20 + [0] * 930 + [1] * 20
+    >>> result = metric.compute(references=references, predictions=predictions, baseline_predictions=judge_b,
+    ...                         confidence_level=0.95)
+    >>> round(result["baseline_balanced_accuracy"], 4), round(result["balanced_accuracy_difference"], 4)
+    (0.7895, 0.0842)
+    >>> [round(x, 4) for x in result["balanced_accuracy_difference_ci"]], round(result["balanced_accuracy_difference_p_value"], 4)
+    ([0.0278, 0.1391], 0.0034)
 """
 
 _AUTO_THRESHOLD_INTERVAL = (
@@ -312,6 +354,29 @@ def _warn_undefined_recall(class_counts, encoded, averaging):
             UserWarning, stacklevel=2)
 
 
+# ---------------------------------------------------------------- comparing two systems
+def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
+    """Balanced accuracy of ``predictions`` (as ``balanced_accuracy_from_counts``) and its paired
+    comparison with ``baseline_predictions`` (``comparison.balanced_accuracy_difference``)."""
+    result = balanced_accuracy_from_counts(paired.system, **options)
+    own_only = {"confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
+    baseline = balanced_accuracy_from_counts(paired.baseline, **{**options, **own_only})
+    compared = None
+    if not math.isnan(result["balanced_accuracy"] - baseline["balanced_accuracy"]):
+        # The p-value does not depend on the interval's method: without an interval, the cheap one.
+        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
+        compared = balanced_accuracy_difference(
+            paired.joint, joint_w2=paired.joint_w2, confidence_level=options.get("confidence_level") or 0.95,
+            method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
+            seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
+            zero_division=options.get("zero_division", "skip"),
+        )
+    result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
+    if options.get("return_confusion_matrix") and paired.reason is None:
+        result["baseline_confusion_matrix"] = paired.baseline.matrix()
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class BalancedAccuracy(CountsMetric):
     """Balanced accuracy (mean per-class recall) as an evaluate metric."""
@@ -348,10 +413,14 @@ class BalancedAccuracy(CountsMetric):
         if options["confidence_level"] is not None and options["threshold"] == "auto":
             raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 
+    INPUTS = ("sample_weight", "baseline_predictions")
+
     def _count(self, predictions, references, inputs, options):
-        return count_labels(predictions, references, inputs.get("sample_weight"))
+        return count_batch(count_labels, predictions, references, inputs)
 
     def _counts(self, stored, options):
+        if has_baseline(stored):
+            return paired_counts(stored, options)
         return confusion_counts(stored, options)
 
     def _counts_from_matrix(self, matrix, options):
@@ -360,4 +429,6 @@ class BalancedAccuracy(CountsMetric):
         return ConfusionCounts.from_matrix(matrix, options["labels"], options["task"], options["pos_label"])
 
     def _from_counts(self, counts, options):
+        if isinstance(counts, PairedCounts):
+            return balanced_accuracy_comparison_from_counts(counts, **options)
         return balanced_accuracy_from_counts(counts, **options)

@@ -7,11 +7,14 @@ uses the removed ``gr.inputs``. One builder serves all modules:
 
 * inputs: predictions and references pasted (a JSON list, comma-separated values, or one
   value / one row per line) or a CSV file with ``predictions`` and ``references`` columns
-  (optionally ``sample_weight``); every option of the module as a control (``Flag``,
-  ``Choice``, ``Value``, ``Values``), described by the module's own argument docs;
+  (optionally ``sample_weight``, and ``baseline_predictions`` where the module compares two
+  systems); every option of the module as a control (``Flag``, ``Choice``, ``Value``,
+  ``Values``; ``SecondPredictions``: a second predictions box beside the first), described
+  by the module's own argument docs;
 * outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
   per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
-  against k), and the metric card below.
+  against k; with a baseline, both judges' recall per class and the difference with its
+  interval), and the metric card below.
 
 Input is parsed as data only (JSON, numbers, strings), never evaluated as code. Oversized
 or malformed input and every error of the metric come back as a readable message in the
@@ -116,6 +119,7 @@ _CSV_COLUMNS = {
     "predictions": ("predictions", "prediction"),
     "references": ("references", "reference"),
     "sample_weight": ("sample_weight", "weight", "weights"),
+    "baseline_predictions": ("baseline_predictions", "baseline_prediction", "baseline"),
 }
 
 
@@ -129,7 +133,7 @@ def _parse_cell(cell: str, column: str, line: int):
 
 
 def read_csv(path) -> Dict[str, list]:
-    """Columns ``predictions``, ``references`` (and ``sample_weight`` if present) of a CSV file.
+    """Columns ``predictions``, ``references`` (and ``sample_weight``, ``baseline_predictions`` if present) of a CSV file.
 
     The first line names the columns (comma, semicolon or tab separated); a cell holding a
     row of scores is a JSON list such as ``"[0.7, 0.2, 0.1]"``.
@@ -348,6 +352,95 @@ class Values(Option):
         return ""
 
 
+# ----------------------------------------------------------------------------------------
+# Comparing two systems: a second predictions box (baseline_predictions)
+# ----------------------------------------------------------------------------------------
+
+BASELINE = "baseline_predictions"
+
+
+@dataclass
+class SecondPredictions(Values):
+    """``baseline_predictions``: a second system's predictions, shown beside the predictions box.
+
+    Optional: left empty, the page computes the metric of ``predictions`` alone. It goes
+    with pasted data; with a CSV the column ``baseline_predictions`` plays its part.
+    """
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=f"{self.name} (optional: a second judge to compare)", value=value, lines=5, max_lines=12,
+            placeholder=self.placeholder or "same format as predictions; leave empty for one judge",
+            info=info, elem_id=f"option-{self.name}",
+        )
+
+
+def comparison_keys(result: Dict[str, Any]) -> Optional[str]:
+    """The metric name whose paired comparison ``result`` holds (``<name>_difference``), or None."""
+    return next((key[: -len("_difference")] for key in result if key.endswith("_difference")), None)
+
+
+def comparison_recalls(metric, predictions, references, arguments: Dict[str, Any]):
+    """``(classes, recall of predictions, recall of baseline_predictions)`` per class, from the
+    module's own confusion matrices of both systems (one class order)."""
+    options = {name: value for name, value in arguments.items() if name not in _INTERVAL_ARGUMENTS}
+    counted = metric.compute(predictions=predictions, references=references, **options, return_confusion_matrix=True)
+    if "baseline_confusion_matrix" not in counted:
+        return [], None, None  # nothing was counted (all ignored)
+    recalls = []
+    for key in ("confusion_matrix", "baseline_confusion_matrix"):
+        matrix = np.asarray(counted[key], dtype=np.float64)
+        recalls.append(_safe_ratio(np.diag(matrix), matrix.sum(axis=1)))
+    return counted["classes"], recalls[0], recalls[1]
+
+
+def _draw_comparison_recall(axes, classes, recall, baseline_recall) -> None:
+    _draw_bars(axes, _class_names(classes), {"predictions": recall, "baseline_predictions": baseline_recall},
+               "Recall per class of both judges", "recall")
+
+
+def _draw_difference(axes, result: Dict[str, Any], name: str) -> None:
+    """The difference (predictions − baseline) with its interval, and the p-value."""
+    difference = result[f"{name}_difference"]
+    interval = result.get(f"{name}_difference_ci")
+    p_value = result.get(f"{name}_difference_p_value")
+    axes.axvline(0.0, color="grey", linestyle="--", linewidth=0.8)
+    if difference == difference:
+        if interval is not None and all(x == x for x in interval):
+            low, high = interval
+            axes.errorbar([difference], [0], xerr=[[difference - low], [high - difference]], fmt="o", color="tab:blue",
+                          capsize=6, label=f"interval [{low:.3f}, {high:.3f}]")
+        else:
+            axes.plot([difference], [0], "o", color="tab:blue")
+        axes.annotate(f"{difference:+.3f}", (difference, 0), textcoords="offset points", xytext=(0, 10), ha="center")
+    span = max([abs(x) for x in [difference, *(interval or [])] if x == x] + [0.05]) * 1.3
+    axes.set_xlim(-span, span)
+    axes.set_yticks([])
+    axes.set_xlabel(f"{name} of predictions − of baseline_predictions")
+    title = f"Difference: {difference:+.4f}" if difference == difference else "Difference: undefined"
+    if p_value is not None:
+        title += f", p = {p_value:.3g}" if p_value == p_value else ", p undefined"
+    axes.set_title(title)
+    if interval is not None and difference == difference:
+        axes.legend(fontsize=8, loc="lower right")
+    reason = result.get(f"{name}_difference_reason")
+    if reason:
+        axes.text(0.5, 0.25, reason, transform=axes.transAxes, ha="center", color="tab:red", fontsize=9)
+
+
+def comparison_panels(metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> list:
+    """The comparison's two panels (both judges' recall per class; the difference and its
+    interval), or none when no baseline was given."""
+    name = comparison_keys(result)
+    if name is None or arguments.get(BASELINE) is None:
+        return []
+    classes, recall, baseline_recall = comparison_recalls(metric, predictions, references, arguments)
+    panels = [lambda axes: _draw_difference(axes, result, name)]
+    if classes:
+        panels.insert(0, lambda axes: _draw_comparison_recall(axes, classes, recall, baseline_recall))
+    return panels
+
+
 def module_arguments(metric) -> Dict[str, Any]:
     """``{argument: default}`` for the options of a module's ``compute``: its declared
     ``OPTIONS`` and per-sample ``INPUTS`` (such as ``sample_weight``, default None)."""
@@ -520,6 +613,11 @@ def compute_page(metric, options: Sequence[Option], plots: Sequence[str], source
             if "sample_weight" in arguments:
                 raise InputError("sample_weight: given both in the CSV and in the option box; keep one.")
             arguments["sample_weight"] = columns["sample_weight"]
+        if source == "csv":
+            # The second predictions box goes with pasted data; a CSV has its own column.
+            arguments.pop(BASELINE, None)
+            if BASELINE in columns:
+                arguments[BASELINE] = columns[BASELINE]
         result = metric.compute(predictions=predictions, references=references, **arguments)
     except (ValueError, TypeError) as error:  # InputError and the metric's documented errors
         return Page(False, str(error), json.dumps({"error": str(error)}, indent=2))
@@ -787,7 +885,7 @@ def _draw_per_label(axes, metric, predictions, references, arguments) -> None:
                "balanced accuracy")
 
 
-PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk")
+PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison")
 
 
 def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):
@@ -803,6 +901,8 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
     for plot in plots:
         if plot == "confusion":
             panels.append(lambda axes: _draw_heatmap(axes, found))
+        elif plot == "recall" and "comparison" in plots and comparison_keys(result) and arguments.get(BASELINE) is not None:
+            continue  # the comparison's panel shows this recall beside the baseline's
         elif plot in ("recall", "informedness"):
             rates = _per_class_rates(found)
             series = {"recall": rates["recall"]} if plot == "recall" else rates
@@ -816,6 +916,8 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
             panels.append(lambda axes: _draw_per_label(axes, metric, predictions, references, arguments))
         elif plot == "topk":
             panels.append(lambda axes: _draw_topk(axes, metric, predictions, references, arguments))
+        elif plot == "comparison":
+            panels.extend(comparison_panels(metric, predictions, references, arguments, result))
         else:
             raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
     if not panels:
@@ -904,8 +1006,8 @@ def prefill_row(options: Sequence[Option], rows: Sequence[Sequence[Any]]) -> Lis
 
 
 DEFAULT_PLOTS = {
-    "balanced_accuracy": ("confusion", "recall", "roc"),
-    "informedness": ("confusion", "informedness"),
+    "balanced_accuracy": ("confusion", "recall", "roc", "comparison"),
+    "informedness": ("confusion", "informedness", "comparison"),
     "balanced_accuracy_multilabel": ("per_label",),
     "balanced_topk_accuracy": ("topk",),
 }
@@ -935,6 +1037,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
     with gr.Blocks(title=header.get("title", metric_name)) as app:
         gr.Markdown(f"# {header.get('title', metric_name)}\n\n{header.get('description', '')}")
         source = gr.State("paste")
+        controls: Dict[str, Any] = {}
         with gr.Tabs(selected="paste") as tabs:
             with gr.Tab("Paste values", id="paste") as paste_tab:
                 with gr.Row():
@@ -946,17 +1049,21 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
                         label="references", lines=5, max_lines=12, elem_id="references", value=initial[1],
                         placeholder="[0, 1, 0, 0]  or  0, 1, 0, 0  or one value per line",
                     )
+                    for option in options:
+                        if isinstance(option, SecondPredictions):  # beside predictions, not among the options
+                            info = option.info or _shorten(documented.get(option.name, ""))
+                            controls[option.name] = option.component(gr, info or None, initial[2 + options.index(option)])
             with gr.Tab("Upload CSV", id="csv") as csv_tab:
-                csv_file = gr.File(label="CSV with the columns predictions, references (optionally sample_weight)",
+                csv_file = gr.File(label="CSV with the columns predictions, references (optionally sample_weight"
+                                   + (", baseline_predictions)" if any(isinstance(o, SecondPredictions) for o in options) else ")"),
                                    file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="csv")
                 gr.Markdown(
                     "The first line names the columns. A cell holding a row of scores is a JSON list, "
                     f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
                 )
-        controls: Dict[str, Any] = {}
         with gr.Accordion("Options", open=True):
             # Value controls four to a row, then the checkboxes together.
-            fields = [option for option in options if not isinstance(option, Flag)]
+            fields = [option for option in options if not isinstance(option, (Flag, SecondPredictions))]
             flags = [option for option in options if isinstance(option, Flag)]
             for group in [fields[i : i + 4] for i in range(0, len(fields), 4)] + ([flags] if flags else []):
                 with gr.Row(equal_height=False):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from space_app import Choice
 from space_app import Flag
+from space_app import SecondPredictions
 from space_app import Value
 from space_app import Values
 from space_app import build_app
@@ -13,6 +14,7 @@ FOLDER = Path(__file__).parent
 
 # One control per argument of compute(); the help text under each comes from the module's docs.
 OPTIONS = [
+    SecondPredictions("baseline_predictions", placeholder="a second judge's labels, same format; empty: one judge"),
     Choice("average", choices={"bookmaker": "bookmaker", "macro": "macro", "weighted": "weighted"}),
     Value("num_classes", placeholder="inferred", maximum=100_000),
     Values("labels", placeholder='e.g. ["safe", "unsafe"]'),
@@ -39,9 +41,12 @@ EXAMPLES = card_examples(FOLDER) + [
         "[0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]",
         '{"confidence_level": 0.95, "seed": 0}',
     ],
+    # Two judges on one golden set: the paired difference, its interval and p-value.
+    ["[1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1]", "[1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]",
+     '{"baseline_predictions": [1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0], "confidence_level": 0.95}'],
 ]
 
-app = build_app("informedness", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "informedness"))
+app = build_app("informedness", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "informedness", "comparison"))
 
 if __name__ == "__main__":
     app.launch()

@@ -8,6 +8,7 @@ import numpy as np
 
 from .averaging import Averaging
 from .averaging import apply_zero_division
+from .comparison import informedness_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
@@ -26,6 +27,11 @@ from .options import check_num_classes
 from .options import check_informedness_zero_division
 from .options import choice
 from .options import interval_options
+from .paired import PairedCounts
+from .paired import count_batch
+from .paired import difference_outputs
+from .paired import has_baseline
+from .paired import paired_counts
 from .rates import INFORMEDNESS_AVERAGES
 from .rates import informedness
 from .rates import informedness_weights
@@ -121,6 +127,13 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    baseline_predictions (array-like, same shape as predictions, optional): a second
+        system's predictions on the same samples (e.g. judge B beside judge A), to compare
+        the two on one golden set. Every option applies to both systems alike (the classes,
+        `average`, `ignore_index`, `class_mask`, `zero_division`, `sample_weight`). Pass it
+        with every batch to `add_batch` or with none. The classes are `labels`,
+        0..num_classes-1, or the values seen in references and either system's predictions
+        (at most 128 classes).
 
 Returns:
     informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
@@ -142,6 +155,25 @@ Returns:
     classes (list): the class values in class order.
     confusion_matrix (list of lists): with `return_confusion_matrix`, rows = references,
         columns = predictions, in `classes` order (weighted sums when weighted).
+    With `baseline_predictions` (the outputs above are those of `predictions`):
+    baseline_informedness (float): the informedness of `baseline_predictions` (with
+        `baseline_informedness_reason` when undefined).
+    informedness_difference (float): informedness - baseline_informedness.
+    informedness_difference_ci (list of two floats): with `confidence_level`, an interval
+        for the difference that uses the pairing. Two classes: J = 2 BA - 1 for every
+        average, so twice Newcombe's (1998) interval for the difference of paired recalls,
+        combined by MOVER (Zou & Donner 2008). More classes: the delta method (Wald) with
+        the stratified multinomial covariance of the joint (reference, prediction,
+        baseline) counts. ci_method="bootstrap": the percentile interval of a stratified
+        bootstrap of those joint counts.
+    informedness_difference_p_value (float): two-sided p-value of "the two systems' labels
+        are exchangeable on every item" (which implies equal informedness): the stratified
+        McNemar score test on the linearised difference (two classes: exactly the balanced
+        accuracy one, with its exact mid-p version when few items are discordant).
+    baseline_confusion_matrix (list of lists): with `return_confusion_matrix`, that of
+        `baseline_predictions`, in the same `classes` order.
+    informedness_difference_reason (str): why the difference, interval or p-value is NaN
+        (e.g. "fewer_than_two_reference_classes").
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -205,6 +237,21 @@ Examples:
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0)
     >>> round(result["informedness"], 4), [round(x, 2) for x in result["informedness_ci"]]
     (0.6913, [0.56, 0.82])
+
+    Two judges on the golden set of 50 unsafe and 950 safe examples: judge A finds 40
+    unsafe and flags 50 safe ones; judge B finds 30 unsafe (all found by A too) and flags
+    20 safe ones (all flagged by A too). The difference is (40 - 30) / 50 - (930 - 900) / 950
+    = 0.1684, with a paired interval and p-value:
+
+    >>> references = [1] * 50 + [0] * 950
+    >>> judge_a = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
+    >>> judge_b = [1] * 30 + [0] * 20 + [0] * 930 + [1] * 20
+    >>> result = metric.compute(references=references, predictions=judge_a, baseline_predictions=judge_b,
+    ...                         confidence_level=0.95)
+    >>> round(result["baseline_informedness"], 4), round(result["informedness_difference"], 4)
+    (0.5789, 0.1684)
+    >>> [round(x, 4) for x in result["informedness_difference_ci"]], round(result["informedness_difference_p_value"], 4)
+    ([0.0556, 0.2782], 0.0034)
 """
 
 _CITATION = """
@@ -385,6 +432,30 @@ def informedness_from_counts(
     return to_python(result)
 
 
+# ---------------------------------------------------------------- comparing two systems
+def informedness_comparison_from_counts(paired: PairedCounts, **options):
+    """Informedness of ``predictions`` (as ``informedness_from_counts``) and its paired comparison
+    with ``baseline_predictions`` (``comparison.informedness_difference``)."""
+    result = informedness_from_counts(paired.system, **options)
+    own_only = {"confidence_level": None, "return_per_class": False, "return_markedness": False, "return_confusion_matrix": False}
+    baseline = informedness_from_counts(paired.baseline, **{**options, **own_only})
+    compared = None
+    if not math.isnan(result["informedness"] - baseline["informedness"]):
+        # None: Newcombe/MOVER when binary, the delta method otherwise. The p-value does not
+        # depend on the interval's method: without an interval, the cheap one.
+        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
+        compared = informedness_difference(
+            paired.joint, joint_w2=paired.joint_w2, average=options.get("average", "bookmaker"),
+            confidence_level=options.get("confidence_level") or 0.95, method="bootstrap" if bootstrap else None,
+            n_resamples=options.get("n_resamples", 10_000), seed=options.get("seed"), class_mask=options.get("class_mask"),
+            zero_division=options.get("zero_division", "skip"),
+        )
+    result.update(difference_outputs("informedness", result, baseline, compared, options.get("confidence_level")))
+    if options.get("return_confusion_matrix") and paired.reason is None:
+        result["baseline_confusion_matrix"] = paired.baseline.matrix()
+    return to_python(result)
+
+
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Informedness(CountsMetric):
     """Informedness (Youden's J, Bookmaker Informedness) and markedness as an evaluate metric."""
@@ -414,15 +485,21 @@ class Informedness(CountsMetric):
             ],
         )
 
+    INPUTS = ("sample_weight", "baseline_predictions")
+
     def _count(self, predictions, references, inputs, options):
-        return count_labels(predictions, references, inputs.get("sample_weight"), scores=False, scores_hint=_SCORES_HINT)
+        return count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=_SCORES_HINT)
 
     def _counts(self, stored, options):
         # J is the same for either class of a binary task, so there is no pos_label.
+        if has_baseline(stored):
+            return paired_counts(stored, options, _SCORES_HINT)
         return confusion_counts(stored, options, _SCORES_HINT)
 
     def _counts_from_matrix(self, matrix, options):
         return ConfusionCounts.from_matrix(matrix, options["labels"])
 
     def _from_counts(self, counts, options):
+        if isinstance(counts, PairedCounts):
+            return informedness_comparison_from_counts(counts, **options)
         return informedness_from_counts(counts, **options)

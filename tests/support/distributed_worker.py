@@ -3,7 +3,7 @@
     python distributed_worker.py CASES_JSON NUM_PROCESS PROCESS_ID CACHE_DIR RUN_ID OUTPUT_JSON
 
 For every case, the worker loads the module with evaluate's multi-process arguments, adds
-its contiguous shard of the data in two batches, and calls ``compute``. Only process 0
+its contiguous shard of the data (and of any per-sample inputs) in two batches, and calls ``compute``. Only process 0
 gets a result; the others get None. The results go to OUTPUT_JSON.
 """
 
@@ -32,9 +32,11 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
         )
         predictions = np.array_split(np.asarray(case["predictions"]), num_process)[process_id]
         references = np.array_split(np.asarray(case["references"]), num_process)[process_id]
+        # Per-sample inputs (sample_weight, baseline_predictions), sharded like the predictions.
+        inputs = {name: np.array_split(np.asarray(values), num_process)[process_id] for name, values in case.get("inputs", {}).items()}
         half = len(references) // 2
-        metric.add_batch(predictions=predictions[:half], references=references[:half])
-        metric.add_batch(predictions=predictions[half:], references=references[half:])
+        metric.add_batch(predictions=predictions[:half], references=references[:half], **{k: v[:half] for k, v in inputs.items()})
+        metric.add_batch(predictions=predictions[half:], references=references[half:], **{k: v[half:] for k, v in inputs.items()})
         results[case["id"]] = metric.compute(**case["kwargs"])
     with open(output_path, "w", encoding="utf-8") as output:
         json.dump(results, output)

@@ -297,13 +297,13 @@ def test_group_rates_are_the_per_group_counts():
 
 
 def test_chi2_tail_matches_scipy():
-    stats = pytest.importorskip("scipy.stats")
+    from scipy import stats  # scikit-learn depends on SciPy: always installed with the test requirements
     for statistic, dof in [(0.01, 1), (3.84, 1), (7.5, 2), (20, 6), (55, 40), (300, 200), (1e-6, 10)]:
         assert prevalence.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
 
 
 def test_homogeneity_statistic_binary_is_the_sum_of_the_tpr_and_fpr_tests():
-    stats = pytest.importorskip("scipy.stats")
+    from scipy import stats  # scikit-learn depends on SciPy: always installed with the test requirements
     groups = np.array([binary_confusion(40, 50, 10, 100), binary_confusion(12, 20, 6, 30), binary_confusion(9, 10, 1, 40)])
     tpr_table = groups[:, 1, ::-1]  # (TP, FN) per group
     fpr_table = groups[:, 0, :]  # (TN, FP) per group

@@ -1,0 +1,270 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/paired.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""Two systems on one golden set: counting ``baseline_predictions`` beside ``predictions``.
+
+A paired comparison (``comparison.py``) needs the *joint* counts
+``joint[r, a, b]`` of (reference, system's prediction, baseline's prediction): each
+system's confusion matrix alone does not say on which items the two agree. So a batch
+given with ``baseline_predictions`` is counted as triples in a count table of its own
+(``PAIRED``) - the same sufficient statistics as the pairs of ``confusion.py``, merged
+by streaming and by distributed processes alike - or, for scores a compute-time
+threshold still has to turn into labels, kept as raw columns.
+
+``paired_counts`` turns what was stored into ``PairedCounts``: both systems' confusion
+counts (``ConfusionCounts``, by marginalising the triples, so every option of the
+module applies to the two systems identically) over one common class order, and the
+dense joint counts for ``comparison.py``.
+"""
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from .confusion import ConfusionCounts
+from .confusion import _are_labels
+from .confusion import _matches
+from .counts import CountTable
+from .counts import JointCounts
+from .counts import squared_weights
+from .inputs import SCORES_HINT
+from .inputs import _describe
+from .inputs import as_array
+from .inputs import as_labels
+from .inputs import check_sample_weight
+from .inputs import is_string_array
+from .labels import encode_task
+from .labels import label_kind
+from .store import Store
+from .thresholds import check_probabilities
+
+PAIRED = "paired"
+KEYS = ("references", "predictions", "baseline_predictions")
+# Whether batches carried baseline_predictions: every batch must agree (Store.merge checks settings).
+BASELINE_SETTING = "baseline_predictions"
+GIVEN, NOT_GIVEN = "given with every batch", "not given"
+# The joint counts are K^3 cells and comparison.py's gradients as many: a bound on K.
+MAX_COMPARISON_CLASSES = 128
+
+AUTO_THRESHOLD_COMPARISON = (
+    "threshold: no comparison with threshold='auto'. The threshold would be fitted to these same data "
+    "(for which system?), and the interval and p-value would not hold; tune the threshold on a separate "
+    "split and pass it as a number, which then applies to both systems' scores."
+)
+
+
+def mark_baseline(store: Store, given: bool) -> Store:
+    """Record whether a batch had baseline_predictions, so that mixing batches fails at add_batch."""
+    store.settings[BASELINE_SETTING] = GIVEN if given else NOT_GIVEN
+    return store
+
+
+def count_paired_labels(predictions: Any, references: Any, baseline_predictions: Any, sample_weight: Any = None,
+                        scores: bool = True, scores_hint: str = SCORES_HINT) -> Store:
+    """One batch with a baseline as a ``Store`` of its own (see the module doc)."""
+    predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
+    baseline = as_array(baseline_predictions, "baseline_predictions")
+    if predictions.shape != references.shape or baseline.shape != references.shape:
+        raise ValueError(
+            f"baseline_predictions: expected predictions, references and baseline_predictions of one shape, found "
+            f"{predictions.shape}, {references.shape} and {baseline.shape}."
+        )
+    weights = check_sample_weight(sample_weight, references.size, references.shape)
+    references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
+    store = mark_baseline(Store(), True)
+    if _are_labels(predictions) and _are_labels(baseline):
+        table = CountTable(list(KEYS))
+        table.add([references, as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")], weights)
+        store.tables[PAIRED] = table
+    elif scores:
+        for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
+            if is_string_array(values) or values.dtype.kind not in "iuf":
+                raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
+        store.keep_raw({"references": references, "predictions": predictions.astype(np.float64),
+                        "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights})
+    else:
+        as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
+        as_labels(baseline, "baseline_predictions", scores_hint)
+    return store
+
+
+@dataclass
+class PairedCounts:
+    """Both systems' confusion counts (one class order) and their joint counts.
+
+    ``joint[r, a, b]``: weight sums (scaled by a power of two when weighted, which changes
+    no rate) of reference class r, system prediction a, baseline prediction b;
+    ``joint_w2``: the sums of squared weights on the same scale (None unweighted)."""
+
+    system: ConfusionCounts
+    baseline: ConfusionCounts
+    joint: np.ndarray
+    joint_w2: Optional[np.ndarray] = None
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.system.reason
+
+
+def _rows(stored: Store):
+    """Every stored triple (counted rows, then raw rows) with counts, weights and squared weights."""
+    table = stored.tables.get(PAIRED)
+    if table is not None:
+        counted = table.result()
+    else:
+        empty = np.zeros(0, np.int64)
+        counted = JointCounts({key: empty for key in KEYS}, empty)
+    raw = stored.raw_columns()
+    if not raw:
+        return ({key: counted.keys[key] for key in KEYS}, counted.n, counted.w, counted.w2, counted.w2_exponent)
+    keys = {key: np.concatenate([counted.keys[key], raw[key]]) if counted.n.size else raw[key] for key in KEYS}
+    ones = np.ones(raw["references"].size)
+    n = np.concatenate([counted.n, ones.astype(np.int64)])
+    if counted.w is None and raw["sample_weight"] is None:
+        return keys, n, None, None, 0
+    raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
+    raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
+    if counted.n.size:
+        counted_w = counted.weight.astype(np.float64)
+        counted_squares, counted_exponent = (counted.w2, counted.w2_exponent) if counted.w2 is not None else (counted_w, 0)
+    else:
+        counted_w, counted_squares, counted_exponent = np.zeros(0), np.zeros(0), raw_exponent
+    exponent = max(counted_exponent, raw_exponent)
+    w = np.concatenate([counted_w, raw_weight])
+    w2 = np.concatenate([np.ldexp(counted_squares, 2 * (counted_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
+    return keys, n, w, w2, exponent
+
+
+def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options: Dict[str, Any]) -> None:
+    """Errors about the baseline's labels name baseline_predictions (the shared encoding would say predictions)."""
+    if not baseline.size:
+        return
+    if references.size and label_kind(references) != label_kind(baseline):
+        raise TypeError(f"baseline_predictions: expected {label_kind(references)} labels like the references, found {label_kind(baseline)}s.")
+    labels, num_classes = options.get("labels"), options.get("num_classes")
+    if labels is not None:
+        known = set(labels)
+        unknown = np.array([value for value in np.unique(baseline).tolist() if value not in known])
+        if unknown.size:
+            raise ValueError(f"baseline_predictions: expected values among `labels`, found unknown value(s) {_describe(unknown)}.")
+    elif options.get("task") == "binary" and options.get("pos_label") is None and label_kind(baseline) == "integer":
+        outside = np.unique(baseline[(baseline < 0) | (baseline > 1)])
+        if outside.size:
+            raise ValueError(f"baseline_predictions: expected labels 0/1 with task='binary', found {_describe(outside)}.")
+    elif num_classes is not None and label_kind(baseline) == "integer":
+        outside = np.unique(baseline[(baseline < 0) | (baseline >= num_classes)])
+        if outside.size:
+            raise ValueError(f"baseline_predictions: expected labels in [0, {num_classes - 1}], found {_describe(outside)}.")
+
+
+def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCORES_HINT) -> PairedCounts:
+    """What was stored with baseline_predictions, as ``PairedCounts`` under the options.
+
+    As ``confusion.confusion_counts`` for one system: ``ignore_index`` drops triples,
+    weight-0 samples are dropped, a numeric ``threshold`` turns both systems' scores into
+    labels the same way. The classes are one order for both systems (``labels``,
+    ``0..num_classes-1``, or the values seen in references and either system's predictions).
+    """
+    if options.get("threshold") == "auto":
+        raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
+    keys, n, w, w2, exponent = _rows(stored)
+    reason = None
+    if options.get("ignore_index") is not None:
+        keep = ~_matches(keys["references"], options["ignore_index"])
+        if n.size and not keep.any():
+            reason = "empty_after_ignore_index"
+        keys, n = {key: values[keep] for key, values in keys.items()}, n[keep]
+        w, w2 = (None if x is None else x[keep] for x in (w, w2))
+    if w is not None:
+        keep = w > 0  # weight 0: as if the samples were never added
+        keys, n, w, w2 = {key: values[keep] for key, values in keys.items()}, n[keep], w[keep], w2[keep]
+    threshold = options.get("threshold")
+    references = keys["references"]
+    if threshold is None:
+        for name in ("predictions", "baseline_predictions"):
+            keys[name] = as_labels(keys[name], name, scores_hint)  # raises, naming a non-integer value
+        _check_baseline_labels(references, keys["baseline_predictions"], options)
+        both = np.concatenate([keys["predictions"], keys["baseline_predictions"]])
+        encoded = encode_task(references, both, options.get("task"), options.get("labels"), options.get("num_classes"),
+                              options.get("pos_label"))
+        system_index, baseline_index = np.split(encoded.prediction_indices, 2)
+    else:
+        for name in ("predictions", "baseline_predictions"):
+            if is_string_array(keys[name]) and keys[name].size:
+                raise TypeError(f"{name}: expected numeric scores with a threshold, found strings such as {keys[name][0]!r}.")
+            check_probabilities(keys[name].astype(np.float64), name)
+        encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+        positive = encoded.positive_index
+        system_index, baseline_index = (np.where(keys[name].astype(np.float64) >= threshold, positive, 1 - positive)
+                                        for name in ("predictions", "baseline_predictions"))
+    num_classes = encoded.num_classes
+    if encoded.unobserved or num_classes > MAX_COMPARISON_CLASSES:
+        raise ValueError(
+            f"baseline_predictions: a comparison counts K^3 (reference, prediction, baseline) cells; expected at most "
+            f"{MAX_COMPARISON_CLASSES} classes, found {num_classes + encoded.unobserved:,}."
+        )
+    reference_index = encoded.reference_indices
+    cell = (reference_index * num_classes + system_index) * num_classes + baseline_index
+    weight = n.astype(np.float64) if w is None else np.ldexp(w, -exponent)
+    joint = np.bincount(cell, weights=weight, minlength=num_classes**3).reshape((num_classes,) * 3)
+    joint_w2 = None if w is None else np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape)
+
+    def marginal(prediction_index):
+        # Each system's confusion counts: the triples summed over the other system.
+        pair = reference_index * num_classes + prediction_index
+        present, inverse = np.unique(pair, return_inverse=True)
+        total = (lambda values: np.bincount(inverse, weights=values, minlength=present.size))
+        counts = np.rint(total(n)).astype(np.int64)
+        summed_w = summed_w2 = None
+        if w is not None:
+            summed_w, summed_w2 = total(w), total(w2)
+        own = dataclasses.replace(encoded, prediction_indices=None)
+        return ConfusionCounts(own, present // num_classes, present % num_classes, counts, summed_w, summed_w2, reason,
+                               w2_exponent=exponent)
+
+    return PairedCounts(marginal(system_index), marginal(baseline_index), joint, joint_w2)
+
+
+def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
+                       confidence_level: Optional[float]) -> Dict[str, Any]:
+    """The comparison's outputs: ``baseline_<name>``, ``<name>_difference`` (exactly system - baseline),
+    ``<name>_difference_p_value``, with ``confidence_level`` ``<name>_difference_ci``, and
+    ``<name>_difference_reason`` whenever the difference, interval or p-value is NaN.
+
+    ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
+    """
+    nan = float("nan")
+    result = {f"baseline_{name}": baseline[name]}
+    if "reason" in baseline:
+        result[f"baseline_{name}_reason"] = baseline["reason"]
+    difference = system[name] - baseline[name]
+    result[f"{name}_difference"] = difference
+    low = high = p_value = nan
+    reason = system.get("reason") or baseline.get("reason")
+    if compared is not None and difference == difference:
+        low, high = compared["difference_ci"]
+        p_value = compared["p_value"]
+        if p_value != p_value or low != low:
+            reason = compared.get("reason") or "undefined"
+    if confidence_level is not None:
+        result[f"{name}_difference_ci"] = [float(low), float(high)]
+    result[f"{name}_difference_p_value"] = float(p_value)
+    if reason is not None and (difference != difference or p_value != p_value or low != low):
+        result[f"{name}_difference_reason"] = reason
+    return result
+
+
+def has_baseline(stored: Store) -> bool:
+    """Whether the stored batches were given with baseline_predictions."""
+    return stored.settings.get(BASELINE_SETTING) == GIVEN
+
+
+def count_batch(count_single: Any, predictions: Any, references: Any, inputs: Dict[str, Any], **count_options: Any) -> Store:
+    """One batch, with its baseline when given (``count_paired_labels``), else by ``count_single``
+    (the module's own counting); either way marked, so that mixing the two kinds of batches fails."""
+    baseline = inputs.get("baseline_predictions")
+    if baseline is not None:
+        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), **count_options)
+    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), **count_options), False)

@@ -8,6 +8,7 @@ formula by hand, with scikit-learn's recall per group and SciPy's chi-square tes
 
 import json
 import math
+import re
 import subprocess
 import sys
 import uuid
@@ -358,3 +359,50 @@ def test_two_processes_equal_one_process(tmp_path):
     assert json.dumps(results[0], sort_keys=True) == json.dumps(single, sort_keys=True)
     assert results[1] is None
     assert "corrected_prevalence_difference_ci" in single and set(single["per_group"]) == {"m1", "m2"}
+
+
+# ---------------------------------------------------------------- the cards
+
+
+def card_section(name, heading):
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    start = text.index(heading)
+    following = re.search(r"\n#{2,} ", text[start + len(heading):])  # the next heading (## or ###)
+    return text[start:start + len(heading) + following.start() if following else None]
+
+
+@pytest.mark.parametrize("heading", ["### Corrected prevalence from a judge's labels", "### Judge diagnostics per group"])
+def test_informedness_card_examples_are_exact_doctests(metric, heading):
+    import doctest
+
+    section = card_section("informedness", heading)
+    blocks = "\n".join(block.split("```", 1)[0] for block in section.split("```python")[1:])
+    test = doctest.DocTestParser().get_doctest(blocks, {"metric": metric, "nan": math.nan}, heading, None, 0)
+    assert len(test.examples) >= 5
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_informedness_card_states_the_threshold_and_the_studys_figures():
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    assert f"J ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
+    study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
+    assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
+    assert "1,212 s" in section and "1,212 s" in study
+    assert "- bootstrap, class p: 140 of 144 in [0.93, 0.97], min 0.927, max 0.973" in study
+    assert "- bootstrap, lowest class: 140 of 144 in [0.93, 0.97], min 0.925, max 0.973" in study
+    assert "140 of 144 settings within 93–97%" in section and "lowest 0.925–0.929" in section
+
+
+def test_balanced_accuracy_card_points_to_the_informedness_output(metric):
+    import evaluate
+
+    section = card_section("balanced_accuracy", "### Correcting a judge-measured prevalence")
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    namespace = {"evaluate": evaluate}
+    exec(code.replace('evaluate.load("informedness")', "metric"), {**namespace, "metric": metric}, namespace)
+    point = namespace["result"]["corrected_prevalence"]
+    low, high = namespace["result"]["corrected_prevalence_ci"]
+    assert f"# {point:.4f}, [{low:.4f}, {high:.4f}] (rounded)" in code
+    assert point == pytest.approx((400 / 2000 - 133 / 917) / (63 / 83 - 133 / 917), abs=1e-12)

@@ -406,3 +406,108 @@ def test_balanced_accuracy_card_points_to_the_informedness_output(metric):
     low, high = namespace["result"]["corrected_prevalence_ci"]
     assert f"# {point:.4f}, [{low:.4f}, {high:.4f}] (rounded)" in code
     assert point == pytest.approx((400 / 2000 - 133 / 917) / (63 / 83 - 133 / 917), abs=1e-12)
+
+
+# ---------------------------------------------------------------- the Space
+
+
+@pytest.fixture(scope="module")
+def informedness_app():
+    from conftest import run_app
+
+    return run_app("informedness")
+
+
+def space_page(namespace, metric, predictions, references, options, source="paste", csv_path=None):
+    import space_app
+
+    controls = namespace["OPTIONS"]
+    (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
+    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], source, shown[0], shown[1],
+                                  csv_path, shown[2:])
+
+
+GOLD_REFERENCES = [0] * 20 + [1] * 10
+GOLD_PREDICTIONS = [0] * 18 + [1] * 2 + [0] * 2 + [1] * 8  # TPR 0.8, FPR 0.1
+JUDGED = [1] * 7 + [0] * 13  # q = 0.35
+
+
+def test_space_unlabeled_box_shows_the_corrected_prevalence_with_its_interval(informedness_app, metric):
+    options = {"unlabeled_predictions": JUDGED, "confidence_level": 0.95, "seed": 0}
+    page = space_page(informedness_app, metric, GOLD_PREDICTIONS, GOLD_REFERENCES, options)
+    assert page.ok, page.message
+    expected = metric.compute(predictions=GOLD_PREDICTIONS, references=GOLD_REFERENCES, **options)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    assert expected["corrected_prevalence"] == pytest.approx((0.35 - 0.1) / 0.7, abs=1e-12)
+    low, high = expected["corrected_prevalence_ci"]
+    assert f"Corrected prevalence {expected['corrected_prevalence']:.4f} [{low:.4f}, {high:.4f}]" in page.message
+    prevalence_axes = page.figure.axes[-1]
+    assert prevalence_axes.get_title() == "Corrected prevalence"
+    heights = [bar.get_height() for bar in prevalence_axes.patches]
+    assert heights == pytest.approx([0.35, expected["corrected_prevalence"]])
+    # The app offers this case as an example.
+    row = [json.dumps(GOLD_PREDICTIONS), json.dumps(GOLD_REFERENCES), json.dumps(options)]
+    assert any(json.loads(r[0]) == GOLD_PREDICTIONS and json.loads(r[2]) == options for r in informedness_app["EXAMPLES"]), row
+
+
+def test_space_refused_correction_is_said_in_words(informedness_app, metric):
+    page = space_page(informedness_app, metric, [0, 1, 0, 1], [0, 0, 1, 1], {"unlabeled_predictions": [1, 0, 0]})
+    assert page.ok, page.message
+    assert "Corrected prevalence: undefined (judge_not_informed)" in page.message
+    assert "undefined: judge_not_informed" in page.figure.axes[-1].get_title()
+
+
+def test_space_multiclass_summary_lists_each_class(informedness_app, metric):
+    references = [0] * 60 + [1] * 30 + [2] * 10
+    predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
+    options = {"unlabeled_predictions": [0] * 5 + [1] * 3 + [2] * 2}
+    page = space_page(informedness_app, metric, predictions, references, options)
+    expected = metric.compute(predictions=predictions, references=references, **options)["corrected_prevalence"]
+    assert "Corrected prevalence per class: " + ", ".join(f"{value:.4f}" for value in expected) in page.message
+    assert len(page.figure.axes[-1].patches) == 6  # measured and corrected, per class
+
+
+def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, tmp_path):
+    import space_app
+
+    lines = ["references,predictions,unlabeled_predictions,group"]
+    groups = ["a", "b"] * 15
+    for index, (reference, prediction) in enumerate(zip(GOLD_REFERENCES, GOLD_PREDICTIONS)):
+        unlabeled = JUDGED[index] if index < len(JUDGED) else ""
+        lines.append(f"{reference},{prediction},{unlabeled},{groups[index]}")
+    path = tmp_path / "judge.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    columns = space_app.read_csv(path)
+    assert columns == {"predictions": GOLD_PREDICTIONS, "references": GOLD_REFERENCES, "groups": groups,
+                       "unlabeled_predictions": JUDGED}
+    # Longer than the golden set: rows holding only an unlabeled label.
+    longer = JUDGED + [0] * 15
+    lines = ["predictions;references;unlabeled"] + [
+        f"{GOLD_PREDICTIONS[i] if i < 30 else ''};{GOLD_REFERENCES[i] if i < 30 else ''};{longer[i]}" for i in range(35)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert space_app.read_csv(path) == {"predictions": GOLD_PREDICTIONS, "references": GOLD_REFERENCES,
+                                        "unlabeled_predictions": JUDGED + [0] * 15}
+    page = space_page(informedness_app, metric, [], [], {"confidence_level": 0.95, "seed": 0}, source="csv", csv_path=str(path))
+    assert page.ok, page.message
+    expected = metric.compute(predictions=GOLD_PREDICTIONS, references=GOLD_REFERENCES, unlabeled_predictions=JUDGED + [0] * 15,
+                              confidence_level=0.95, seed=0)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    both = space_page(informedness_app, metric, [], [], {"unlabeled_predictions": [0, 1]}, source="csv", csv_path=str(path))
+    assert not both.ok and "unlabeled_predictions: given both in the CSV and in the option box" in both.message
+
+
+def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
+    import space_app
+    from conftest import load_module
+
+    path = tmp_path / "judge.csv"
+    path.write_text("predictions,references,unlabeled_predictions\n1,1,0\n0,1,1\n,,1\n", encoding="utf-8")
+    balanced_accuracy = load_module("balanced_accuracy")
+    controls = space_app.default_options(balanced_accuracy)
+    page = space_app.compute_page(balanced_accuracy, controls, (), "csv", "", "", str(path),
+                                  [option.default_shown() for option in controls])
+    assert page.ok, page.message
+    assert json.loads(page.result_json) == balanced_accuracy.compute(predictions=[1, 0], references=[1, 1])
+    assert space_app.optional_csv_columns(balanced_accuracy) == ["sample_weight"]
+    assert space_app.optional_csv_columns(load_module("informedness")) == [
+        "sample_weight", "groups", "unlabeled_predictions", "unlabeled_baseline_predictions"]

@@ -105,8 +105,9 @@ def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, 
         pairs = stored.tables.get("pairs")
         samples = len(pairs) if pairs is not None else 0
         if len(stored.tables[GROUPS]) != samples:
-            raise ValueError(f"groups: given with some batches and not others ({len(stored.tables[GROUPS]):,} group ids "
-                             f"for {samples:,} samples); pass groups with every batch or with none.")
+            raise ValueError(f"groups: expected one group id per golden-set sample, with every batch or with none; found "
+                             f"{len(stored.tables[GROUPS]):,} group ids for {samples:,} samples (given with some batches and "
+                             "not others).")
         if confusion.w is not None:
             raise ValueError("groups: the per-group rates and the heterogeneity test count samples, found sample_weight "
                              "too; pass groups without sample_weight.")
@@ -184,7 +185,9 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, interval: Dic
             result[f"{key}_reason"] = found["reason"]
         result[f"{key}_clipped"] = found["clipped"]
         if key == "corrected_prevalence":
-            result["measured_prevalence"] = found["measured_prevalence"]
+            # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
+            empty = found["reason"] == "no_unlabeled_predictions"
+            result["measured_prevalence"] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
     return result
 
 

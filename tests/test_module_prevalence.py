@@ -206,6 +206,13 @@ def test_unknown_unlabeled_label_is_a_value_error_naming_it(metric):
         metric.compute(references=[0, 1], predictions=[0, 1], unlabeled_predictions=[0.3, 0.7])
 
 
+def test_no_unlabeled_labels_left_measure_nothing(metric):
+    result = metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 1, 0], unlabeled_predictions=[-100, -100],
+                            ignore_index=-100)
+    assert result["corrected_prevalence_reason"] == "no_unlabeled_predictions"
+    assert math.isnan(result["corrected_prevalence"]) and math.isnan(result["measured_prevalence"])
+
+
 def test_baseline_without_unlabeled_predictions_is_refused(metric):
     with pytest.raises(ValueError, match="unlabeled_baseline_predictions: expected unlabeled_predictions too"):
         metric.compute(references=[0, 1], predictions=[0, 1], unlabeled_baseline_predictions=[0, 1])
@@ -241,7 +248,7 @@ def test_aligned_inputs_alone_at_compute_and_groups_missing_from_a_batch_are_ref
     with pytest.raises(ValueError, match="groups: pass it with its batch"):
         metric.compute(groups=["a", "b", "a"])
     metric.add_batch(references=[0, 1], predictions=[0, 1], groups=["a", "b"])
-    with pytest.raises(ValueError, match="groups: given with some batches and not others"):
+    with pytest.raises(ValueError, match="groups: expected one group id per golden-set sample, with every batch or with none; found 2 group ids for 5"):
         metric.compute()
     with pytest.raises(ValueError, match="groups: expected one group id per sample"):
         load("informedness").compute(references=[0, 1], predictions=[0, 1], groups=["a"])

@@ -110,7 +110,7 @@ Args:
         made elsewhere (rows = references, columns = predictions, in the order of
         `labels`, or classes 0..K-1, as scikit-learn's `confusion_matrix`); the result,
         interval included, is what the same samples give. Non-integer entries are
-        weighted sums.
+        weighted sums. `unlabeled_predictions` (and its baseline) may come with it.
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
         confidence interval for the informedness (none for markedness). Default None: no
         interval.
@@ -496,8 +496,9 @@ class Informedness(CountsMetric):
         # J is the same for either class of a binary task, so there is no pos_label.
         return judged_counts(stored, confusion_counts(stored, options, _SCORES_HINT), options)
 
-    def _counts_from_matrix(self, matrix, options):
-        return JudgedCounts(ConfusionCounts.from_matrix(matrix, options["labels"]), {})
+    def _counts_from_matrix(self, matrix, options, stored=None):
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"])
+        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
     def _from_counts(self, counts, options):
         # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.

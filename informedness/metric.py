@@ -108,10 +108,16 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         # Something to count now: samples, or inputs that are not aligned with samples.
         given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
         if matrix is not None:
-            if given or self.writer is not None or any(value is not None for value in inputs.values()):
+            unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
+            aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
+            if has_samples or self.writer is not None or aligned_given:
                 raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
                                  "added batches too; pass one or the other.")
-            return self._result(self._counts_from_matrix(matrix, options), options)
+            if not unaligned:
+                return self._result(self._counts_from_matrix(matrix, options), options)
+            # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
+            stored = self._count(None, None, unaligned, options)
+            return self._result(self._counts_from_matrix(matrix, options, stored), options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
             named = aligned[0]
@@ -160,7 +166,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """What was stored, as the module's counts object under ``options``."""
         raise NotImplementedError
 
-    def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any]) -> Any:
+    def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any], stored: Optional[Store] = None) -> Any:
+        """A confusion matrix given to compute, as the module's counts; ``stored``: the counted
+        ``UNALIGNED_INPUTS`` given with it (only passed when there are some)."""
         raise TypeError(f"confusion_matrix: expected an argument of {self.name}, found an unknown argument.")
 
     @abc.abstractmethod

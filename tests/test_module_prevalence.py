@@ -114,6 +114,23 @@ def test_multiclass_equals_prevalence_on_independent_counts_and_solves_the_syste
     assert len(result["corrected_prevalence_ci"]) == 3 and all(len(pair) == 2 for pair in result["corrected_prevalence_ci"])
 
 
+def test_confusion_matrix_with_unlabeled_predictions_equals_prevalence_on_it(metric):
+    gold = [[300, 20, 10], [30, 150, 20], [5, 15, 80]]
+    judged = ["a"] * 400 + ["b"] * 350 + ["c"] * 250
+    result = metric.compute(confusion_matrix=gold, labels=["a", "b", "c"], unlabeled_predictions=judged,
+                            unlabeled_baseline_predictions=["a"] * 600 + ["b"] * 300 + ["c"] * 100,
+                            confidence_level=0.9, n_resamples=500, seed=5)
+    expected = prevalence.corrected_prevalence(gold, [400, 350, 250], confidence_level=0.9, n_resamples=500, seed=5)
+    assert result["corrected_prevalence"] == expected["estimate"]
+    assert result["corrected_prevalence_ci"] == expected["interval"]
+    difference = prevalence.corrected_prevalence_difference(gold, [400, 350, 250], [600, 300, 100], confidence_level=0.9,
+                                                            n_resamples=500, seed=5)
+    assert result["corrected_prevalence_difference"] == difference["estimate"]
+    assert result["corrected_prevalence_difference_ci"] == difference["interval"]
+    with pytest.raises(ValueError, match="confusion_matrix: expected counts instead of samples"):
+        metric.compute(confusion_matrix=gold, groups=[0, 1])
+
+
 def test_string_labels_positive_class_is_the_second_class(metric):
     rng = np.random.default_rng(5)
     references, predictions = judge_data(rng, 800, 0.3, 0.9, 0.1)

@@ -259,6 +259,18 @@ def test_streamed_batches_equal_one_call(load):
         (judged.mean() - baseline.mean()) / (predictions[references == 1].mean() - predictions[references == 0].mean()), abs=1e-12)
 
 
+def test_add_one_sample_takes_unlabeled_labels_as_a_list(load):
+    references, predictions = [0, 0, 1, 1, 0, 1], [0, 1, 1, 1, 0, 0]
+    one_by_one = load("informedness")
+    for index, (reference, prediction) in enumerate(zip(references, predictions)):
+        extra = {"unlabeled_predictions": [1, 0, 0, 0, 1]} if index == 2 else {}
+        one_by_one.add(reference=reference, prediction=prediction, groups="g" + str(index % 2), **extra)
+    at_once = load("informedness").compute(references=references, predictions=predictions, unlabeled_predictions=[1, 0, 0, 0, 1],
+                                           groups=["g0", "g1"] * 3)
+    assert one_by_one.compute() == at_once
+    assert at_once["corrected_prevalence"] == pytest.approx((0.4 - 1 / 3) / (2 / 3 - 1 / 3), abs=1e-12)
+
+
 def test_aligned_inputs_alone_at_compute_and_groups_missing_from_a_batch_are_refused(load):
     metric = load("informedness")
     metric.add_batch(references=[0, 1, 1], predictions=[0, 1, 0])

@@ -26,6 +26,10 @@ OPTIONS = [
     Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),
     Value("n_resamples", placeholder="10000", maximum=100_000),
     Value("seed", placeholder="e.g. 0"),
+    # A judge's labels on unlabeled data and its golden set's groups (corrected prevalence, per-group diagnostics).
+    Values("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]"),
+    Values("unlabeled_baseline_predictions", placeholder="a second model's judged labels"),
+    Values("groups", placeholder="one group id per golden sample"),
     Flag("return_markedness"),
     Flag("return_per_class"),
     Flag("return_confusion_matrix"),
@@ -44,9 +48,15 @@ EXAMPLES = card_examples(FOLDER) + [
     # Two judges on one golden set: the paired difference, its interval and p-value.
     ["[1, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1]", "[1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]",
      '{"baseline_predictions": [1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0], "confidence_level": 0.95}'],
+    # A judge (TPR 8/10, FPR 2/20) flags 7 of 20 new items: the corrected prevalence of class 1 is (0.35 - 0.1) / 0.7.
+    [
+        "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]",
+        "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]",
+        '{"unlabeled_predictions": [1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "confidence_level": 0.95, "seed": 0}',
+    ],
 ]
 
-app = build_app("informedness", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "informedness", "comparison"))
+app = build_app("informedness", FOLDER, EXAMPLES, options=OPTIONS, plots=("confusion", "informedness", "comparison", "prevalence"))
 
 if __name__ == "__main__":
     app.launch()

@@ -1,6 +1,7 @@
 """Informedness: Youden's J and Powers' multi-class Bookmaker Informedness, with its dual, markedness."""
 
 import math
+from dataclasses import replace
 
 import datasets
 import evaluate
@@ -36,12 +37,20 @@ from .rates import INFORMEDNESS_AVERAGES
 from .rates import informedness
 from .rates import informedness_weights
 from .rates import one_vs_rest_difference
+from .store import Store
+from .unlabeled import JUDGE_INPUTS
+from .unlabeled import UNALIGNED_INPUTS
+from .unlabeled import JudgedCounts
+from .unlabeled import count_groups
+from .unlabeled import count_unlabeled
+from .unlabeled import judged_counts
+from .unlabeled import judged_results
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
-from .store import Store
+from .prevalence import DEFAULT_MIN_INFORMEDNESS
 from .thresholds import THRESHOLD_TIE_RULE
 
 _DESCRIPTION = """
@@ -109,7 +118,7 @@ Args:
         made elsewhere (rows = references, columns = predictions, in the order of
         `labels`, or classes 0..K-1, as scikit-learn's `confusion_matrix`); the result,
         interval included, is what the same samples give. Non-integer entries are
-        weighted sums.
+        weighted sums. `unlabeled_predictions` (and its baseline) may come with it.
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
         confidence interval for the informedness (none for markedness). Default None: no
         interval.
@@ -134,6 +143,24 @@ Args:
         with every batch to `add_batch` or with none. The classes are `labels`,
         0..num_classes-1, or the values seen in references and either system's predictions
         (at most 128 classes).
+    unlabeled_predictions (array-like, optional): the judge's labels on data without
+        references (any length, any shape, not aligned with `references`): adds
+        `corrected_prevalence`, the class prevalence of that data corrected for the
+        judge's errors on the golden set (`predictions` vs `references`). Binary: the
+        prevalence of the positive class, the second class (`classes[1]`: 1 for 0/1
+        labels, the second of two sorted strings, or `labels[1]`), by Rogan-Gladen
+        (q - FPR) / J; multi-class: a list per class, by adjusted classify and count
+        (solve q = C^T p, C the row-normalised confusion matrix), projected onto the
+        probability simplex. A label outside the classes is a ValueError; labels equal to
+        `ignore_index` are dropped; `sample_weight` weighs the golden set only. Like
+        predictions, it may come with any `add_batch`, with or without a golden batch.
+    unlabeled_baseline_predictions (array-like, optional): a second evaluated model's
+        judged labels (with `unlabeled_predictions`): adds `corrected_prevalence_difference`,
+        the corrected prevalence of `unlabeled_predictions` minus this one's (binary:
+        Delta q / J).
+    groups (array-like, optional): one id (integer or string) per golden-set sample, e.g.
+        the evaluated model that wrote each judged response: adds `per_group` (the judge's
+        rates per group) and `group_heterogeneity_p_value`. Not with `sample_weight`.
 
 Returns:
     informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
@@ -174,6 +201,30 @@ Returns:
         `baseline_predictions`, in the same `classes` order.
     informedness_difference_reason (str): why the difference, interval or p-value is NaN
         (e.g. "fewer_than_two_reference_classes").
+    corrected_prevalence (float, or list per class): with `unlabeled_predictions`; NaN with
+        a `corrected_prevalence_reason` when the judge cannot be inverted:
+        "judge_not_informed" (binary J <= 0), "informedness_too_small" (J, or for K > 2
+        the smallest singular value of C^T on the sum-zero directions, at most 0.05: each
+        point of error in q would grow at least 20-fold), "class_without_golden_references",
+        "no_unlabeled_predictions", "fewer_than_two_classes".
+    corrected_prevalence_clipped (bool): the unconstrained solution left [0, 1] (the
+        simplex) and was projected onto it.
+    corrected_prevalence_ci (list): with `confidence_level`, [low, high] (binary) or one per
+        class: the percentile bootstrap redrawing both the golden set's rows and the
+        unlabeled counts (`n_resamples`, `seed`). Weighted golden rows count as their Kish
+        effective sizes.
+    measured_prevalence (float, or list per class): the judge's raw shares q on the
+        unlabeled data.
+    corrected_prevalence_difference (float, or list per class), with its `_ci`, `_reason`
+        and `_clipped`: with `unlabeled_baseline_predictions`, in [-1, 1].
+    per_group (dict): with `groups`, per group id (sorted): `support` (golden items per
+        reference class), binary `tpr` and `fpr` of the positive class or multi-class
+        `recall` per class, `informedness` (Youden's J; bookmaker for K > 2), and with
+        `confidence_level` its `informedness_ci`.
+    group_heterogeneity_p_value (float): H0 the judge errs alike (same confusion rows) on
+        every group: Pearson's chi-square test of homogeneity summed over reference
+        classes; NaN with a `group_heterogeneity_reason` when fewer than two groups have
+        items of a class.
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -252,6 +303,25 @@ Examples:
     (0.5789, 0.1684)
     >>> [round(x, 4) for x in result["informedness_difference_ci"]], round(result["informedness_difference_p_value"], 4)
     ([0.0556, 0.2782], 0.0034)
+
+    Corrected prevalence: on a golden set of 950 safe (0) and 50 unsafe (1) items the judge
+    has TPR 40/50 = 0.8 and FPR 95/950 = 0.1 (J = 0.7); it flags 240 of 1,000 new responses,
+    so the true share of unsafe ones is (0.24 - 0.1) / 0.7 = 0.2:
+
+    >>> references = [0] * 950 + [1] * 50
+    >>> predictions = [0] * 855 + [1] * 95 + [0] * 10 + [1] * 40
+    >>> judged = [0] * 760 + [1] * 240
+    >>> result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+    ...                         confidence_level=0.95, seed=0)
+    >>> round(result["corrected_prevalence"], 4), [round(x, 2) for x in result["corrected_prevalence_ci"]]
+    (0.2, [0.15, 0.26])
+    >>> result["measured_prevalence"], result["corrected_prevalence_clipped"]
+    (0.24, False)
+
+    A judge no better than chance cannot correct anything:
+
+    >>> metric.compute(references=[0, 0, 1, 1], predictions=[0, 1, 0, 1], unlabeled_predictions=[1, 0, 0])
+    {{'informedness': 0.0, 'corrected_prevalence': nan, 'corrected_prevalence_reason': 'judge_not_informed', 'corrected_prevalence_clipped': False, 'measured_prevalence': 0.3333333333333333}}
 """
 
 _CITATION = """
@@ -472,6 +542,8 @@ class Informedness(CountsMetric):
         "return_confusion_matrix": Option(False, check_flag),
         **interval_options(),
     }
+    INPUTS = ("sample_weight", "baseline_predictions") + JUDGE_INPUTS
+    UNALIGNED_INPUTS = UNALIGNED_INPUTS
 
     def _info(self):
         return evaluate.MetricInfo(
@@ -485,21 +557,29 @@ class Informedness(CountsMetric):
             ],
         )
 
-    INPUTS = ("sample_weight", "baseline_predictions")
-
     def _count(self, predictions, references, inputs, options):
-        return count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=_SCORES_HINT)
+        if predictions is None and references is None:
+            store = Store()  # a batch of the judge's labels on unlabeled data only
+        else:
+            store = count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=_SCORES_HINT)
+        count_groups(store, predictions, references, inputs.get("groups"))
+        return count_unlabeled(store, inputs)
 
     def _counts(self, stored, options):
-        # J is the same for either class of a binary task, so there is no pos_label.
-        if has_baseline(stored):
-            return paired_counts(stored, options, _SCORES_HINT)
-        return confusion_counts(stored, options, _SCORES_HINT)
+        # J is the same for either class of a binary task, so there is no pos_label. With a
+        # baseline, the golden set's counts are those of `predictions` (the judge corrected for).
+        paired = paired_counts(stored, options, _SCORES_HINT) if has_baseline(stored) else None
+        gold = confusion_counts(stored, options, _SCORES_HINT) if paired is None else paired.system
+        return replace(judged_counts(stored, gold, options), paired=paired)
 
-    def _counts_from_matrix(self, matrix, options):
-        return ConfusionCounts.from_matrix(matrix, options["labels"])
+    def _counts_from_matrix(self, matrix, options, stored=None):
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"])
+        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
     def _from_counts(self, counts, options):
-        if isinstance(counts, PairedCounts):
-            return informedness_comparison_from_counts(counts, **options)
-        return informedness_from_counts(counts, **options)
+        # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
+        if counts.paired is not None:
+            own = informedness_comparison_from_counts(counts.paired, **options)
+        else:
+            own = informedness_from_counts(counts.confusion, **options)
+        return {**own, **judged_results(counts, options)}

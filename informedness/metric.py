@@ -9,7 +9,10 @@ Data flows one way through ``CountsMetric``::
     compute(...)    -> the stores of every process merged -> counts -> <metric>_from_counts
 
 A module subclass declares ``OPTIONS`` (see ``options.py``), ``INPUTS`` (per-sample inputs
-besides predictions and references, such as ``sample_weight``) and three methods:
+besides predictions and references, such as ``sample_weight``), ``UNALIGNED_INPUTS`` (those
+of ``INPUTS`` that are not aligned with a batch's samples, such as a judge's labels on
+unlabeled data: a batch may carry them alone, and ``compute`` takes them after
+``add_batch``; ``_count`` then gets ``predictions=references=None``) and three methods:
 ``_count`` (one batch to a ``Store``), ``_counts`` (a ``Store`` to the module's counts
 object) and ``_from_counts`` (counts to the result: the module's ``<metric>_from_counts``).
 
@@ -48,6 +51,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     OPTIONS: Dict[str, Option] = {}
     INPUTS: Tuple[str, ...] = ("sample_weight",)
+    UNALIGNED_INPUTS: Tuple[str, ...] = ()
 
     def __init__(self, *args, **kwargs):
         options = {name: value for name, value in kwargs.items() if name not in EVALUATE_ARGUMENTS}
@@ -85,7 +89,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         prediction = inputs.pop("predictions", prediction)
         reference = inputs.pop("references", reference)
         self._check_inputs(inputs)
-        one = {name: [value] for name, value in inputs.items() if value is not None}
+        one = {name: value if name in self.UNALIGNED_INPUTS else [value] for name, value in inputs.items() if value is not None}
         self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"), **one)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
@@ -100,14 +104,23 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         options = resolve(self.OPTIONS, kwargs, self.load_options, self.name)
         self._check_options(options)
         matrix = inputs.pop("confusion_matrix", None)
-        given = predictions is not None or references is not None
+        has_samples = predictions is not None or references is not None
+        # Something to count now: samples, or inputs that are not aligned with samples.
+        given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
         if matrix is not None:
-            if given or self.writer is not None or any(value is not None for value in inputs.values()):
+            unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
+            aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
+            if has_samples or self.writer is not None or aligned_given:
                 raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
                                  "added batches too; pass one or the other.")
-            return self._result(self._counts_from_matrix(matrix, options), options)
-        if not given and any(value is not None for value in inputs.values()):
-            named = next(name for name, value in inputs.items() if value is not None)
+            if not unaligned:
+                return self._result(self._counts_from_matrix(matrix, options), options)
+            # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
+            stored = self._count(None, None, unaligned, options)
+            return self._result(self._counts_from_matrix(matrix, options, stored), options)
+        aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
+        if not has_samples and aligned:
+            named = aligned[0]
             raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
                              f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
                              "aligned with.")
@@ -153,7 +166,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """What was stored, as the module's counts object under ``options``."""
         raise NotImplementedError
 
-    def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any]) -> Any:
+    def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any], stored: Optional[Store] = None) -> Any:
+        """A confusion matrix given to compute, as the module's counts; ``stored``: the counted
+        ``UNALIGNED_INPUTS`` given with it (only passed when there are some)."""
         raise TypeError(f"confusion_matrix: expected an argument of {self.name}, found an unknown argument.")
 
     @abc.abstractmethod

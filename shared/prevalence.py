@@ -85,19 +85,21 @@ _CHUNK_VALUES = 1 << 22
 # ----------------------------------------------------------------------------------------
 
 
-def _as_counts(name: str, value: Any, ndim_tail: int) -> np.ndarray:
+def _as_counts(name: str, value: Any, ndim_tail: int, whole: bool = True) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim < ndim_tail:
         raise ValueError(f"{name}: expected at least {ndim_tail} dimension(s), found shape {array.shape}.")
     if not np.all(np.isfinite(array)) or np.any(array < 0):
         raise ValueError(f"{name}: counts must be finite and non-negative.")
-    if np.any(array != np.round(array)):
+    if whole and np.any(array != np.round(array)):
         raise ValueError(f"{name}: counts must be whole numbers (the bootstrap draws integer counts).")
     return array
 
 
-def _check_confusion(gold_confusion: Any) -> np.ndarray:
-    confusion = _as_counts("gold_confusion", gold_confusion, 2)
+def _check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
+    # ``whole=False``: a weighted golden set's rows scaled to their effective sizes (the
+    # bootstrap then draws each row with its size rounded).
+    confusion = _as_counts("gold_confusion", gold_confusion, 2, whole=whole)
     if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
         raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
     return confusion
@@ -243,7 +245,7 @@ def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, lev
 
 def _draw(rng, rates, support, unlabeled_list, count):
     """One chunk of parametric-bootstrap draws: golden matrices and each unlabeled vector."""
-    sizes = support.astype(np.int64)
+    sizes = np.rint(support).astype(np.int64)
     gold = rng.multinomial(sizes, rates / np.maximum(rates.sum(axis=-1, keepdims=True), 1.0), size=(count,) + sizes.shape)
     draws = []
     for unlabeled in unlabeled_list:
@@ -381,12 +383,15 @@ def corrected_prevalence(
     n_resamples: int = 10_000,
     seed: Optional[int] = None,
     min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
+    weighted_gold: bool = False,
 ) -> Dict[str, Any]:
     """The true class prevalence of unlabeled data, corrected for the judge's errors.
 
     ``gold_confusion``: ``K x K`` counts of the judge on the golden set (rows = references,
-    columns = the judge's labels). ``unlabeled_predicted``: the judge's ``K`` label counts
-    on the unlabeled data. Binary (K = 2): the prevalence of class 1, Rogan-Gladen
+    columns = the judge's labels; non-integral counts, e.g. a weighted golden set's rows
+    scaled to their Kish effective sizes, are accepted with ``weighted_gold=True``: the
+    bootstrap draws each row with its size rounded). ``unlabeled_predicted``: the judge's ``K`` label counts on the
+    unlabeled data (whole numbers). Binary (K = 2): the prevalence of class 1, Rogan-Gladen
     ``(q - FPR) / J``; multi-class: adjusted classify and count, one value per class (see
     the module doc for the method, the projection, the interval and the threshold).
 
@@ -408,7 +413,7 @@ def corrected_prevalence(
     >>> corrected_prevalence([[50, 50], [48, 52]], [500, 500])["reason"]  # J = 0.02
     'informedness_too_small'
     """
-    confusion = _check_confusion(gold_confusion)
+    confusion = _check_confusion(gold_confusion, whole=not weighted_gold)
     if confusion.ndim != 2:
         raise ValueError("gold_confusion: expected one K x K matrix (use corrected_prevalence_arrays for batches).")
     num_classes = confusion.shape[-1]
@@ -461,6 +466,7 @@ def corrected_prevalence_difference(
     n_resamples: int = 10_000,
     seed: Optional[int] = None,
     min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
+    weighted_gold: bool = False,
 ) -> Dict[str, Any]:
     """Corrected prevalence of model A's outputs minus model B's, judged by one judge.
 
@@ -471,7 +477,7 @@ def corrected_prevalence_difference(
     bootstrap replicate redraws it once for both (which is why the FPR's noise cancels and
     the TPR's scales with the difference). ``method="delta"``:
     ``Var = C^-T [Cov(q_a) + Cov(q_b) + sum_i d_i^2 Cov(C_i.)] C^-1``. Keys as in
-    ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``).
+    ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``; ``weighted_gold`` as there).
 
     Examples
     --------
@@ -479,7 +485,7 @@ def corrected_prevalence_difference(
     >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
     0.1
     """
-    confusion = _check_confusion(gold_confusion)
+    confusion = _check_confusion(gold_confusion, whole=not weighted_gold)
     if confusion.ndim != 2:
         raise ValueError("gold_confusion: expected one K x K matrix.")
     num_classes = confusion.shape[-1]

@@ -24,6 +24,7 @@ import html
 import inspect
 import itertools
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -118,7 +119,13 @@ _CSV_COLUMNS = {
     "references": ("references", "reference"),
     "sample_weight": ("sample_weight", "weight", "weights"),
     "baseline_predictions": ("baseline_predictions", "baseline_prediction", "baseline"),
+    "groups": ("groups", "group"),
+    "unlabeled_predictions": ("unlabeled_predictions", "unlabeled"),
+    "unlabeled_baseline_predictions": ("unlabeled_baseline_predictions", "unlabeled_baseline"),
 }
+# Columns not aligned with the samples (a judge's labels on unlabeled data): their empty
+# cells are skipped, and a row holding only them is not a sample.
+_CSV_UNALIGNED = ("unlabeled_predictions", "unlabeled_baseline_predictions")
 
 
 def _parse_cell(cell: str, column: str, line: int):
@@ -131,10 +138,13 @@ def _parse_cell(cell: str, column: str, line: int):
 
 
 def read_csv(path) -> Dict[str, list]:
-    """Columns ``predictions``, ``references`` (and ``sample_weight``, ``baseline_predictions`` if present) of a CSV file.
+    """Columns ``predictions``, ``references`` (and ``sample_weight``, ``baseline_predictions``,
+    ``groups``, ``unlabeled_predictions``, ``unlabeled_baseline_predictions`` if present) of a CSV file.
 
     The first line names the columns (comma, semicolon or tab separated); a cell holding a
-    row of scores is a JSON list such as ``"[0.7, 0.2, 0.1]"``.
+    row of scores is a JSON list such as ``"[0.7, 0.2, 0.1]"``. The unlabeled columns may
+    be longer or shorter than the others: their empty cells are skipped (see
+    ``_CSV_UNALIGNED``).
     """
     size = os.path.getsize(path)
     if size > MAX_UPLOAD_BYTES:
@@ -164,13 +174,20 @@ def read_csv(path) -> Dict[str, list]:
         for line, row in enumerate(rows, start=2):
             if not any(cell.strip() for cell in row):
                 continue  # blank line
-            if len(columns["predictions"]) >= MAX_VALUES:
+            if max(len(values) for values in columns.values()) >= MAX_VALUES:
                 raise InputError(f"CSV: too many rows (the limit is {MAX_VALUES:,}).")
+            cell = {column: row[positions[column]].strip() if positions[column] < len(row) else None for column in columns}
+            is_sample = any(cell[column] for column in columns if column not in _CSV_UNALIGNED)
             for column in columns:
-                position = positions[column]
-                if position >= len(row):
+                if column in _CSV_UNALIGNED:
+                    if cell[column]:
+                        columns[column].append(_parse_cell(cell[column], column, line))
+                    continue
+                if not is_sample:
+                    continue  # a row of unlabeled values only
+                if cell[column] is None:
                     raise InputError(f"CSV line {line}: expected a {column} cell, found only {len(row)} cells.")
-                columns[column].append(_parse_cell(row[position], column, line))
+                columns[column].append(_parse_cell(row[positions[column]], column, line))
     except csv.Error as error:
         raise InputError(f"CSV: cannot read the file ({error}).") from None
     if not columns["predictions"]:
@@ -616,6 +633,7 @@ def compute_page(metric, options: Sequence[Option], plots: Sequence[str], source
             arguments.pop(BASELINE, None)
             if BASELINE in columns:
                 arguments[BASELINE] = columns[BASELINE]
+        add_judge_columns(metric, columns, arguments)
         result = metric.compute(predictions=predictions, references=references, **arguments)
     except (ValueError, TypeError) as error:  # InputError and the metric's documented errors
         return Page(False, str(error), json.dumps({"error": str(error)}, indent=2))
@@ -623,7 +641,7 @@ def compute_page(metric, options: Sequence[Option], plots: Sequence[str], source
         message = f"could not compute ({type(error).__name__}: {error})"
         return Page(False, message, json.dumps({"error": message}, indent=2))
     shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
-    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".")
+    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result)
     figure = None
     if plots:
         try:
@@ -883,7 +901,7 @@ def _draw_per_label(axes, metric, predictions, references, arguments) -> None:
                "balanced accuracy")
 
 
-PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison")
+PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
 
 
 def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):
@@ -916,6 +934,9 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
             panels.append(lambda axes: _draw_topk(axes, metric, predictions, references, arguments))
         elif plot == "comparison":
             panels.extend(comparison_panels(metric, predictions, references, arguments, result))
+        elif plot == "prevalence":
+            if "corrected_prevalence" in result:
+                panels.append(lambda axes: draw_prevalence(axes, result, found.classes if found else []))
         else:
             raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
     if not panels:
@@ -925,6 +946,91 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
         panel(figure.add_subplot(1, len(panels), index + 1))
     return figure
 
+
+
+# ----------------------------------------------------------------------------------------
+# A judge's labels on unlabeled data: corrected prevalence (informedness)
+# ----------------------------------------------------------------------------------------
+
+_JUDGE_COLUMNS = ("groups", "unlabeled_predictions", "unlabeled_baseline_predictions")
+
+
+def add_judge_columns(metric, columns: Dict[str, list], arguments: Dict[str, Any]) -> None:
+    """Pass the CSV's judge columns (groups, unlabeled labels) that the module takes; a column
+    given both in the CSV and in its box is refused."""
+    for name in _JUDGE_COLUMNS:
+        if name not in columns or name not in getattr(metric, "INPUTS", ()):
+            continue
+        if name in arguments:
+            raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
+        arguments[name] = columns[name]
+
+
+def _format_interval(interval: Any) -> str:
+    low, high = interval
+    return "" if any(math.isnan(x) for x in (low, high)) else f" [{low:.4f}, {high:.4f}]"
+
+
+def optional_csv_columns(metric) -> List[str]:
+    """The CSV columns besides predictions and references that the module takes."""
+    return [name for name in ("sample_weight", BASELINE) + _JUDGE_COLUMNS if name in getattr(metric, "INPUTS", ("sample_weight",))]
+
+
+def unlabeled_csv_note(metric) -> str:
+    if "unlabeled_predictions" not in getattr(metric, "INPUTS", ()):
+        return ""
+    return (" The judge's labels on unlabeled data go in a column `unlabeled_predictions` of any length: "
+            "leave its cell empty on golden rows it has no value for, and the golden cells empty on rows that hold "
+            "only an unlabeled label.")
+
+
+def prevalence_summary(result: Dict[str, Any]) -> str:
+    """The corrected prevalence (and difference) in words, for the status line; "" without one."""
+    if "corrected_prevalence" not in result:
+        return ""
+    parts = []
+    for key, label in (("corrected_prevalence", "Corrected prevalence"), ("corrected_prevalence_difference", "difference")):
+        if key not in result:
+            continue
+        value = result[key]
+        if f"{key}_reason" in result:
+            parts.append(f"{label}: undefined ({result[f'{key}_reason']})")
+        elif isinstance(value, list):
+            intervals = result.get(f"{key}_ci") or [None] * len(value)
+            shown = ", ".join(f"{v:.4f}" + (_format_interval(ci) if ci else "") for v, ci in zip(value, intervals))
+            parts.append(f"{label} per class: {shown}")
+        else:
+            parts.append(f"{label} {value:.4f}" + (_format_interval(result[f"{key}_ci"]) if f"{key}_ci" in result else ""))
+        if result.get(f"{key}_clipped"):
+            parts[-1] += " (clipped)"
+    return " " + "; ".join(parts) + "."
+
+
+def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any]) -> None:
+    """The judge's measured shares next to the corrected prevalence, with its interval."""
+    corrected = np.atleast_1d(np.asarray(result["corrected_prevalence"], dtype=np.float64))
+    measured = np.atleast_1d(np.asarray(result["measured_prevalence"], dtype=np.float64))
+    if corrected.size == 1:
+        names = [f"{classes[1]!r}" if len(classes) == 2 else "positive class"]
+    else:
+        names = _class_names(classes) if len(classes) == corrected.size else [str(i) for i in range(corrected.size)]
+    positions = np.arange(corrected.size)
+    axes.bar(positions - 0.2, measured, width=0.4, color="tab:gray", label="measured by the judge")
+    errors = None
+    if "corrected_prevalence_ci" in result:
+        bounds = np.asarray(result["corrected_prevalence_ci"], dtype=np.float64).reshape(-1, 2)
+        errors = np.abs(np.stack([corrected - bounds[:, 0], bounds[:, 1] - corrected]))
+    axes.bar(positions + 0.2, np.nan_to_num(corrected), width=0.4, color="tab:blue", yerr=errors, capsize=4,
+             label="corrected" + (" (with its interval)" if errors is not None else ""))
+    for position, value in zip(positions, corrected):
+        text = "n/a" if np.isnan(value) else f"{value:.3f}"
+        axes.text(position + 0.2, (0 if np.isnan(value) else value) + 0.02, text, ha="center", va="bottom", fontsize=8)
+    axes.set_xticks(positions, names)
+    axes.set_ylim(0.0, 1.1)
+    axes.set_ylabel("prevalence in the unlabeled data")
+    reason = result.get("corrected_prevalence_reason")
+    axes.set_title("Corrected prevalence" + (f" (undefined: {reason})" if reason else ""))
+    axes.legend(fontsize=8, loc="upper right")
 
 # ----------------------------------------------------------------------------------------
 # The page
@@ -1005,7 +1111,7 @@ def prefill_row(options: Sequence[Option], rows: Sequence[Sequence[Any]]) -> Lis
 
 DEFAULT_PLOTS = {
     "balanced_accuracy": ("confusion", "recall", "roc", "comparison"),
-    "informedness": ("confusion", "informedness", "comparison"),
+    "informedness": ("confusion", "informedness", "comparison", "prevalence"),
     "balanced_accuracy_multilabel": ("per_label",),
     "balanced_topk_accuracy": ("topk",),
 }
@@ -1052,12 +1158,13 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
                             info = option.info or _shorten(documented.get(option.name, ""))
                             controls[option.name] = option.component(gr, info or None, initial[2 + options.index(option)])
             with gr.Tab("Upload CSV", id="csv") as csv_tab:
-                csv_file = gr.File(label="CSV with the columns predictions, references (optionally sample_weight"
-                                   + (", baseline_predictions)" if any(isinstance(o, SecondPredictions) for o in options) else ")"),
+                csv_file = gr.File(label="CSV with the columns predictions, references (optionally "
+                                   f"{', '.join(optional_csv_columns(metric))})",
                                    file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="csv")
                 gr.Markdown(
                     "The first line names the columns. A cell holding a row of scores is a JSON list, "
                     f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
+                    + unlabeled_csv_note(metric)
                 )
         with gr.Accordion("Options", open=True):
             # Value controls four to a row, then the checkboxes together.

@@ -1,0 +1,221 @@
+"""A judge's labels on unlabeled data, and its golden-set labels per group: counted, then corrected.
+
+The informedness module evaluates a judge (a classifier, e.g. an LLM grader) on a golden
+set of (reference, prediction) pairs. Two more inputs say what the judge is *for*:
+
+* ``unlabeled_predictions`` (and ``unlabeled_baseline_predictions``, a second evaluated
+  model's judged labels): the judge's labels on data without references, any length,
+  not aligned with the golden set. Each is counted into a table of its own (label ->
+  count), so streaming and distributed merging work as for the pairs.
+* ``groups``: one id per golden-set sample (aligned with the references), counted as
+  (group, reference, prediction) triples.
+
+At compute time ``judged_counts`` reads those tables under the options (``ignore_index``,
+the classes of the golden set) and ``judged_results`` turns them into the corrected
+prevalence, its difference between two models and the per-group diagnostics, with the
+statistics of ``prevalence.py``. Table names start with "_" so that ``len(store)`` keeps
+counting golden-set samples only.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from .confusion import ConfusionCounts
+from .confusion import _matches
+from .counts import CountTable
+from .counts import JointCounts
+from .inputs import _describe
+from .inputs import as_array
+from .inputs import as_labels
+from .labels import _distinct
+from .labels import positions
+from .prevalence import DEFAULT_MIN_INFORMEDNESS
+from .prevalence import corrected_prevalence
+from .prevalence import corrected_prevalence_difference
+from .prevalence import group_diagnostics
+from .store import Store
+
+UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
+GROUPS = "_groups"
+# Inputs not aligned with a batch's samples (CountsMetric.UNALIGNED_INPUTS).
+UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
+JUDGE_INPUTS = ("groups",) + UNALIGNED_INPUTS
+_HINT = "The judge's labels are class labels (integers or strings), as its predictions on the golden set."
+
+
+def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
+    """Count the unlabeled inputs of one batch into ``store`` (a table per input, label -> count)."""
+    for name, table_name in UNLABELED_TABLES.items():
+        values = inputs.get(name)
+        if values is None:
+            continue
+        labels = as_labels(as_array(values, name).reshape(-1), name, _HINT)
+        table = CountTable([name])  # keyed by the input's name: errors between batches name it
+        table.add([labels])
+        store.tables[table_name] = table  # created even when empty: the input was given
+    return store
+
+
+def count_groups(store: Store, predictions: Any, references: Any, groups: Any) -> Store:
+    """Count one batch's (group, reference, prediction) triples into ``store``."""
+    if groups is None:
+        return store
+    if predictions is None or references is None:
+        raise ValueError("groups: expected one group id per golden-set sample, found no predictions and references "
+                         "in this batch; pass groups with the batch of predictions and references it belongs to.")
+    references = as_array(references, "references").reshape(-1)
+    groups = as_labels(as_array(groups, "groups").reshape(-1), "groups", "Group ids are integers or strings.")
+    if groups.size != references.size:
+        raise ValueError(f"groups: expected one group id per sample ({references.size:,}), found {groups.size:,}.")
+    table = CountTable(["groups", "references", "predictions"])
+    table.add([groups, as_labels(references, "references"), as_labels(as_array(predictions, "predictions").reshape(-1), "predictions")])
+    store.tables[GROUPS] = table
+    return store
+
+
+@dataclass
+class JudgedCounts:
+    """The golden set's confusion counts plus what was counted for the judge's use (see the module doc).
+
+    ``unlabeled``: per unlabeled input given, its label counts (``JointCounts`` keyed by the
+    input's name); ``groups``: the (group, reference, prediction) counts, or None.
+    """
+
+    confusion: ConfusionCounts
+    unlabeled: Dict[str, JointCounts]
+    groups: Optional[JointCounts] = None
+    paired: Any = None  # with baseline_predictions: both systems' counts (paired.PairedCounts)
+
+
+def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, Any]) -> JudgedCounts:
+    """The stored unlabeled and group tables next to the golden set's counts, ``ignore_index`` applied."""
+    ignore_index = options.get("ignore_index")
+    unlabeled = {}
+    for name, table_name in UNLABELED_TABLES.items():
+        if table_name in stored.tables:
+            counts = stored.tables[table_name].result()
+            unlabeled[name] = counts.select(~_matches(counts.keys[name], ignore_index))
+    if "unlabeled_baseline_predictions" in unlabeled and "unlabeled_predictions" not in unlabeled:
+        raise ValueError("unlabeled_baseline_predictions: expected unlabeled_predictions too (the evaluated model compared "
+                         "with this baseline), found only the baseline's labels.")
+    groups = None
+    if GROUPS in stored.tables:
+        samples = len(stored)  # the golden samples: pairs, or (with a baseline) triples
+        if len(stored.tables[GROUPS]) != samples:
+            raise ValueError(f"groups: expected one group id per golden-set sample, with every batch or with none; found "
+                             f"{len(stored.tables[GROUPS]):,} group ids for {samples:,} samples (given with some batches and "
+                             "not others).")
+        if confusion.w is not None:
+            raise ValueError("groups: the per-group rates and the heterogeneity test count samples, found sample_weight "
+                             "too; pass groups without sample_weight.")
+        groups = stored.tables[GROUPS].result()
+        groups = groups.select(~_matches(groups.keys["references"], ignore_index))
+    return JudgedCounts(confusion, unlabeled, groups)
+
+
+def _class_counts(counts: JointCounts, classes: np.ndarray, name: str) -> np.ndarray:
+    """Label counts per class (class order); a label outside the classes is an error naming ``name``."""
+    source = (f"the classes {_describe(classes)} (from `labels`, `num_classes`, or the golden set's references and "
+              "predictions: the correction needs the judge's rates for every label it gives)")
+    index = positions(counts.keys[name], classes, name, source)
+    return np.bincount(index, weights=counts.n, minlength=len(classes)).astype(np.int64)
+
+
+def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
+    """The golden confusion matrix for the correction: counts, or, weighted, each row's weighted
+    shares times its Kish effective size (what the interval treats as the row's sample size)."""
+    matrix = confusion.matrix("unlabeled_predictions").astype(np.float64)
+    if confusion.w is None:
+        return matrix
+    rows = matrix.sum(axis=1, keepdims=True)
+    shares = np.divide(matrix, rows, out=np.zeros_like(matrix), where=rows > 0)
+    return shares * confusion.effective_support()[:, None]
+
+
+def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
+    """Corrected prevalence (and difference, per-group diagnostics) as plain Python; {} if none was asked for."""
+    result: Dict[str, Any] = {}
+    if not judged.unlabeled and judged.groups is None:
+        return result
+    confusion = judged.confusion
+    classes = confusion.encoded.classes
+    if confusion.encoded.unobserved:
+        confusion.check_materialised("unlabeled_predictions")
+    level = options.get("confidence_level")
+    interval = {"confidence_level": level, "n_resamples": options.get("n_resamples", 10_000), "seed": options.get("seed")}
+    if judged.unlabeled:
+        result.update(_prevalence_results(judged, classes, interval))
+    if judged.groups is not None:
+        result.update(_group_results(judged.groups, classes, interval))
+    return result
+
+
+def _nan_like(num_classes: int, binary: bool):
+    return math.nan if binary else [math.nan] * num_classes
+
+
+def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+    num_classes = len(classes)
+    binary = num_classes == 2
+    result: Dict[str, Any] = {}
+    outputs = {"corrected_prevalence": ["unlabeled_predictions"]}
+    if "unlabeled_baseline_predictions" in judged.unlabeled:
+        outputs["corrected_prevalence_difference"] = ["unlabeled_predictions", "unlabeled_baseline_predictions"]
+    if num_classes < 2:
+        for key in outputs:
+            result.update({key: math.nan, f"{key}_reason": "fewer_than_two_classes"})
+            if interval["confidence_level"] is not None:
+                result[f"{key}_ci"] = [math.nan, math.nan]
+        return result
+    gold = _gold_matrix(judged.confusion)
+    vectors = {name: _class_counts(counts, classes, name) for name, counts in judged.unlabeled.items()}
+    arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": judged.confusion.w is not None}
+    for key, names in outputs.items():
+        if key == "corrected_prevalence":
+            found = corrected_prevalence(gold, vectors[names[0]], **arguments)
+        else:
+            found = corrected_prevalence_difference(gold, vectors[names[0]], vectors[names[1]], **arguments)
+        result[key] = found["estimate"]
+        if interval["confidence_level"] is not None:
+            result[f"{key}_ci"] = found["interval"]
+        if found["reason"] is not None:
+            result[f"{key}_reason"] = found["reason"]
+        result[f"{key}_clipped"] = found["clipped"]
+        if key == "corrected_prevalence":
+            # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
+            empty = found["reason"] == "no_unlabeled_predictions"
+            result["measured_prevalence"] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+    return result
+
+
+def _group_results(groups: JointCounts, classes: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+    num_classes = len(classes)
+    ids = _distinct([groups.keys["groups"]])
+    if num_classes < 2 or not ids.size:
+        return {"per_group": {}, "group_heterogeneity_p_value": math.nan,
+                "group_heterogeneity_reason": "fewer_than_two_classes" if num_classes < 2 else "no_samples"}
+    group = positions(groups.keys["groups"], ids, "groups", "the group ids")
+    reference = positions(groups.keys["references"], classes, "references", "the classes")
+    prediction = positions(groups.keys["predictions"], classes, "predictions", "the classes")
+    matrices = np.zeros((ids.size, num_classes, num_classes), dtype=np.int64)
+    np.add.at(matrices, (group, reference, prediction), groups.n)
+    found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
+                              n_resamples=interval["n_resamples"], seed=interval["seed"])
+    per_group = {}
+    for index, group_id in enumerate(ids.tolist()):
+        entry = {"support": found["support"][index]}
+        if num_classes == 2:
+            entry.update(tpr=found["tpr"][index], fpr=found["fpr"][index])
+        else:
+            entry["recall"] = found["recall"][index]
+        entry["informedness"] = found["informedness"][index]
+        if "informedness_ci" in found:
+            entry["informedness_ci"] = found["informedness_ci"][index]
+        per_group[group_id] = entry
+    result = {"per_group": per_group, "group_heterogeneity_p_value": found["heterogeneity_p_value"]}
+    if "heterogeneity_reason" in found:
+        result["group_heterogeneity_reason"] = found["heterogeneity_reason"]
+    return result

@@ -1,0 +1,549 @@
+"""The informedness module's corrected prevalence, its difference and the per-group diagnostics.
+
+The statistics themselves are tested in test_prevalence.py. Here the module's results are
+compared with ``shared/prevalence.py`` called on counts built independently (NumPy's
+``bincount``/``add.at`` and scikit-learn's ``confusion_matrix``), with the Rogan-Gladen
+formula by hand, with scikit-learn's recall per group and SciPy's chi-square test.
+"""
+
+import json
+import math
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import confusion_matrix
+from sklearn.metrics import recall_score
+
+import prevalence
+from conftest import REPO_ROOT
+
+SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
+
+
+@pytest.fixture(scope="module")
+def metric():
+    from conftest import load_module
+
+    return load_module("informedness")
+
+
+def judge_data(rng, size, prevalence_gold, tpr, fpr):
+    references = (rng.random(size) < prevalence_gold).astype(int)
+    predictions = np.where(references == 1, rng.random(size) < tpr, rng.random(size) < fpr).astype(int)
+    return references, predictions
+
+
+def unlabeled_data(rng, size, prevalence_true, tpr, fpr):
+    truth = (rng.random(size) < prevalence_true).astype(int)
+    return np.where(truth == 1, rng.random(size) < tpr, rng.random(size) < fpr).astype(int)
+
+
+# ---------------------------------------------------------------- binary: Rogan-Gladen by hand
+
+
+def test_binary_rogan_gladen_by_hand_and_equal_to_prevalence_on_sklearn_counts(metric):
+    rng = np.random.default_rng(1)
+    references, predictions = judge_data(rng, 2000, 0.3, 0.85, 0.1)
+    judged = unlabeled_data(rng, 5000, 0.2, 0.85, 0.1)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            confidence_level=0.9, n_resamples=2000, seed=3)
+    tpr = predictions[references == 1].mean()
+    fpr = predictions[references == 0].mean()
+    q = judged.mean()
+    assert result["corrected_prevalence"] == pytest.approx((q - fpr) / (tpr - fpr), abs=1e-12)
+    assert result["measured_prevalence"] == pytest.approx(q, abs=1e-15)
+    assert result["corrected_prevalence_clipped"] is False and "corrected_prevalence_reason" not in result
+    expected = prevalence.corrected_prevalence(confusion_matrix(references, predictions), np.bincount(judged, minlength=2),
+                                               confidence_level=0.9, n_resamples=2000, seed=3)
+    assert result["corrected_prevalence"] == expected["estimate"]
+    assert result["corrected_prevalence_ci"] == expected["interval"]
+    low, high = result["corrected_prevalence_ci"]
+    assert 0 <= low < result["corrected_prevalence"] < high <= 1
+
+
+def test_binary_difference_is_delta_q_over_j(metric):
+    rng = np.random.default_rng(2)
+    references, predictions = judge_data(rng, 1500, 0.4, 0.8, 0.15)
+    first = unlabeled_data(rng, 3000, 0.3, 0.8, 0.15)
+    second = unlabeled_data(rng, 2000, 0.2, 0.8, 0.15)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=first,
+                            unlabeled_baseline_predictions=second, confidence_level=0.95, n_resamples=1000, seed=0)
+    j = predictions[references == 1].mean() - predictions[references == 0].mean()
+    assert result["corrected_prevalence_difference"] == pytest.approx((first.mean() - second.mean()) / j, abs=1e-12)
+    expected = prevalence.corrected_prevalence_difference(
+        confusion_matrix(references, predictions), np.bincount(first, minlength=2), np.bincount(second, minlength=2),
+        confidence_level=0.95, n_resamples=1000, seed=0)
+    assert result["corrected_prevalence_difference_ci"] == expected["interval"]
+    assert result["corrected_prevalence_difference_clipped"] is False
+
+
+# ---------------------------------------------------------------- multi-class, options
+
+
+def three_class_data(rng, gold_size=1200, unlabeled_size=4000):
+    rates = np.array([[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]])
+    references = rng.choice(3, size=gold_size, p=[0.5, 0.3, 0.2])
+    predictions = np.array([rng.choice(3, p=rates[r]) for r in references])
+    truth = rng.choice(3, size=unlabeled_size, p=[0.6, 0.25, 0.15])
+    judged = np.array([rng.choice(3, p=rates[t]) for t in truth])
+    return references, predictions, judged
+
+
+def test_multiclass_equals_prevalence_on_independent_counts_and_solves_the_system(metric):
+    rng = np.random.default_rng(4)
+    references, predictions, judged = three_class_data(rng)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            confidence_level=0.95, n_resamples=500, seed=1)
+    gold = np.zeros((3, 3), dtype=np.int64)
+    np.add.at(gold, (references, predictions), 1)
+    expected = prevalence.corrected_prevalence(gold, np.bincount(judged, minlength=3), confidence_level=0.95,
+                                               n_resamples=500, seed=1)
+    assert result["corrected_prevalence"] == expected["estimate"]
+    assert result["corrected_prevalence_ci"] == expected["interval"]
+    # Adjusted classify and count: C^T p = q, C the row-normalised confusion (inside the simplex here).
+    rates = gold / gold.sum(axis=1, keepdims=True)
+    solved = np.linalg.solve(rates.T, np.bincount(judged, minlength=3) / judged.size)
+    assert (solved > 0).all()
+    assert result["corrected_prevalence"] == pytest.approx(solved.tolist(), abs=1e-12)
+    assert sum(result["corrected_prevalence"]) == pytest.approx(1.0)
+    assert len(result["corrected_prevalence_ci"]) == 3 and all(len(pair) == 2 for pair in result["corrected_prevalence_ci"])
+
+
+def test_confusion_matrix_with_unlabeled_predictions_equals_prevalence_on_it(metric):
+    gold = [[300, 20, 10], [30, 150, 20], [5, 15, 80]]
+    judged = ["a"] * 400 + ["b"] * 350 + ["c"] * 250
+    result = metric.compute(confusion_matrix=gold, labels=["a", "b", "c"], unlabeled_predictions=judged,
+                            unlabeled_baseline_predictions=["a"] * 600 + ["b"] * 300 + ["c"] * 100,
+                            confidence_level=0.9, n_resamples=500, seed=5)
+    expected = prevalence.corrected_prevalence(gold, [400, 350, 250], confidence_level=0.9, n_resamples=500, seed=5)
+    assert result["corrected_prevalence"] == expected["estimate"]
+    assert result["corrected_prevalence_ci"] == expected["interval"]
+    difference = prevalence.corrected_prevalence_difference(gold, [400, 350, 250], [600, 300, 100], confidence_level=0.9,
+                                                            n_resamples=500, seed=5)
+    assert result["corrected_prevalence_difference"] == difference["estimate"]
+    assert result["corrected_prevalence_difference_ci"] == difference["interval"]
+    with pytest.raises(ValueError, match="confusion_matrix: expected counts instead of samples"):
+        metric.compute(confusion_matrix=gold, groups=[0, 1])
+
+
+def test_string_labels_positive_class_is_the_second_class(metric):
+    rng = np.random.default_rng(5)
+    references, predictions = judge_data(rng, 800, 0.3, 0.9, 0.1)
+    judged = unlabeled_data(rng, 1000, 0.25, 0.9, 0.1)
+    words = np.array(["safe", "unsafe"])
+    numeric = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged)
+    named = metric.compute(references=words[references], predictions=words[predictions], unlabeled_predictions=words[judged])
+    assert named["corrected_prevalence"] == numeric["corrected_prevalence"]  # "unsafe" sorts second
+    reordered = metric.compute(references=words[references], predictions=words[predictions],
+                               unlabeled_predictions=words[judged], labels=["unsafe", "safe"])
+    assert reordered["corrected_prevalence"] == pytest.approx(1.0 - numeric["corrected_prevalence"], abs=1e-12)
+
+
+def test_ignore_index_drops_gold_pairs_and_unlabeled_labels(metric):
+    rng = np.random.default_rng(6)
+    references, predictions = judge_data(rng, 600, 0.3, 0.85, 0.1)
+    judged = unlabeled_data(rng, 900, 0.2, 0.85, 0.1)
+    padded_references = np.concatenate([references, [-100] * 7])
+    padded_predictions = np.concatenate([predictions, [1] * 7])
+    padded_judged = np.concatenate([judged, [-100] * 11])
+    padded = metric.compute(references=padded_references, predictions=padded_predictions, unlabeled_predictions=padded_judged,
+                            ignore_index=-100, confidence_level=0.95, n_resamples=300, seed=0)
+    plain = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                           confidence_level=0.95, n_resamples=300, seed=0)
+    assert padded == plain
+
+
+def test_sample_weight_weighs_the_golden_set_only(metric):
+    rng = np.random.default_rng(7)
+    references, predictions = judge_data(rng, 700, 0.3, 0.85, 0.1)
+    judged = unlabeled_data(rng, 900, 0.2, 0.85, 0.1)
+    weights = rng.uniform(0.5, 2.0, references.size)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            sample_weight=weights, confidence_level=0.95, n_resamples=300, seed=0)
+    positive, negative = references == 1, references == 0
+    tpr = np.sum(weights[positive] * predictions[positive]) / weights[positive].sum()
+    fpr = np.sum(weights[negative] * predictions[negative]) / weights[negative].sum()
+    assert result["corrected_prevalence"] == pytest.approx((judged.mean() - fpr) / (tpr - fpr), abs=1e-12)
+    low, high = result["corrected_prevalence_ci"]
+    assert low < result["corrected_prevalence"] < high
+    # Equal weights: Kish's effective size is the count, so the interval is the unweighted one.
+    equal = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                           sample_weight=np.full(references.size, 2.5), confidence_level=0.95, n_resamples=300, seed=0)
+    unweighted = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                                confidence_level=0.95, n_resamples=300, seed=0)
+    assert equal["corrected_prevalence"] == pytest.approx(unweighted["corrected_prevalence"], abs=1e-12)
+    assert equal["corrected_prevalence_ci"] == pytest.approx(unweighted["corrected_prevalence_ci"], abs=1e-9)
+
+
+def test_labels_with_a_class_absent_from_the_golden_set(metric):
+    result = metric.compute(references=[0, 0, 1, 1], predictions=[0, 0, 1, 1], unlabeled_predictions=[0, 1, 2],
+                            labels=[0, 1, 2], confidence_level=0.95)
+    assert all(math.isnan(value) for value in result["corrected_prevalence"])
+    assert result["corrected_prevalence_reason"] == "class_without_golden_references"
+    assert all(math.isnan(x) for pair in result["corrected_prevalence_ci"] for x in pair)
+
+
+# ---------------------------------------------------------------- refusals
+
+
+@pytest.mark.parametrize("predictions, reason", [
+    ([0, 1, 0, 1], "judge_not_informed"),        # TPR = FPR = 0.5: J = 0
+    ([1, 1, 0, 0], "judge_not_informed"),        # TPR 0, FPR 1: J = -1
+])
+def test_uninformed_judge_gives_nan_with_a_reason(metric, predictions, reason):
+    result = metric.compute(references=[0, 0, 1, 1], predictions=predictions, unlabeled_predictions=[0, 1, 1],
+                            confidence_level=0.95)
+    assert math.isnan(result["corrected_prevalence"])
+    assert result["corrected_prevalence_reason"] == reason
+    assert all(math.isnan(x) for x in result["corrected_prevalence_ci"])
+
+
+def test_tiny_informedness_is_refused_not_blown_up(metric):
+    # TPR 52/100, FPR 50/100: J = 0.02 <= 0.05; q = 0.9 would give (0.9 - 0.5) / 0.02 = 20.
+    references = [0] * 100 + [1] * 100
+    predictions = [0] * 50 + [1] * 50 + [0] * 48 + [1] * 52
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=[1] * 9 + [0])
+    assert math.isnan(result["corrected_prevalence"]) and result["corrected_prevalence_reason"] == "informedness_too_small"
+
+
+def test_unknown_unlabeled_label_is_a_value_error_naming_it(metric):
+    with pytest.raises(ValueError, match=r"unlabeled_predictions: expected values among the classes \[0, 1\].*found unknown value\(s\) \[2\]"):
+        metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 0, 0], unlabeled_predictions=[0, 1, 2])
+    with pytest.raises(ValueError, match="unlabeled_baseline_predictions: expected values among"):
+        metric.compute(references=["a", "b"], predictions=["a", "b"], unlabeled_predictions=["a"],
+                       unlabeled_baseline_predictions=["c"])
+    with pytest.raises(ValueError, match="unlabeled_predictions: expected values among"):
+        metric.compute(references=["a", "b"], predictions=["a", "b"], unlabeled_predictions=[0, 1])
+    with pytest.raises(ValueError, match="unlabeled_predictions: expected class labels"):
+        metric.compute(references=[0, 1], predictions=[0, 1], unlabeled_predictions=[0.3, 0.7])
+
+
+def test_no_unlabeled_labels_left_measure_nothing(metric):
+    result = metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 1, 0], unlabeled_predictions=[-100, -100],
+                            ignore_index=-100)
+    assert result["corrected_prevalence_reason"] == "no_unlabeled_predictions"
+    assert math.isnan(result["corrected_prevalence"]) and math.isnan(result["measured_prevalence"])
+
+
+def test_baseline_without_unlabeled_predictions_is_refused(metric):
+    with pytest.raises(ValueError, match="unlabeled_baseline_predictions: expected unlabeled_predictions too"):
+        metric.compute(references=[0, 1], predictions=[0, 1], unlabeled_baseline_predictions=[0, 1])
+
+
+# ---------------------------------------------------------------- streaming
+
+
+def test_streamed_batches_equal_one_call(load):
+    rng = np.random.default_rng(8)
+    references, predictions = judge_data(rng, 900, 0.3, 0.85, 0.1)
+    judged = unlabeled_data(rng, 1300, 0.2, 0.85, 0.1)
+    baseline = unlabeled_data(rng, 700, 0.1, 0.85, 0.1)
+    groups = rng.choice(["m1", "m2", "m3"], size=references.size)
+    options = {"confidence_level": 0.95, "n_resamples": 400, "seed": 2}
+    one = load("informedness").compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                                       unlabeled_baseline_predictions=baseline, groups=groups, **options)
+    streamed = load("informedness")
+    streamed.add_batch(unlabeled_predictions=judged[:500])  # unlabeled labels alone
+    streamed.add_batch(references=references[:400], predictions=predictions[:400], groups=groups[:400])  # gold alone
+    streamed.add_batch(references=references[400:], predictions=predictions[400:], groups=groups[400:],
+                       unlabeled_predictions=judged[500:1000], unlabeled_baseline_predictions=baseline[:300])  # both
+    streamed.add_batch(unlabeled_baseline_predictions=baseline[300:])
+    # The last unlabeled labels given to compute, after the batches.
+    assert streamed.compute(unlabeled_predictions=judged[1000:], **options) == one
+    assert one["corrected_prevalence_difference"] == pytest.approx(
+        (judged.mean() - baseline.mean()) / (predictions[references == 1].mean() - predictions[references == 0].mean()), abs=1e-12)
+
+
+def test_add_one_sample_takes_unlabeled_labels_as_a_list(load):
+    references, predictions = [0, 0, 1, 1, 0, 1], [0, 1, 1, 1, 0, 0]
+    one_by_one = load("informedness")
+    for index, (reference, prediction) in enumerate(zip(references, predictions)):
+        extra = {"unlabeled_predictions": [1, 0, 0, 0, 1]} if index == 2 else {}
+        one_by_one.add(reference=reference, prediction=prediction, groups="g" + str(index % 2), **extra)
+    at_once = load("informedness").compute(references=references, predictions=predictions, unlabeled_predictions=[1, 0, 0, 0, 1],
+                                           groups=["g0", "g1"] * 3)
+    assert one_by_one.compute() == at_once
+    assert at_once["corrected_prevalence"] == pytest.approx((0.4 - 1 / 3) / (2 / 3 - 1 / 3), abs=1e-12)
+
+
+def test_aligned_inputs_alone_at_compute_and_groups_missing_from_a_batch_are_refused(load):
+    metric = load("informedness")
+    metric.add_batch(references=[0, 1, 1], predictions=[0, 1, 0])
+    with pytest.raises(ValueError, match="groups: pass it with its batch"):
+        metric.compute(groups=["a", "b", "a"])
+    metric.add_batch(references=[0, 1], predictions=[0, 1], groups=["a", "b"])
+    with pytest.raises(ValueError, match="groups: expected one group id per golden-set sample, with every batch or with none; found 2 group ids for 5"):
+        metric.compute()
+    with pytest.raises(ValueError, match="groups: expected one group id per sample"):
+        load("informedness").compute(references=[0, 1], predictions=[0, 1], groups=["a"])
+    with pytest.raises(ValueError, match="groups: .*sample_weight"):
+        load("informedness").compute(references=[0, 1], predictions=[0, 1], groups=["a", "b"], sample_weight=[1, 2])
+
+
+def test_results_are_plain_python(metric):
+    rng = np.random.default_rng(9)
+    references, predictions, judged = three_class_data(rng, 300, 400)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            unlabeled_baseline_predictions=judged[:200], groups=references % 2, confidence_level=0.9,
+                            n_resamples=200, seed=0)
+
+    def plain(value):
+        if isinstance(value, dict):
+            return all(isinstance(key, (str, int)) and plain(item) for key, item in value.items())
+        if isinstance(value, list):
+            return all(plain(item) for item in value)
+        return type(value) in (int, float, str, bool, type(None))
+
+    assert plain(result)
+    json.dumps(result)
+
+
+# ---------------------------------------------------------------- groups
+
+
+def test_per_group_rates_equal_sklearn_recall_per_group_and_the_chi_square_test_scipy(metric):
+    from scipy.stats import chi2
+    from scipy.stats import chi2_contingency
+
+    rng = np.random.default_rng(10)
+    references, predictions = judge_data(rng, 1200, 0.35, 0.85, 0.1)
+    groups = rng.choice(["alpha", "beta", "gamma"], size=references.size)
+    # The judge prefers "gamma": it misses more of its positives.
+    gamma_positive = (groups == "gamma") & (references == 1)
+    predictions = np.where(gamma_positive & (rng.random(references.size) < 0.3), 0, predictions)
+    result = metric.compute(references=references, predictions=predictions, groups=groups)
+    assert list(result["per_group"]) == ["alpha", "beta", "gamma"]
+    statistic, dof = 0.0, 0
+    for name in ("alpha", "beta", "gamma"):
+        mine = groups == name
+        found = result["per_group"][name]
+        assert found["support"] == np.bincount(references[mine], minlength=2).tolist()
+        tpr = recall_score(references[mine], predictions[mine], pos_label=1)
+        tnr = recall_score(references[mine], predictions[mine], pos_label=0)
+        assert found["tpr"] == pytest.approx(tpr, abs=1e-12)
+        assert found["fpr"] == pytest.approx(1 - tnr, abs=1e-12)
+        assert found["informedness"] == pytest.approx(tpr + tnr - 1, abs=1e-12)
+    for reference_class in (0, 1):
+        rows = [np.bincount(predictions[(groups == name) & (references == reference_class)], minlength=2)
+                for name in ("alpha", "beta", "gamma")]
+        found_statistic, _, found_dof, _ = chi2_contingency(np.array(rows), correction=False)
+        statistic += found_statistic
+        dof += found_dof
+    assert result["group_heterogeneity_p_value"] == pytest.approx(chi2.sf(statistic, dof), rel=1e-9)
+    assert result["group_heterogeneity_p_value"] < 0.01
+
+
+def test_per_group_multiclass_recall_equals_sklearn(metric):
+    rng = np.random.default_rng(11)
+    references, predictions, _ = three_class_data(rng, 900, 10)
+    groups = rng.integers(0, 2, references.size)
+    result = metric.compute(references=references, predictions=predictions, groups=groups, confidence_level=0.95,
+                            n_resamples=200, seed=0)
+    for group in (0, 1):
+        mine = groups == group
+        expected = recall_score(references[mine], predictions[mine], average=None, labels=[0, 1, 2])
+        assert result["per_group"][group]["recall"] == pytest.approx(expected.tolist(), abs=1e-12)
+        low, high = result["per_group"][group]["informedness_ci"]
+        assert low <= result["per_group"][group]["informedness"] <= high
+    assert 0.0 <= result["group_heterogeneity_p_value"] <= 1.0
+
+
+def test_one_group_has_no_heterogeneity_test(metric):
+    result = metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 0, 0], groups=["a"] * 4)
+    assert math.isnan(result["group_heterogeneity_p_value"])
+    assert result["group_heterogeneity_reason"] == "fewer_than_two_groups_with_items_of_a_class"
+
+
+# ---------------------------------------------------------------- distributed
+
+
+def test_two_processes_equal_one_process(tmp_path):
+    from conftest import load_module
+
+    rng = np.random.default_rng(12)
+    references, predictions = judge_data(rng, 301, 0.3, 0.85, 0.1)
+    case = {
+        "folder": str(REPO_ROOT / "informedness"),
+        "references": references.tolist(),
+        "predictions": predictions.tolist(),
+        "groups": rng.choice(["m1", "m2"], size=references.size).tolist(),
+        "unlabeled_predictions": unlabeled_data(rng, 503, 0.2, 0.85, 0.1).tolist(),
+        "unlabeled_baseline_predictions": unlabeled_data(rng, 207, 0.1, 0.85, 0.1).tolist(),
+        "kwargs": {"confidence_level": 0.95, "n_resamples": 500, "seed": 4},
+    }
+    single = load_module("informedness", cache_dir=str(tmp_path / "single")).compute(
+        **{name: case[name] for name in ("references", "predictions", "groups", "unlabeled_predictions",
+                                         "unlabeled_baseline_predictions")}, **case["kwargs"])
+    case_path = tmp_path / "case.json"
+    case_path.write_text(json.dumps(case), encoding="utf-8")
+    run_id = uuid.uuid4().hex
+    workers = [
+        subprocess.Popen([sys.executable, str(SUPPORT_DIR / "prevalence_worker.py"), str(case_path), "2", str(rank),
+                          str(tmp_path / "shared-cache"), run_id, str(tmp_path / f"rank{rank}.json")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for rank in range(2)
+    ]
+    outputs = [worker.communicate(timeout=300) for worker in workers]
+    for rank, (worker, (_, stderr)) in enumerate(zip(workers, outputs)):
+        assert worker.returncode == 0, f"rank {rank} failed:\n{stderr}"
+    results = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(2)]
+    assert json.dumps(results[0], sort_keys=True) == json.dumps(single, sort_keys=True)
+    assert results[1] is None
+    assert "corrected_prevalence_difference_ci" in single and set(single["per_group"]) == {"m1", "m2"}
+
+
+# ---------------------------------------------------------------- the cards
+
+
+def card_section(name, heading):
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    start = text.index(heading)
+    following = re.search(r"\n#{2,} ", text[start + len(heading):])  # the next heading (## or ###)
+    return text[start:start + len(heading) + following.start() if following else None]
+
+
+@pytest.mark.parametrize("heading", ["### Corrected prevalence from a judge's labels", "### Judge diagnostics per group"])
+def test_informedness_card_examples_are_exact_doctests(metric, heading):
+    import doctest
+
+    section = card_section("informedness", heading)
+    blocks = "\n".join(block.split("```", 1)[0] for block in section.split("```python")[1:])
+    test = doctest.DocTestParser().get_doctest(blocks, {"metric": metric, "nan": math.nan}, heading, None, 0)
+    assert len(test.examples) >= 5
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_informedness_card_states_the_threshold_and_the_studys_figures():
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    assert f"J ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
+    study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
+    assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
+    assert "1,212 s" in section and "1,212 s" in study
+    assert "- bootstrap, class p: 140 of 144 in [0.93, 0.97], min 0.927, max 0.973" in study
+    assert "- bootstrap, lowest class: 140 of 144 in [0.93, 0.97], min 0.925, max 0.973" in study
+    assert "140 of 144 settings within 93–97%" in section and "lowest 0.925–0.929" in section
+
+
+def test_balanced_accuracy_card_points_to_the_informedness_output(metric):
+    import evaluate
+
+    section = card_section("balanced_accuracy", "### Correcting a judge-measured prevalence")
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    namespace = {"evaluate": evaluate}
+    exec(code.replace('evaluate.load("informedness")', "metric"), {**namespace, "metric": metric}, namespace)
+    point = namespace["result"]["corrected_prevalence"]
+    low, high = namespace["result"]["corrected_prevalence_ci"]
+    assert f"# {point:.4f}, [{low:.4f}, {high:.4f}] (rounded)" in code
+    assert point == pytest.approx((400 / 2000 - 133 / 917) / (63 / 83 - 133 / 917), abs=1e-12)
+
+
+# ---------------------------------------------------------------- the Space
+
+
+@pytest.fixture(scope="module")
+def informedness_app():
+    from conftest import run_app
+
+    return run_app("informedness")
+
+
+def space_page(namespace, metric, predictions, references, options, source="paste", csv_path=None):
+    import space_app
+
+    controls = namespace["OPTIONS"]
+    (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
+    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], source, shown[0], shown[1],
+                                  csv_path, shown[2:])
+
+
+GOLD_REFERENCES = [0] * 20 + [1] * 10
+GOLD_PREDICTIONS = [0] * 18 + [1] * 2 + [0] * 2 + [1] * 8  # TPR 0.8, FPR 0.1
+JUDGED = [1] * 7 + [0] * 13  # q = 0.35
+
+
+def test_space_unlabeled_box_shows_the_corrected_prevalence_with_its_interval(informedness_app, metric):
+    options = {"unlabeled_predictions": JUDGED, "confidence_level": 0.95, "seed": 0}
+    page = space_page(informedness_app, metric, GOLD_PREDICTIONS, GOLD_REFERENCES, options)
+    assert page.ok, page.message
+    expected = metric.compute(predictions=GOLD_PREDICTIONS, references=GOLD_REFERENCES, **options)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    assert expected["corrected_prevalence"] == pytest.approx((0.35 - 0.1) / 0.7, abs=1e-12)
+    low, high = expected["corrected_prevalence_ci"]
+    assert f"Corrected prevalence {expected['corrected_prevalence']:.4f} [{low:.4f}, {high:.4f}]" in page.message
+    prevalence_axes = page.figure.axes[-1]
+    assert prevalence_axes.get_title() == "Corrected prevalence"
+    heights = [bar.get_height() for bar in prevalence_axes.patches]
+    assert heights == pytest.approx([0.35, expected["corrected_prevalence"]])
+    # The app offers this case as an example.
+    row = [json.dumps(GOLD_PREDICTIONS), json.dumps(GOLD_REFERENCES), json.dumps(options)]
+    assert any(json.loads(r[0]) == GOLD_PREDICTIONS and json.loads(r[2]) == options for r in informedness_app["EXAMPLES"]), row
+
+
+def test_space_refused_correction_is_said_in_words(informedness_app, metric):
+    page = space_page(informedness_app, metric, [0, 1, 0, 1], [0, 0, 1, 1], {"unlabeled_predictions": [1, 0, 0]})
+    assert page.ok, page.message
+    assert "Corrected prevalence: undefined (judge_not_informed)" in page.message
+    assert "undefined: judge_not_informed" in page.figure.axes[-1].get_title()
+
+
+def test_space_multiclass_summary_lists_each_class(informedness_app, metric):
+    references = [0] * 60 + [1] * 30 + [2] * 10
+    predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
+    options = {"unlabeled_predictions": [0] * 5 + [1] * 3 + [2] * 2}
+    page = space_page(informedness_app, metric, predictions, references, options)
+    expected = metric.compute(predictions=predictions, references=references, **options)["corrected_prevalence"]
+    assert "Corrected prevalence per class: " + ", ".join(f"{value:.4f}" for value in expected) in page.message
+    assert len(page.figure.axes[-1].patches) == 6  # measured and corrected, per class
+
+
+def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, tmp_path):
+    import space_app
+
+    lines = ["references,predictions,unlabeled_predictions,group"]
+    groups = ["a", "b"] * 15
+    for index, (reference, prediction) in enumerate(zip(GOLD_REFERENCES, GOLD_PREDICTIONS)):
+        unlabeled = JUDGED[index] if index < len(JUDGED) else ""
+        lines.append(f"{reference},{prediction},{unlabeled},{groups[index]}")
+    path = tmp_path / "judge.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    columns = space_app.read_csv(path)
+    assert columns == {"predictions": GOLD_PREDICTIONS, "references": GOLD_REFERENCES, "groups": groups,
+                       "unlabeled_predictions": JUDGED}
+    # Longer than the golden set: rows holding only an unlabeled label.
+    longer = JUDGED + [0] * 15
+    lines = ["predictions;references;unlabeled"] + [
+        f"{GOLD_PREDICTIONS[i] if i < 30 else ''};{GOLD_REFERENCES[i] if i < 30 else ''};{longer[i]}" for i in range(35)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert space_app.read_csv(path) == {"predictions": GOLD_PREDICTIONS, "references": GOLD_REFERENCES,
+                                        "unlabeled_predictions": JUDGED + [0] * 15}
+    page = space_page(informedness_app, metric, [], [], {"confidence_level": 0.95, "seed": 0}, source="csv", csv_path=str(path))
+    assert page.ok, page.message
+    expected = metric.compute(predictions=GOLD_PREDICTIONS, references=GOLD_REFERENCES, unlabeled_predictions=JUDGED + [0] * 15,
+                              confidence_level=0.95, seed=0)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    both = space_page(informedness_app, metric, [], [], {"unlabeled_predictions": [0, 1]}, source="csv", csv_path=str(path))
+    assert not both.ok and "unlabeled_predictions: given both in the CSV and in the option box" in both.message
+
+
+def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
+    import space_app
+    from conftest import load_module
+
+    path = tmp_path / "judge.csv"
+    path.write_text("predictions,references,unlabeled_predictions\n1,1,0\n0,1,1\n,,1\n", encoding="utf-8")
+    balanced_accuracy = load_module("balanced_accuracy")
+    controls = space_app.default_options(balanced_accuracy)
+    page = space_app.compute_page(balanced_accuracy, controls, (), "csv", "", "", str(path),
+                                  [option.default_shown() for option in controls])
+    assert page.ok, page.message
+    assert json.loads(page.result_json) == balanced_accuracy.compute(predictions=[1, 0], references=[1, 1])
+    assert space_app.optional_csv_columns(balanced_accuracy) == ["sample_weight", "baseline_predictions"]
+    assert space_app.optional_csv_columns(load_module("informedness")) == [
+        "sample_weight", "baseline_predictions", "groups", "unlabeled_predictions", "unlabeled_baseline_predictions"]

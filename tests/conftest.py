@@ -19,6 +19,10 @@ MODULE_NAMES = [
     if (REPO_ROOT / name / f"{name}.py").exists()
 ]
 sys.path.insert(0, str(REPO_ROOT / "shared"))
+# The core files import each other relatively (``from .inputs import ...``): tests import
+# them as the package ``shared`` (``from shared import labels``).
+if str(REPO_ROOT) not in sys.path:
+    sys.path.append(str(REPO_ROOT))
 
 
 def load_module(name: str, **kwargs):

@@ -9,15 +9,27 @@ import numpy as np
 import pytest
 from pycm import ConfusionMatrix
 from scipy.stats import binomtest
+from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
-import confusion_core
 import intervals
 from conftest import REPO_ROOT
+from shared import thresholds
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import coverage_study  # noqa: E402
 
 LEVEL = 0.95
+
+
+def confusion_matrix(references, predictions, num_classes):
+    """scikit-learn's confusion matrix over the classes 0..num_classes-1 (rows = references)."""
+    return sklearn_confusion_matrix(references, predictions, labels=np.arange(num_classes))
+
+
+def class_counts(references, predictions, num_classes):
+    """Per class: (correct, support) from scikit-learn's confusion matrix."""
+    matrix = confusion_matrix(references, predictions, num_classes)
+    return np.diag(matrix), matrix.sum(axis=1)
 
 
 def test_docstring_examples():
@@ -79,7 +91,7 @@ def test_informedness_averages_match_pycm():
         num_classes = int(rng.integers(2, 6))
         references = np.r_[np.arange(num_classes), rng.integers(0, num_classes, 300 - num_classes)]
         predictions = np.where(rng.random(300) < 0.6, references, rng.integers(0, num_classes, 300))
-        matrix = confusion_core.confusion_matrix(references, predictions, num_classes)
+        matrix = confusion_matrix(references, predictions, num_classes)
         cm = ConfusionMatrix(actual_vector=references.tolist(), predict_vector=predictions.tolist())
         bm = {c: cm.class_stat["BM"][c] for c in cm.classes}
         expected = {
@@ -125,12 +137,12 @@ def test_counts_bootstrap_has_the_distribution_of_the_per_sample_stratified_boot
         return np.mean([np.mean(pred[ref == c] == c) for c in range(3)])
 
     def informedness(ref, pred):
-        return float(intervals.informedness_from_confusion(confusion_core.confusion_matrix(ref, pred, 3)))
+        return float(intervals.informedness_from_confusion(confusion_matrix(ref, pred, 3)))
 
-    matrix = confusion_core.confusion_matrix(references, predictions, 3)
-    counts = confusion_core.class_counts(references, predictions, 3)
+    matrix = confusion_matrix(references, predictions, 3)
+    correct, support = class_counts(references, predictions, 3)
     for statistic, method_interval in (
-        (balanced_accuracy, lambda: intervals.recall_mean_interval(counts.tp, counts.support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
+        (balanced_accuracy, lambda: intervals.recall_mean_interval(correct, support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
         (informedness, lambda: intervals.informedness_interval(matrix, confidence_level=0.9, n_resamples=20000, seed=2)),
     ):
         textbook = per_sample_stratified_bootstrap(references, predictions, statistic, 3000, rng)
@@ -280,9 +292,9 @@ def test_module_interval_is_the_shared_function_for_every_option(balanced_accura
             references=references, predictions=predictions, task="multiclass", num_classes=num_classes,
             confidence_level=0.9, n_resamples=500, seed=case, **options,
         )
-        counts = confusion_core.class_counts(references, predictions, num_classes)
+        correct, support = class_counts(references, predictions, num_classes)
         expected = intervals.recall_mean_interval(
-            counts.tp, counts.support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
+            correct, support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
             class_mask=None if options["class_mask"] is None else np.array(options["class_mask"]),
             zero_division=options["zero_division"], adjusted=options["adjusted"],
         )
@@ -370,7 +382,7 @@ def test_histogram_youden_search_matches_the_core():
         distinct, inverse = np.unique(-scores, return_inverse=True)
         positives = np.bincount(inverse[labels == 1], minlength=distinct.size)
         negatives = np.bincount(inverse[labels == 0], minlength=distinct.size)
-        _, tpr, tnr = confusion_core.youden_thresholds(scores[:, None], labels[:, None])
+        _, tpr, tnr = thresholds.youden_thresholds(scores[:, None], labels[:, None])
         assert coverage_study.best_youden_from_histograms(positives, negatives) == pytest.approx(tpr[0] + tnr[0] - 1, abs=1e-12)
 
 

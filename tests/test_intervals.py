@@ -12,7 +12,7 @@ from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
 import intervals
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_module
 from shared import thresholds
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -417,3 +417,41 @@ def test_documented_multilabel_coverage_with_independent_and_correlated_label_er
     assert 0.93 <= independent.coverage <= 0.97, independent
     correlated = coverage_study.multilabel_coverage(np.random.default_rng(9), 2000, 200, correlated=True)
     assert correlated.coverage < 0.93, correlated
+
+
+# ---------------------------------------------------------------- one averaging: the interval of the module's value
+
+
+@pytest.fixture(scope="module")
+def informedness_module():
+    return load_module("informedness")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_analytic_interval_contains_the_modules_value_exactly(seed, balanced_accuracy, informedness_module):
+    """Intervals reduce with the modules' Averaging and rates and are centred on their value:
+    low <= value <= high holds exactly (no rounding gap), for every option that changes the
+    averaging; and informedness_average is the informedness module's value to the last digit."""
+    rng = np.random.default_rng(seed)
+    num_classes = int(rng.integers(2, 5))
+    references = rng.integers(0, num_classes, 40)
+    predictions = np.where(rng.random(40) < 0.6, references, rng.integers(0, num_classes, 40))
+    weights = rng.uniform(0.1, 3.0, 40) if seed % 2 else None
+    options = dict(num_classes=num_classes + 1, zero_division=("skip", 0.0, 1.0)[seed % 3],
+                   class_mask=None if seed % 4 else [0, num_classes])  # class num_classes has no samples
+    for adjusted in (False, True):
+        for method in ("agresti_coull", "wilson"):
+            result = balanced_accuracy.compute(predictions=predictions, references=references, sample_weight=weights, adjusted=adjusted,
+                                confidence_level=LEVEL, ci_method=method, **options)
+            low, high = result["balanced_accuracy_ci"]
+            if not math.isnan(result["balanced_accuracy"]):
+                assert low <= result["balanced_accuracy"] <= high
+    informedness = informedness_module
+    result = informedness.compute(predictions=predictions, references=references, sample_weight=weights, average="macro",
+                                  labels=list(range(num_classes)))
+    matrix = sklearn_confusion_matrix(references, predictions, labels=np.arange(num_classes), sample_weight=weights)
+    if weights is None:  # integer counts: the same numbers in, the same value out
+        assert float(intervals.informedness_average(matrix, "macro")) == result["informedness"]
+    if num_classes == 2:
+        binary = informedness.compute(predictions=predictions, references=references, sample_weight=weights, confidence_level=LEVEL)
+        assert binary["informedness_ci"][0] <= binary["informedness"] <= binary["informedness_ci"][1]

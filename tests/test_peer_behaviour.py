@@ -153,6 +153,7 @@ def test_parallel_experiments_in_one_cache_dir_do_not_mix_counts(name, tmp_path)
     """As evaluate's test_separate_experiments_in_parallel: two processes, two experiment ids, one cache_dir."""
     cache_dir = str(tmp_path / "cache")
     jobs = [(name, cache_dir, f"experiment-{seed}", seed) for seed in (4, 5)]
+    # fork, as evaluate's own test (Pool's default on Linux): spawned children would import evaluate again (minutes on a busy machine).
     with multiprocessing.get_context("fork").Pool(2) as pool:
         results = pool.map(_run_experiment, jobs)
     for (_, _, _, seed), result in zip(jobs, results):

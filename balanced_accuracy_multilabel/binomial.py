@@ -11,11 +11,10 @@ percentile interval of any statistic of confusion matrices, ``confusion_interval
 sizes for weighted counts, and the checks of the interval options. Everything works on
 arrays whose last axis indexes the rates; leading axes are independent problems.
 
-NumPy and the standard library only.
+NumPy, the standard library and ``options.py`` (the checks of the interval options) only.
 """
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -23,23 +22,17 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
+try:  # vendored next to a metric script
+    from . import options
+except ImportError:  # shared/ on the import path
+    import options
+
+CI_METHODS = options.CI_METHODS
+MAX_RESAMPLES = options.MAX_RESAMPLES
 DEFAULT_CI_METHOD = "agresti_coull"
 
 # Resampled values kept in memory at once (resamples x rates); larger jobs run in chunks.
 _BOOTSTRAP_CHUNK_VALUES = 1 << 22
-
-CI_KWARGS_DOC = """confidence_level (float in (0, 1), optional): e.g. 0.95 adds a confidence
-        interval `<metric>_ci: [low, high]` for the point value. Default None: no interval.
-    ci_method ("agresti_coull", "wilson", "bootstrap" or None): the first two are
-        analytic (an Agresti-Coull or Wilson interval per class, combined with MOVER);
-        "bootstrap" resamples each reference class's confusion counts with the class size
-        kept (stratified, on counts, so its cost does not grow with the number of samples)
-        and returns the percentile interval. None: "agresti_coull", the best measured
-        coverage.
-    n_resamples (int, defaults to 10000): bootstrap resamples.
-    seed (int, optional): seed of the bootstrap's random generator, for reproducible
-        intervals (None: a fresh one each call)."""
 
 
 @dataclass
@@ -60,44 +53,28 @@ class Interval:
 # ----------------------------------------------------------------------------------------
 
 
+# The checks of the interval options are options.py's (one definition, one message per
+# mistake); these take the value alone, for callers outside a module.
+
+
 def check_confidence_level(confidence_level: Any) -> Optional[float]:
     """None, or a number strictly between 0 and 1."""
-    if confidence_level is None:
-        return None
-    if isinstance(confidence_level, bool) or not isinstance(confidence_level, numbers.Real):
-        raise TypeError(f"confidence_level: expected a number in (0, 1) such as 0.95, found {type(confidence_level).__name__}.")
-    if not 0.0 < float(confidence_level) < 1.0:
-        raise ValueError(f"confidence_level: expected a number in (0, 1) such as 0.95, found {confidence_level!r}.")
-    return float(confidence_level)
+    return options.check_confidence_level(confidence_level, "confidence_level")
 
 
 def check_ci_method(ci_method: Any, default: str = DEFAULT_CI_METHOD) -> str:
     """One of ``CI_METHODS``; None means ``default``."""
-    if ci_method is None:
-        return default
-    if not isinstance(ci_method, str) or ci_method not in CI_METHODS:
-        raise ValueError(f"ci_method: expected one of {CI_METHODS} or None, found {ci_method!r}.")
-    return ci_method
-
-
-# More resamples than this change no percentile visibly and only cost memory and time.
-MAX_RESAMPLES = 1_000_000
+    return default if ci_method is None else options.check_ci_method(ci_method, "ci_method")
 
 
 def check_n_resamples(n_resamples: Any) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (numbers.Integral, np.integer)):
-        raise TypeError(f"n_resamples: expected a positive integer, found {type(n_resamples).__name__}.")
-    if not 1 <= n_resamples <= MAX_RESAMPLES:
-        raise ValueError(f"n_resamples: expected an integer in [1, {MAX_RESAMPLES:,}], found {n_resamples!r}.")
-    return int(n_resamples)
+    """An integer in [1, ``MAX_RESAMPLES``]."""
+    return options.check_n_resamples(n_resamples, "n_resamples")
 
 
 def check_seed(seed: Any) -> Optional[int]:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, np.integer)) or seed < 0:
-        raise TypeError(f"seed: expected a non-negative integer or None, found {seed!r}.")
-    return int(seed)
+    """None, or a non-negative integer."""
+    return options.check_seed(seed, "seed")
 
 
 def z_value(confidence_level: float) -> float:
@@ -125,28 +102,6 @@ def effective_sizes(sum_weights: Any, sum_squared_weights: Any) -> np.ndarray:
     sizes = np.zeros(np.broadcast(sum_weights, sum_squared_weights).shape)
     np.divide(sum_weights**2, sum_squared_weights, out=sizes, where=sum_squared_weights > 0)
     return sizes
-
-
-def class_effective_sizes(class_indices: Any, weights: Any, num_classes: int) -> np.ndarray:
-    """Kish's effective size of the weighted samples of each class ``0..num_classes-1``.
-
-    Kish's size does not change when every weight is multiplied by one factor, so weights
-    far from 1 (up to float64's limits) are first divided by the largest: their squares
-    then neither overflow nor all underflow to 0.
-
-    Examples
-    --------
-    >>> class_effective_sizes(np.array([0, 0, 1]), np.array([1e300, 1e300, 3e300]), 2).tolist()
-    [2.0, 1.0]
-    """
-    class_indices = np.asarray(class_indices).ravel()
-    weights = np.asarray(weights, dtype=np.float64).ravel()
-    largest = float(weights.max()) if weights.size else 0.0
-    if largest > 0 and not 1e-100 <= largest <= 1e100:
-        weights = weights / largest
-    sums = np.bincount(class_indices, weights=weights, minlength=num_classes)
-    squared = np.bincount(class_indices, weights=weights**2, minlength=num_classes)
-    return effective_sizes(sums, squared)
 
 
 def wilson_interval(successes: Any, trials: Any, confidence_level: float) -> Tuple[np.ndarray, np.ndarray]:

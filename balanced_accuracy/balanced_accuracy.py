@@ -9,12 +9,12 @@ import evaluate
 from .averaging import Averaging
 from .averaging import apply_zero_division
 from .averaging import safe_ratio
+from .binomial import DEFAULT_CI_METHOD
 from .comparison import balanced_accuracy_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
 from .inputs import to_python
-from .intervals import DEFAULT_CI_METHOD
 from .intervals import recall_mean_interval
 from .metric import CountsMetric
 from .options import LOAD_TIME_DOC
@@ -41,6 +41,7 @@ from .thresholds import THRESHOLD_TIE_RULE
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
+from .rates import informedness
 from .store import Store
 
 _DESCRIPTION = """
@@ -323,8 +324,7 @@ def balanced_accuracy_from_counts(
     if confidence_level is not None:
         interval = recall_mean_interval(
             class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-            n_resamples=n_resamples, seed=seed, class_mask=averaging.selected, zero_division=zero_division,
-            adjusted=adjusted, effective_support=counts.effective_support(), unobserved=averaging.unobserved,
+            n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=counts.effective_support(),
         )
         result["balanced_accuracy_ci"] = interval.as_list()
     if return_per_class:

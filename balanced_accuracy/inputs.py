@@ -317,6 +317,9 @@ def as_labels(array: np.ndarray, name: str, scores_hint: str = SCORES_HINT) -> n
         if array.size and np.abs(array).max() >= 2.0**63:
             raise ValueError(f"{name}: expected integers that fit in 64 bits, found {np.abs(array).max()}.")
         return array.astype(np.int64)
+    if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        # Labels are counted as int64: 2^64 - 1 would wrap around to -1, another label.
+        raise ValueError(f"{name}: expected integers that fit in 64 bits (signed), found {int(array.max())}.")
     return array
 
 

@@ -8,9 +8,9 @@ import evaluate
 import numpy as np
 
 from .averaging import Averaging
+from .binomial import DEFAULT_CI_METHOD
 from .inputs import as_array
 from .inputs import to_python
-from .intervals import DEFAULT_CI_METHOD
 from .intervals import binary_columns_interval
 from .metric import CountsMetric
 from .multilabel import MultilabelCounts
@@ -26,6 +26,8 @@ from .options import check_zero_division
 from .options import choice
 from .options import interval_options
 from .rates import binary_balanced_accuracy
+from .rates import label_average_reason
+from .rates import pool_columns
 from .thresholds import THRESHOLD_TIE_RULE
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
@@ -293,18 +295,6 @@ def check_label_names(label_names, name):
     return list(label_names)
 
 
-def _pooled(counts, selected):
-    """TP, positives, TN, negatives summed over the selected labels (one "micro" column)."""
-    fields = [np.asarray(field, dtype=np.float64)[selected] for field in (counts.tp, counts.positives, counts.tn, counts.negatives)]
-    with np.errstate(over="ignore"):
-        pooled = [np.sum(field, keepdims=True) for field in fields]
-    if any(np.isinf(field).any() for field in pooled):
-        # Weighted sums near float64's limit: pool them as shares of the largest (the rates are the same).
-        largest = max(fields[1].max(initial=0.0), fields[3].max(initial=0.0))
-        pooled = [np.sum(field / largest, keepdims=True) for field in fields]
-    return pooled
-
-
 def balanced_accuracy_multilabel_from_counts(
     counts: MultilabelCounts,
     *,
@@ -338,25 +328,21 @@ def balanced_accuracy_multilabel_from_counts(
     per_label_ba = binary_balanced_accuracy(counts.tp, counts.positives, counts.tn, counts.negatives, zero_division)
     if average == "micro":
         selected = slice(None) if class_mask is None else averaging.selected
-        score = float(binary_balanced_accuracy(*_pooled(counts, selected), zero_division)[0])
+        score = float(binary_balanced_accuracy(*pool_columns(counts.tp, counts.positives, counts.tn, counts.negatives, selected),
+                                               zero_division)[0])
     else:
         # zero_division acted inside each label already: a NaN label (nothing measured) is left out.
         weights = counts.positives if average == "weighted" else None
         score = float(Averaging(num_labels, averaging.selected).combine(per_label_ba, weights)[0])
     result["balanced_accuracy"] = score
     if math.isnan(score):
-        if class_mask is not None:
-            result["reason"] = "empty_class_mask_after_filtering"
-        elif average == "weighted" and not np.isnan(per_label_ba).all():
-            result["reason"] = "no_positive_support"
-        else:
-            result["reason"] = "no_defined_labels"
+        result["reason"] = label_average_reason(class_mask is not None, average, per_label_ba)
         result.update(undefined_ci)
     elif confidence_level is not None:
         effective_positives, effective_negatives = counts.effective_sizes()
         interval = binary_columns_interval(
             counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
-            method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, class_mask=averaging.selected,
+            method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, averaging=averaging,
             zero_division=zero_division, effective_positives=effective_positives, effective_negatives=effective_negatives,
         )
         result["balanced_accuracy_ci"] = interval.as_list()

@@ -12,9 +12,14 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from .averaging import Averaging
-from .averaging import apply_zero_division
-from .averaging import safe_ratio
+try:  # vendored next to a metric script
+    from .averaging import Averaging
+    from .averaging import apply_zero_division
+    from .averaging import safe_ratio
+except ImportError:  # shared/ on the import path (intervals.py imported on its own)
+    from averaging import Averaging
+    from averaging import apply_zero_division
+    from averaging import safe_ratio
 
 INFORMEDNESS_AVERAGES = ("bookmaker", "macro", "weighted")
 
@@ -60,8 +65,9 @@ def informedness_weights(average: str, support: Any, predicted: Any) -> Tuple[Op
     # As shares of the total (prevalence, bias): the weighted mean then sums the same products as
     # Powers' formula sum_c beta_c * J_c, to the last digit.
     support, predicted = np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
-    prevalence = support / support.sum(axis=-1, keepdims=True) if support.sum() > 0 else support
-    bias = predicted / predicted.sum(axis=-1, keepdims=True) if predicted.sum() > 0 else predicted
+    # Per problem (leading axes: e.g. bootstrap resamples): one without samples keeps its zeros.
+    prevalence = np.divide(support, support.sum(axis=-1, keepdims=True), out=np.zeros_like(support), where=support.sum(axis=-1, keepdims=True) > 0)
+    bias = np.divide(predicted, predicted.sum(axis=-1, keepdims=True), out=np.zeros_like(predicted), where=predicted.sum(axis=-1, keepdims=True) > 0)
     return {"bookmaker": (bias, prevalence), "macro": (None, None), "weighted": (prevalence, bias)}[average]
 
 
@@ -105,3 +111,27 @@ def binary_rate_coefficients(has_positive: Any, has_negative: Any, zero_division
                 np.zeros(has_positive.shape))
     offset = 0.5 * float(zero_division) * ((~has_positive).astype(float) + (~has_negative).astype(float))
     return np.where(has_positive, 0.5, 0.0), np.where(has_negative, 0.5, 0.0), offset
+
+
+def pool_columns(tp: Any, positives: Any, tn: Any, negatives: Any, selected: Any) -> list:
+    """TP, positives, TN, negatives summed over the ``selected`` columns (last axis): one
+    "micro" column, each of shape (..., 1)."""
+    fields = [np.asarray(field, dtype=np.float64)[..., selected] for field in (tp, positives, tn, negatives)]
+    with np.errstate(over="ignore"):
+        pooled = [np.sum(field, axis=-1, keepdims=True) for field in fields]
+    if any(np.isinf(field).any() for field in pooled):
+        # Weighted sums near float64's limit: pool them as shares of the largest (the rates are the same).
+        largest = np.maximum(fields[1].max(axis=-1, keepdims=True, initial=0.0), fields[3].max(axis=-1, keepdims=True, initial=0.0))
+        pooled = [np.sum(field / largest, axis=-1, keepdims=True) for field in fields]
+    return pooled
+
+
+def label_average_reason(masked: bool, average: str, per_label: Any) -> str:
+    """Why an average of per-label balanced accuracies is NaN: the mask left no label, the
+    weighted average's labels have no positives, or no label has a defined value."""
+    if masked:
+        return "empty_class_mask_after_filtering"
+    if average == "weighted" and not np.isnan(np.asarray(per_label, dtype=np.float64)).all():
+        return "no_positive_support"
+    return "no_defined_labels"
+

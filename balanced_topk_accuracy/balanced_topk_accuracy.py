@@ -9,8 +9,8 @@ import numpy as np
 from .averaging import Averaging
 from .averaging import apply_zero_division
 from .averaging import safe_ratio
+from .binomial import DEFAULT_CI_METHOD
 from .inputs import to_python
-from .intervals import DEFAULT_CI_METHOD
 from .intervals import recall_mean_interval
 from .metric import CountsMetric
 from .options import LOAD_TIME_DOC
@@ -34,6 +34,7 @@ from .topk import score_columns
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
+from .rates import informedness
 from .store import Store
 
 _DESCRIPTION = """
@@ -241,8 +242,7 @@ def balanced_topk_accuracy_from_counts(
         interval_per_k = {
             k_value: recall_mean_interval(
                 hits[:, column], support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-                n_resamples=n_resamples, seed=seed, class_mask=averaging.selected, zero_division=zero_division,
-                effective_support=effective_support,
+                n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=effective_support,
             ).as_list()
             for column, k_value in enumerate(k_values)
         }

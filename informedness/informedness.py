@@ -9,12 +9,12 @@ import numpy as np
 
 from .averaging import Averaging
 from .averaging import apply_zero_division
+from .binomial import DEFAULT_CI_METHOD
 from .comparison import informedness_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
 from .inputs import to_python
-from .intervals import DEFAULT_CI_METHOD
 from .intervals import MAX_BOOTSTRAP_CELLS
 from .intervals import informedness_interval
 from .metric import CountsMetric
@@ -474,8 +474,8 @@ def informedness_from_counts(
             interval = informedness_interval(
                 matrix, confidence_level=confidence_level,
                 method=ci_method or (DEFAULT_CI_METHOD if num_classes == 2 else "bootstrap"),
-                n_resamples=n_resamples, seed=seed, average=average, class_mask=averaging.selected,
-                zero_division=zero_division, effective_support=counts.effective_support(),
+                n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
+                effective_support=counts.effective_support(),
             )
             result["informedness_ci"] = interval.as_list()
             if interval.reason is not None:

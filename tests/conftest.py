@@ -22,6 +22,10 @@ sys.path.insert(0, str(REPO_ROOT / "shared"))
 # Tests are laid out by what they test (unit/, modules/, properties/, integration/, docs/);
 # what they share - the result contract, the fake Hub, the process workers - is in support/.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+# The core files import each other relatively (``from .inputs import ...``): tests import
+# them as the package ``shared`` (``from shared import labels``).
+if str(REPO_ROOT) not in sys.path:
+    sys.path.append(str(REPO_ROOT))
 
 
 def load_module(name: str, **kwargs):

@@ -11,10 +11,10 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, multilabel_confusion_matrix
 
-import confusion_core as core
 import intervals
 from conftest import load_module
 from robustness import assert_plain
+from shared import thresholds as core_thresholds
 
 EXAMPLE_REFERENCES = [[1, 0, 1], [0, 1, 0]]
 
@@ -256,18 +256,18 @@ def test_youden_thresholds_mask_equals_dropping_the_entries():
         n, columns = int(rng.integers(1, 30)), int(rng.integers(1, 4))
         scores, positives = rng.integers(0, 6, (n, columns)) / 5.0, rng.integers(0, 2, (n, columns))
         weights = rng.random((n, columns))
-        plain = core.youden_thresholds(scores, positives, weights)
-        all_true = core.youden_thresholds(scores, positives, weights, mask=np.ones((n, columns), bool))
+        plain = core_thresholds.youden_thresholds(scores, positives, weights)
+        all_true = core_thresholds.youden_thresholds(scores, positives, weights, mask=np.ones((n, columns), bool))
         for a, b in zip(plain, all_true):
             np.testing.assert_array_equal(a, b)
         mask = rng.random((n, columns)) < 0.6
-        thresholds, tpr, tnr = core.youden_thresholds(scores, positives, weights, mask=mask)
+        thresholds, tpr, tnr = core_thresholds.youden_thresholds(scores, positives, weights, mask=mask)
         for col in range(columns):
             keep = mask[:, col]
             if not keep.any():
                 assert thresholds[col] == math.inf and math.isnan(tpr[col]) and math.isnan(tnr[col])
                 continue
-            alone = core.youden_thresholds(scores[keep, col][:, None], positives[keep, col][:, None], weights[keep, col][:, None])
+            alone = core_thresholds.youden_thresholds(scores[keep, col][:, None], positives[keep, col][:, None], weights[keep, col][:, None])
             np.testing.assert_array_equal([thresholds[col], tpr[col], tnr[col]], [x[0] for x in alone])
 
 

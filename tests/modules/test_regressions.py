@@ -207,13 +207,13 @@ def test_num_classes_of_a_billion_materialises_only_the_observed_classes(metrics
 def test_huge_num_classes_agrees_with_the_dense_computation_below_the_limit(metrics):
     """The same data with num_classes just below (dense) and far above (observed only) the
     materialisation limit: unobserved classes count the same way."""
-    import confusion_core as core
+    from shared import labels
 
     rng = np.random.default_rng(0)
     references = rng.integers(0, 6, 50)
     predictions = np.where(rng.random(50) < 0.6, references, rng.integers(0, 6, 50))
     for zero_division in ("skip", 0.0, 1.0):
-        for num_classes in (8, core.MAX_MATERIALISED_CLASSES):
+        for num_classes in (8, labels.MAX_MATERIALISED_CLASSES):
             dense = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, num_classes=num_classes,
                                                          zero_division=zero_division, class_mask=[0, 2, 7])
             scaled_up = metrics["balanced_accuracy"].compute(predictions=predictions, references=references, num_classes=10**9,
@@ -226,7 +226,7 @@ def test_huge_num_classes_agrees_with_the_dense_computation_below_the_limit(metr
             for class_mask in ([0, 2, 7], None) if zero_division == "skip" or average != "macro" else ([0, 2, 7],):
                 options = dict(zero_division=zero_division, average=average, return_markedness=True, class_mask=class_mask)
                 dense = metrics["informedness"].compute(predictions=predictions, references=references,
-                                                        num_classes=core.MAX_MATERIALISED_CLASSES, **options)
+                                                        num_classes=labels.MAX_MATERIALISED_CLASSES, **options)
                 sparse = metrics["informedness"].compute(predictions=predictions, references=references, num_classes=10**9, **options)
                 assert sparse.keys() == dense.keys()
                 for key in ("informedness", "markedness"):
@@ -314,12 +314,12 @@ def test_one_long_label_among_short_ones_is_not_a_fixed_width_copy(metrics):
     """Was: np.asarray(labels) made every element as wide as the longest label - 1,000 short
     labels and one of 10^5 characters took 3.2 GB and 16 s (4 bytes x 10^5 x 1,001); with
     10^5 labels it would take 40 GB. Long labels are now shared Python strings."""
-    import confusion_core as core
+    from shared import inputs
 
     long_label = "x" * 100_000
     references = ["safe"] * 500 + ["unsafe"] * 500 + [long_label] * 3
     predictions = ["safe"] * 400 + ["unsafe"] * 600 + [long_label, "safe", long_label]
-    array = core.as_array(references, "references")
+    array = inputs.as_array(references, "references")
     assert array.dtype == object and array.nbytes == 8 * len(references)
     short = [label if label != long_label else "long" for label in references], [label if label != long_label else "long" for label in predictions]
     for name in ("balanced_accuracy", "informedness"):
@@ -347,15 +347,15 @@ def test_long_labels_stored_through_add_batch(tmp_path):
 def test_string_columns_of_several_chunks_are_decoded_without_combining():
     """Was: combine_chunks() before decoding: more than 2 GB of text in a stored column (or a
     pandas Arrow-backed Series) raised ArrowInvalid "offset overflow"."""
-    import confusion_core as core
+    import pandas as pd
     import pyarrow as pa
 
-    column = pa.chunked_array([pa.array(["b", "a", "b"]), pa.array(["c", "a"]), pa.array([], type=pa.string())])
-    assert core._from_arrow(column).tolist() == ["b", "a", "b", "c", "a"]
-    assert core._from_arrow(pa.chunked_array([], type=pa.string())).tolist() == []
-    import pandas as pd
+    from shared import inputs
 
-    assert core.as_array(pd.Series(["u", "v", "u"], dtype="string"), "references").tolist() == ["u", "v", "u"]
+    column = pa.chunked_array([pa.array(["b", "a", "b"]), pa.array(["c", "a"]), pa.array([], type=pa.string())])
+    assert inputs.as_array(column, "references").tolist() == ["b", "a", "b", "c", "a"]
+    assert inputs.as_array(pa.chunked_array([], type=pa.string()), "references").tolist() == []
+    assert inputs.as_array(pd.Series(["u", "v", "u"], dtype="string"), "references").tolist() == ["u", "v", "u"]
 
 
 def test_multilabel_weighted_counts_never_give_a_negative_rate(metrics):

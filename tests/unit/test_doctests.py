@@ -1,13 +1,18 @@
-"""The documented examples run as doctests: each module's _KWARGS_DESCRIPTION and the shared helper."""
+"""The documented examples run as doctests: each module's _KWARGS_DESCRIPTION and every shared core file."""
 
 import doctest
+import importlib
 import sys
 
 import evaluate
+import numpy as np
 import pytest
 
-import confusion_core
+import vendor
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
+
+# Every shared file a module folder may carry (vendored), imported as the package ``shared``.
+CORE_FILES = sorted(name[:-3] for name in vendor.shared_names())
 
 
 def run_doctest(text, name, globs):
@@ -29,11 +34,19 @@ def test_kwargs_description_examples(name, monkeypatch):
     assert results.failed == 0 and results.attempted > 0
 
 
-def test_shared_helper_docstring_examples():
+@pytest.mark.parametrize("name", CORE_FILES)
+def test_shared_core_docstring_examples(name):
+    core_file = importlib.import_module(f"shared.{name}")
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    attempted = 0
-    for test in finder.find(confusion_core, globs={"np": confusion_core.np, **vars(confusion_core)}):
+    for test in finder.find(core_file, globs={"np": np, **vars(core_file)}):
         runner.run(test)
-        attempted += len(test.examples)
-    assert runner.summarize(verbose=False).failed == 0 and attempted > 0
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_the_core_files_have_examples():
+    attempted = 0
+    for name in CORE_FILES:
+        core_file = importlib.import_module(f"shared.{name}")
+        attempted += sum(len(test.examples) for test in doctest.DocTestFinder().find(core_file))
+    assert attempted >= 50

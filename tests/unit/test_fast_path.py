@@ -21,8 +21,12 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score
 
-import confusion_core as core
 from conftest import MODULE_NAMES, REPO_ROOT
+from shared import confusion
+from shared import inputs
+from shared import labels
+from shared import store
+from shared import thresholds
 
 # ---------------------------------------------------------------- data for every module
 #
@@ -351,13 +355,20 @@ def test_empty_first_batch_does_not_fix_the_type(load):
     assert metric.compute() == {"balanced_accuracy": 0.5}
 
 
-def test_narrowest_integer_dtype_boundaries():
-    assert core.narrowest_integer_dtype(-128, 127) == np.int8
-    assert core.narrowest_integer_dtype(-129, 0) == np.int16
-    assert core.narrowest_integer_dtype(0, 2**16 - 1) == np.uint16
-    assert core.narrowest_integer_dtype(0, 2**64 - 1) == np.uint64
-    with pytest.raises(ValueError, match=r"expected integers that fit in 64 bits.*found values in \[-1, 18446744073709551615\]"):
-        core.narrowest_integer_dtype(-1, 2**64 - 1)
+def test_raw_columns_are_kept_in_the_narrowest_integer_type():
+    """Raw columns (scores a compute-time threshold still needs) are copies in the narrowest type."""
+    assert store.narrowest(np.array([-128, 127])).dtype == np.int8
+    assert store.narrowest(np.array([-129, 0])).dtype == np.int16
+    assert store.narrowest(np.array([0, 2**16 - 1])).dtype == np.uint16
+    assert store.narrowest(np.array([0, 2**64 - 1], dtype=np.uint64)).dtype == np.uint64
+
+
+def test_labels_beyond_64_bits_are_refused_not_wrapped():
+    """Labels are counted as int64: 2^64 - 1 must not become -1 (another label)."""
+    with pytest.raises(ValueError, match=r"references: expected integers that fit in 64 bits"):
+        confusion.count_labels([-1, 3], [-1, 2**64 - 1])
+    with pytest.raises(ValueError, match=r"predictions: expected integers that fit in 64 bits \(signed\), found 18446744073709551615"):
+        confusion.count_labels(np.array([2**64 - 1, 3], dtype=np.uint64), np.array([-1, 3]))
 
 
 # ---------------------------------------------------------------- evaluate.combine
@@ -462,7 +473,7 @@ def test_distributed_mode_across_real_processes(tmp_path):
     ids=lambda v: f"{type(v).__name__}-{getattr(v, 'dtype', getattr(v, 'type', ''))}",
 )
 def test_string_inputs_become_unicode_arrays(values):
-    array = core.as_array(values, "references")
+    array = inputs.as_array(values, "references")
     assert array.dtype.kind == "U" and array.tolist() == ["safe", "unsafe", "safe"]
 
 
@@ -473,19 +484,19 @@ def test_string_inputs_become_unicode_arrays(values):
 )
 def test_strings_mixed_with_other_types_are_still_rejected(values):
     with pytest.raises(TypeError, match="references: expected one label type, found a mix of strings and numbers"):
-        core.as_array(values, "references")
+        inputs.as_array(values, "references")
 
 
 def test_empty_arrow_strings():
-    assert core.as_array(pa.array([], type=pa.string()), "references").shape == (0,)
+    assert inputs.as_array(pa.array([], type=pa.string()), "references").shape == (0,)
 
 
 def test_check_finite_finds_every_non_finite_value_and_allows_large_finite_ones():
-    core.check_finite(np.full(10, 3e38, dtype=np.float32), "predictions")  # the sum overflows; the values are finite
+    inputs.check_finite(np.full(10, 3e38, dtype=np.float32), "predictions")  # the sum overflows; the values are finite
     with pytest.raises(ValueError, match=r"predictions: expected finite values, found 1 non-finite value\(s\) such as nan"):
-        core.check_finite(np.array([[0.5, np.nan], [0.1, 0.2]]), "predictions")
+        inputs.check_finite(np.array([[0.5, np.nan], [0.1, 0.2]]), "predictions")
     with pytest.raises(ValueError, match=r"found 2 non-finite value\(s\) such as inf"):
-        core.check_finite(np.array([np.inf, 1.0, -np.inf], dtype=np.float32), "predictions")
+        inputs.check_finite(np.array([np.inf, 1.0, -np.inf], dtype=np.float32), "predictions")
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16])
@@ -495,13 +506,14 @@ def test_encode_labels_finds_classes_that_occur_late(dtype):
     references = rng.integers(0, 3, 200_000).astype(dtype)
     predictions = rng.integers(0, 3, 200_000).astype(dtype)
     references[-1], predictions[-2] = 7, 5  # classes 5 and 7 occur once, at the very end; 3, 4, 6 never
-    reference_indices, prediction_indices, classes = core.encode_labels(references, predictions)
+    encoded = labels.encode_labels(references, predictions)
     expected_classes, inverse = np.unique(np.concatenate([references, predictions]), return_inverse=True)
-    assert classes.tolist() == expected_classes.tolist() == [0, 1, 2, 5, 7]
-    assert reference_indices.dtype == np.intp and prediction_indices.dtype == np.intp
-    assert reference_indices.tolist() == inverse[:200_000].tolist()
-    assert prediction_indices.tolist() == inverse[200_000:].tolist()
-    counts = core.class_counts(reference_indices, prediction_indices, len(classes))
+    assert encoded.classes.tolist() == expected_classes.tolist() == [0, 1, 2, 5, 7]
+    assert encoded.reference_indices.dtype == np.intp and encoded.prediction_indices.dtype == np.intp
+    assert encoded.reference_indices.tolist() == inverse[:200_000].tolist()
+    assert encoded.prediction_indices.tolist() == inverse[200_000:].tolist()
+    # Counted as (reference, prediction) pairs, then encoded: the same classes and counts.
+    counts = confusion.confusion_counts(confusion.count_labels(predictions, references), {}).class_counts()
     matrix = np.zeros((5, 5), dtype=np.int64)
     np.add.at(matrix, (inverse[:200_000], inverse[200_000:]), 1)
     assert counts.tp.tolist() == np.diag(matrix).tolist() and counts.support.tolist() == matrix.sum(1).tolist()
@@ -516,8 +528,8 @@ def test_unweighted_youden_search_equals_the_weighted_one_with_unit_weights(dtyp
         scores = (rng.integers(0, 6, (n, columns)) / 5.0 if trial % 2 else rng.normal(size=(n, columns))).astype(dtype)
         positives = rng.random((n, columns)) < rng.random(columns)
         mask = None if trial % 3 == 0 else rng.random((n, columns)) < 0.7
-        fast = core.youden_thresholds(scores, positives, None, mask)
-        general = core.youden_thresholds(scores, positives, np.ones((n, columns)), mask)
+        fast = thresholds.youden_thresholds(scores, positives, None, mask)
+        general = thresholds.youden_thresholds(scores, positives, np.ones((n, columns)), mask)
         for got, expected in zip(fast, general):
             assert got.dtype == expected.dtype
             np.testing.assert_array_equal(got, expected)
@@ -529,8 +541,8 @@ def test_youden_midpoint_of_huge_scores_does_not_overflow():
     positives = np.array([[0], [1], [0]])
     for weights in (None, np.ones((3, 1))):
         with np.errstate(all="raise"):
-            thresholds, tpr, tnr = core.youden_thresholds(scores, positives, weights)
-        assert thresholds.tolist() == [0.95e308] and tpr.tolist() == [1.0] and tnr.tolist() == [1.0]
+            found, tpr, tnr = thresholds.youden_thresholds(scores, positives, weights)
+        assert found.tolist() == [0.95e308] and tpr.tolist() == [1.0] and tnr.tolist() == [1.0]
 
 
 @pytest.mark.parametrize("keep_in_memory", [False, True], ids=["on-disk", "keep_in_memory"])

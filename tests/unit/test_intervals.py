@@ -9,15 +9,27 @@ import numpy as np
 import pytest
 from pycm import ConfusionMatrix
 from scipy.stats import binomtest
+from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
-import confusion_core
 import intervals
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_module
+from shared import thresholds
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import coverage_study  # noqa: E402
 
 LEVEL = 0.95
+
+
+def confusion_matrix(references, predictions, num_classes):
+    """scikit-learn's confusion matrix over the classes 0..num_classes-1 (rows = references)."""
+    return sklearn_confusion_matrix(references, predictions, labels=np.arange(num_classes))
+
+
+def class_counts(references, predictions, num_classes):
+    """Per class: (correct, support) from scikit-learn's confusion matrix."""
+    matrix = confusion_matrix(references, predictions, num_classes)
+    return np.diag(matrix), matrix.sum(axis=1)
 
 
 def test_docstring_examples():
@@ -79,7 +91,7 @@ def test_informedness_averages_match_pycm():
         num_classes = int(rng.integers(2, 6))
         references = np.r_[np.arange(num_classes), rng.integers(0, num_classes, 300 - num_classes)]
         predictions = np.where(rng.random(300) < 0.6, references, rng.integers(0, num_classes, 300))
-        matrix = confusion_core.confusion_matrix(references, predictions, num_classes)
+        matrix = confusion_matrix(references, predictions, num_classes)
         cm = ConfusionMatrix(actual_vector=references.tolist(), predict_vector=predictions.tolist())
         bm = {c: cm.class_stat["BM"][c] for c in cm.classes}
         expected = {
@@ -125,12 +137,12 @@ def test_counts_bootstrap_has_the_distribution_of_the_per_sample_stratified_boot
         return np.mean([np.mean(pred[ref == c] == c) for c in range(3)])
 
     def informedness(ref, pred):
-        return float(intervals.informedness_from_confusion(confusion_core.confusion_matrix(ref, pred, 3)))
+        return float(intervals.informedness_from_confusion(confusion_matrix(ref, pred, 3)))
 
-    matrix = confusion_core.confusion_matrix(references, predictions, 3)
-    counts = confusion_core.class_counts(references, predictions, 3)
+    matrix = confusion_matrix(references, predictions, 3)
+    correct, support = class_counts(references, predictions, 3)
     for statistic, method_interval in (
-        (balanced_accuracy, lambda: intervals.recall_mean_interval(counts.tp, counts.support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
+        (balanced_accuracy, lambda: intervals.recall_mean_interval(correct, support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
         (informedness, lambda: intervals.informedness_interval(matrix, confidence_level=0.9, n_resamples=20000, seed=2)),
     ):
         textbook = per_sample_stratified_bootstrap(references, predictions, statistic, 3000, rng)
@@ -280,9 +292,9 @@ def test_module_interval_is_the_shared_function_for_every_option(balanced_accura
             references=references, predictions=predictions, task="multiclass", num_classes=num_classes,
             confidence_level=0.9, n_resamples=500, seed=case, **options,
         )
-        counts = confusion_core.class_counts(references, predictions, num_classes)
+        correct, support = class_counts(references, predictions, num_classes)
         expected = intervals.recall_mean_interval(
-            counts.tp, counts.support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
+            correct, support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
             class_mask=None if options["class_mask"] is None else np.array(options["class_mask"]),
             zero_division=options["zero_division"], adjusted=options["adjusted"],
         )
@@ -370,7 +382,7 @@ def test_histogram_youden_search_matches_the_core():
         distinct, inverse = np.unique(-scores, return_inverse=True)
         positives = np.bincount(inverse[labels == 1], minlength=distinct.size)
         negatives = np.bincount(inverse[labels == 0], minlength=distinct.size)
-        _, tpr, tnr = confusion_core.youden_thresholds(scores[:, None], labels[:, None])
+        _, tpr, tnr = thresholds.youden_thresholds(scores[:, None], labels[:, None])
         assert coverage_study.best_youden_from_histograms(positives, negatives) == pytest.approx(tpr[0] + tnr[0] - 1, abs=1e-12)
 
 
@@ -405,3 +417,41 @@ def test_documented_multilabel_coverage_with_independent_and_correlated_label_er
     assert 0.93 <= independent.coverage <= 0.97, independent
     correlated = coverage_study.multilabel_coverage(np.random.default_rng(9), 2000, 200, correlated=True)
     assert correlated.coverage < 0.93, correlated
+
+
+# ---------------------------------------------------------------- one averaging: the interval of the module's value
+
+
+@pytest.fixture(scope="module")
+def informedness_module():
+    return load_module("informedness")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_analytic_interval_contains_the_modules_value_exactly(seed, balanced_accuracy, informedness_module):
+    """Intervals reduce with the modules' Averaging and rates and are centred on their value:
+    low <= value <= high holds exactly (no rounding gap), for every option that changes the
+    averaging; and informedness_average is the informedness module's value to the last digit."""
+    rng = np.random.default_rng(seed)
+    num_classes = int(rng.integers(2, 5))
+    references = rng.integers(0, num_classes, 40)
+    predictions = np.where(rng.random(40) < 0.6, references, rng.integers(0, num_classes, 40))
+    weights = rng.uniform(0.1, 3.0, 40) if seed % 2 else None
+    options = dict(num_classes=num_classes + 1, zero_division=("skip", 0.0, 1.0)[seed % 3],
+                   class_mask=None if seed % 4 else [0, num_classes])  # class num_classes has no samples
+    for adjusted in (False, True) if options["class_mask"] is None else (False,):  # adjusted with a mask is refused
+        for method in ("agresti_coull", "wilson"):
+            result = balanced_accuracy.compute(predictions=predictions, references=references, sample_weight=weights, adjusted=adjusted,
+                                confidence_level=LEVEL, ci_method=method, **options)
+            low, high = result["balanced_accuracy_ci"]
+            if not math.isnan(result["balanced_accuracy"]):
+                assert low <= result["balanced_accuracy"] <= high
+    informedness = informedness_module
+    result = informedness.compute(predictions=predictions, references=references, sample_weight=weights, average="macro",
+                                  labels=list(range(num_classes)))
+    matrix = sklearn_confusion_matrix(references, predictions, labels=np.arange(num_classes), sample_weight=weights)
+    if weights is None:  # integer counts: the same numbers in, the same value out
+        assert float(intervals.informedness_average(matrix, "macro")) == result["informedness"]
+    if num_classes == 2:
+        binary = informedness.compute(predictions=predictions, references=references, sample_weight=weights, confidence_level=LEVEL)
+        assert binary["informedness_ci"][0] <= binary["informedness"] <= binary["informedness_ci"][1]

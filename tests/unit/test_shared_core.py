@@ -10,9 +10,13 @@ import pyarrow as pa
 import pytest
 import torch
 
-import confusion_core as core
 import vendor
 from conftest import MODULE_NAMES, REPO_ROOT
+from shared import confusion
+from shared import counts
+from shared import inputs
+from shared import labels
+from shared import thresholds
 
 
 def test_vendored_copies_match_the_source():
@@ -71,22 +75,22 @@ def test_vendor_finds_helpers_the_script_needs_but_does_not_import(tmp_path):
     ids=lambda v: type(v).__name__,
 )
 def test_as_array_accepts_common_containers(values):
-    array = core.as_array(values, "references")
+    array = inputs.as_array(values, "references")
     assert isinstance(array, np.ndarray)
     assert array.tolist() == [0, 1, 2]
 
 
 def test_as_array_torch_requires_grad_and_half_precision():
     scores = torch.tensor([0.25, 0.75], requires_grad=True)
-    assert core.as_array(scores, "predictions").tolist() == [0.25, 0.75]
-    assert core.as_array(scores.to(torch.bfloat16), "predictions").dtype == np.float32
-    assert core.as_array(torch.tensor([True, False]), "predictions").tolist() == [1, 0]
+    assert inputs.as_array(scores, "predictions").tolist() == [0.25, 0.75]
+    assert inputs.as_array(scores.to(torch.bfloat16), "predictions").dtype == np.float32
+    assert inputs.as_array(torch.tensor([True, False]), "predictions").tolist() == [1, 0]
 
 
 def test_as_array_strings_and_nd():
-    assert core.as_array(pd.Series(["safe", "unsafe"]), "references").tolist() == ["safe", "unsafe"]
-    assert core.as_array(pa.array(["a", "b"]), "references").tolist() == ["a", "b"]
-    assert core.as_array([[0, 1], [1, 0]], "references").shape == (2, 2)
+    assert inputs.as_array(pd.Series(["safe", "unsafe"]), "references").tolist() == ["safe", "unsafe"]
+    assert inputs.as_array(pa.array(["a", "b"]), "references").tolist() == ["a", "b"]
+    assert inputs.as_array([[0, 1], [1, 0]], "references").shape == (2, 2)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +109,7 @@ def test_as_array_strings_and_nd():
 )
 def test_as_array_errors_name_the_argument(values, error, words):
     with pytest.raises(error, match="references") as info:
-        core.as_array(values, "references")
+        inputs.as_array(values, "references")
     assert words in str(info.value)
 
 
@@ -113,31 +117,41 @@ def test_encode_labels_never_allocates_in_proportion_to_a_label_value():
     references = np.array([0, 10**12, 5, 10**12])
     predictions = np.array([10**12, 0, 5, 5])
     tracemalloc.start()
-    ref, pred, classes = core.encode_labels(references, predictions)
+    encoded = labels.encode_labels(references, predictions)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert classes.tolist() == [0, 5, 10**12]
-    assert ref.tolist() == [0, 2, 1, 2] and pred.tolist() == [2, 0, 1, 1]
+    assert isinstance(encoded, labels.EncodedLabels)
+    assert encoded.classes.tolist() == [0, 5, 10**12]
+    assert encoded.reference_indices.tolist() == [0, 2, 1, 2] and encoded.prediction_indices.tolist() == [2, 0, 1, 1]
     assert peak < 1_000_000
 
 
 def test_encode_labels_with_explicit_labels_keeps_their_order():
-    ref, pred, classes = core.encode_labels(np.array(["b", "a"]), np.array(["a", "a"]), labels=["b", "a"])
-    assert (ref.tolist(), pred.tolist(), classes.tolist()) == ([0, 1], [1, 1], ["b", "a"])
+    encoded = labels.encode_labels(np.array(["b", "a"]), np.array(["a", "a"]), labels=["b", "a"])
+    assert (encoded.reference_indices.tolist(), encoded.prediction_indices.tolist(), encoded.classes.tolist()) == ([0, 1], [1, 1], ["b", "a"])
     with pytest.raises(ValueError, match=r"predictions: expected values among `labels`, found unknown value\(s\) \['c'\]"):
-        core.encode_labels(np.array(["b", "a"]), np.array(["a", "c"]), labels=["b", "a"])
+        labels.encode_labels(np.array(["b", "a"]), np.array(["a", "c"]), labels=["b", "a"])
 
 
-def test_class_counts_dense_and_sparse_paths_agree():
+@pytest.mark.parametrize("sparse", [True, False], ids=["sparse-rows", "dense-box"])
+def test_class_counts_of_the_sparse_and_dense_count_tables_match_scikit_learn(sparse, monkeypatch):
+    """2,000 classes: 4M (reference, prediction) cells are kept as sorted distinct rows by
+    default, or in one dense box when the limit allows; both give scikit-learn's matrix."""
+    from sklearn.metrics import confusion_matrix
+
+    if not sparse:
+        monkeypatch.setattr(counts, "DENSE_CELLS", 1 << 23)
     rng = np.random.default_rng(0)
     ref = rng.integers(0, 2000, 5000)
     pred = np.where(rng.random(5000) < 0.5, ref, rng.integers(0, 2000, 5000))
     weights = rng.random(5000)
-    sparse = core.class_counts(ref, pred, 2000, weights)  # 4M cells: sparse path
-    matrix = core.confusion_matrix(ref, pred, 2000, weights)
-    np.testing.assert_allclose(sparse.tp, np.diag(matrix))
-    np.testing.assert_allclose(sparse.support, matrix.sum(1))
-    np.testing.assert_allclose(sparse.predicted, matrix.sum(0))
+    stored = confusion.count_labels(pred, ref, weights)
+    assert stored.tables[confusion.PAIRS].sparse == sparse
+    found = confusion.confusion_counts(stored, {"num_classes": 2000}).class_counts()
+    matrix = confusion_matrix(ref, pred, labels=np.arange(2000), sample_weight=weights)
+    np.testing.assert_allclose(found.tp, np.diag(matrix))
+    np.testing.assert_allclose(found.support, matrix.sum(1))
+    np.testing.assert_allclose(found.predicted, matrix.sum(0))
 
 
 def test_youden_thresholds_match_brute_force():
@@ -147,7 +161,7 @@ def test_youden_thresholds_match_brute_force():
         scores = rng.integers(0, 8, (n, columns)) / 8.0  # many ties
         positives = rng.integers(0, 2, (n, columns))
         weights = rng.random((n, columns))
-        thresholds, tpr, tnr = core.youden_thresholds(scores, positives, weights)
+        found, tpr, tnr = thresholds.youden_thresholds(scores, positives, weights)
         for col in range(columns):
             distinct = np.unique(scores[:, col])
             candidates = [np.inf] + [(a + b) / 2 for a, b in zip(distinct[::-1][:-1], distinct[::-1][1:])] + [distinct[0]]
@@ -160,9 +174,9 @@ def test_youden_thresholds_match_brute_force():
                 return tp + tn
 
             values = [j(t) for t in candidates]
-            assert j(thresholds[col]) == pytest.approx(max(values), abs=1e-12)
+            assert j(found[col]) == pytest.approx(max(values), abs=1e-12)
             best = [t for t, v in zip(candidates, values) if v >= max(values) - 1e-12]
-            assert thresholds[col] == pytest.approx(max(best))  # tie rule: highest threshold
+            assert found[col] == pytest.approx(max(best))  # tie rule: highest threshold
 
 
 # ---------------------------------------------------------------- work on several cores
@@ -171,13 +185,13 @@ def test_youden_thresholds_match_brute_force():
 @pytest.fixture
 def many_threads(monkeypatch):
     """map_row_blocks on 4 threads for any array, whatever this machine's cores and sizes."""
-    monkeypatch.setattr(core, "available_cores", lambda: 4)
-    monkeypatch.setattr(core, "_MIN_ELEMENTS_PER_THREAD", 1)
+    monkeypatch.setattr(inputs, "available_cores", lambda: 4)
+    monkeypatch.setattr(inputs, "_MIN_ELEMENTS_PER_THREAD", 1)
 
 
 def test_map_row_blocks_covers_every_row_once_in_order(many_threads):
     for rows in (1, 2, 5, 17, 1000):
-        ranges = core.map_row_blocks(lambda start, stop: (start, stop), np.zeros((rows, 3)))
+        ranges = inputs.map_row_blocks(lambda start, stop: (start, stop), np.zeros((rows, 3)))
         assert ranges[0][0] == 0 and ranges[-1][1] == rows
         assert all(stop == next_start for (_, stop), (next_start, _) in zip(ranges, ranges[1:]))
         assert all(start < stop for start, stop in ranges)
@@ -189,11 +203,11 @@ def test_threaded_youden_search_equals_one_thread_and_the_general_path(many_thre
     scores = np.round(rng.random((3000, 23)), 2)  # ties
     positives = rng.random((3000, 23)) < rng.random(23)
     mask = rng.random((3000, 23)) < 0.9
-    monkeypatch.setattr(core, "_YOUDEN_BLOCK", 3000 * 2)  # blocks of 2 columns: ranges split into blocks
-    threaded = core.youden_thresholds(scores, positives, None, mask)
-    general = core.youden_thresholds(scores, positives, np.ones(scores.shape), mask)  # the unthreaded path
-    monkeypatch.setattr(core, "available_cores", lambda: 1)
-    one_thread = core.youden_thresholds(scores, positives, None, mask)
+    monkeypatch.setattr(thresholds, "_YOUDEN_BLOCK", 3000 * 2)  # blocks of 2 columns: ranges split into blocks
+    threaded = thresholds.youden_thresholds(scores, positives, None, mask)
+    general = thresholds.youden_thresholds(scores, positives, np.ones(scores.shape), mask)  # the unthreaded path
+    monkeypatch.setattr(inputs, "available_cores", lambda: 1)
+    one_thread = thresholds.youden_thresholds(scores, positives, None, mask)
     for got, single, expected in zip(threaded, one_thread, general):
         np.testing.assert_array_equal(got, single)
         np.testing.assert_array_equal(got, expected)
@@ -201,10 +215,10 @@ def test_threaded_youden_search_equals_one_thread_and_the_general_path(many_thre
 
 def test_threaded_finite_check_finds_a_value_in_any_block(many_threads):
     scores = np.zeros((1000, 7), dtype=np.float32)
-    core.check_finite(scores, "predictions")
+    inputs.check_finite(scores, "predictions")
     for row in (0, 499, 999):
         for bad in (np.nan, np.inf, -np.inf):
             broken = scores.copy()
             broken[row, 3] = bad
             with pytest.raises(ValueError, match="predictions: expected finite values, found 1 non-finite"):
-                core.check_finite(broken, "predictions")
+                inputs.check_finite(broken, "predictions")

@@ -1,0 +1,222 @@
+"""What evaluate's own metrics do, done by every module: pickling, shared experiment ids,
+parallel experiments in one cache_dir, ``combine(...).add``, and sample weights.
+
+Expected values come from scikit-learn (balanced_accuracy_score, confusion_matrix,
+top_k_accuracy_score), per class or per label where the module averages, or from the same
+module on the reduced data - never from the module's own output on the same call.
+"""
+
+import multiprocessing
+import pickle
+
+import evaluate
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import confusion_matrix
+from sklearn.metrics import top_k_accuracy_score
+
+from conftest import MODULE_NAMES, load_module
+
+NUM_CLASSES = 3
+NUM_SCORE_COLUMNS = 4
+NUM_LABELS = 3
+# Options given at load time (top-k: k=2, so that it is not plain balanced accuracy).
+LOAD_OPTIONS = {"balanced_topk_accuracy": {"k": 2}}
+RESULT_KEY = {
+    "balanced_accuracy": "balanced_accuracy",
+    "balanced_accuracy_multilabel": "balanced_accuracy",
+    "balanced_topk_accuracy": "balanced_topk_accuracy",
+    "informedness": "informedness",
+}
+
+
+def make_data(name, seed, size=60):
+    """(predictions, references) as the module takes them; every class/label has positives and negatives."""
+    rng = np.random.default_rng(seed)
+    if name == "balanced_accuracy_multilabel":
+        references = rng.integers(0, 2, (size, NUM_LABELS))
+        references[:2] = [[1] * NUM_LABELS, [0] * NUM_LABELS]
+        predictions = np.where(rng.random((size, NUM_LABELS)) < 0.7, references, 1 - references)
+        return predictions, references
+    if name == "balanced_topk_accuracy":
+        references = np.r_[np.arange(NUM_SCORE_COLUMNS), rng.integers(0, NUM_SCORE_COLUMNS, size - NUM_SCORE_COLUMNS)]
+        scores = rng.random((size, NUM_SCORE_COLUMNS))  # continuous: no ties, so any tie rule agrees
+        scores[np.arange(size), references] += rng.random(size) * 0.4
+        return scores, references
+    references = np.r_[np.arange(NUM_CLASSES), rng.integers(0, NUM_CLASSES, size - NUM_CLASSES)]
+    predictions = np.where(rng.random(size) < 0.6, references, rng.integers(0, NUM_CLASSES, size))
+    return predictions, references
+
+
+def bookmaker_informedness(references, predictions, weights=None):
+    """Powers' bookmaker informedness sum_c bias_c (TPR_c - FPR_c), from scikit-learn's confusion matrix."""
+    matrix = confusion_matrix(references, predictions, labels=np.arange(NUM_CLASSES), sample_weight=weights)
+    total = matrix.sum()
+    positives, predicted, hits = matrix.sum(axis=1), matrix.sum(axis=0), np.diag(matrix)
+    informedness_per_class = hits / positives - (predicted - hits) / (total - positives)
+    return float(np.sum(predicted / total * informedness_per_class))
+
+
+def peer_value(name, predictions, references, weights=None):
+    """The module's value computed by scikit-learn (per class or per label where it averages)."""
+    if name == "balanced_accuracy":
+        return balanced_accuracy_score(references, predictions, sample_weight=weights)
+    if name == "informedness":
+        return bookmaker_informedness(references, predictions, weights)
+    if name == "balanced_topk_accuracy":
+        weights = np.ones(len(references)) if weights is None else np.asarray(weights)
+        recalls = [
+            top_k_accuracy_score(references[references == c], predictions[references == c], k=2,
+                                 labels=np.arange(NUM_SCORE_COLUMNS), sample_weight=weights[references == c])
+            for c in range(NUM_SCORE_COLUMNS)
+        ]
+        return float(np.mean(recalls))
+    return float(np.mean([balanced_accuracy_score(references[:, label], predictions[:, label], sample_weight=weights)
+                          for label in range(NUM_LABELS)]))
+
+
+def assert_same(found, expected, rel=1e-12):
+    """Equal results: the same keys, floats equal up to ``rel`` (lists and dicts element by element)."""
+    if isinstance(expected, dict):
+        assert isinstance(found, dict) and found.keys() == expected.keys(), (found, expected)
+        for key in expected:
+            assert_same(found[key], expected[key], rel)
+    elif isinstance(expected, list):
+        assert isinstance(found, list) and len(found) == len(expected), (found, expected)
+        for item, other in zip(found, expected):
+            assert_same(item, other, rel)
+    elif isinstance(expected, float):
+        assert found == pytest.approx(expected, rel=rel, abs=1e-15, nan_ok=True)
+    else:
+        assert found == expected
+
+
+@pytest.fixture
+def load(tmp_path):
+    def _load(name, **kwargs):
+        kwargs.setdefault("cache_dir", str(tmp_path / "cache"))
+        return load_module(name, **{**LOAD_OPTIONS.get(name, {}), **kwargs})
+
+    return _load
+
+
+# ---------------------------------------------------------------- pickling
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_a_pickled_metric_computes_what_the_original_computes(name, load):
+    metric = load(name)
+    clone = pickle.loads(pickle.dumps(metric))
+    predictions, references = make_data(name, seed=1)
+    expected = peer_value(name, predictions, references)
+    result = clone.compute(predictions=predictions, references=references)
+    assert result == metric.compute(predictions=predictions, references=references)
+    assert result[RESULT_KEY[name]] == pytest.approx(expected, abs=1e-12)  # load-time options survive pickling
+    # The clone also accumulates batches.
+    clone.add_batch(predictions=predictions[:30], references=references[:30])
+    clone.add_batch(predictions=predictions[30:], references=references[30:])
+    assert clone.compute() == result
+
+
+# ---------------------------------------------------------------- experiment ids and cache dirs
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_two_instances_sharing_an_experiment_id_keep_their_own_counts(name, load):
+    """As evaluate's test_concurrent_metrics: one experiment_id, one cache_dir, no distribution."""
+    first, second = load(name, experiment_id="shared"), load(name, experiment_id="shared")
+    first_data, second_data = make_data(name, seed=2), make_data(name, seed=3)
+    expected = [peer_value(name, *first_data), peer_value(name, *second_data)]
+    assert expected[0] != pytest.approx(expected[1])  # the data differ, so a mix-up would show
+    assert first.compute(predictions=first_data[0], references=first_data[1])[RESULT_KEY[name]] == pytest.approx(expected[0], abs=1e-12)
+    assert second.compute(predictions=second_data[0], references=second_data[1])[RESULT_KEY[name]] == pytest.approx(expected[1], abs=1e-12)
+    for start in range(0, 60, 20):  # interleaved batches
+        first.add_batch(predictions=first_data[0][start:start + 20], references=first_data[1][start:start + 20])
+        second.add_batch(predictions=second_data[0][start:start + 20], references=second_data[1][start:start + 20])
+    assert first.compute()[RESULT_KEY[name]] == pytest.approx(expected[0], abs=1e-12)
+    assert second.compute()[RESULT_KEY[name]] == pytest.approx(expected[1], abs=1e-12)
+
+
+def _run_experiment(arguments):
+    """One experiment in its own process: its batches into the shared cache_dir, then compute."""
+    name, cache_dir, experiment_id, seed = arguments
+    metric = load_module(name, cache_dir=cache_dir, experiment_id=experiment_id, **LOAD_OPTIONS.get(name, {}))
+    predictions, references = make_data(name, seed)
+    for start in range(0, len(references), 10):
+        metric.add_batch(predictions=predictions[start:start + 10], references=references[start:start + 10])
+    return metric.compute()[RESULT_KEY[name]]
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_parallel_experiments_in_one_cache_dir_do_not_mix_counts(name, tmp_path):
+    """As evaluate's test_separate_experiments_in_parallel: two processes, two experiment ids, one cache_dir."""
+    cache_dir = str(tmp_path / "cache")
+    jobs = [(name, cache_dir, f"experiment-{seed}", seed) for seed in (4, 5)]
+    # fork, as evaluate's own test (Pool's default on Linux): spawned children would import evaluate again (minutes on a busy machine).
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        results = pool.map(_run_experiment, jobs)
+    for (_, _, _, seed), result in zip(jobs, results):
+        assert result == pytest.approx(peer_value(name, *make_data(name, seed)), abs=1e-12)
+
+
+# ---------------------------------------------------------------- evaluate.combine
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_combine_add_one_sample_at_a_time_equals_add_batch(name, load):
+    """As evaluate's TestCombinedEvaluation.test_add: combine(...).add(prediction, reference) per sample."""
+    partner = {"balanced_accuracy": "informedness", "informedness": "balanced_accuracy"}.get(name)
+    names = [name] if partner is None else [name, partner]
+    predictions, references = make_data(name, seed=6)
+    combined = evaluate.combine([load(each) for each in names])
+    for prediction, reference in zip(predictions, references):
+        combined.add(prediction, reference)
+    batched = evaluate.combine([load(each) for each in names])
+    batched.add_batch(predictions=predictions, references=references)
+    result = combined.compute()
+    assert result == batched.compute()
+    for each in names:
+        assert result[RESULT_KEY[each]] == pytest.approx(peer_value(each, predictions, references), abs=1e-12)
+
+
+# ---------------------------------------------------------------- sample weights
+
+
+def weights_with_zeros(seed, size=60):
+    rng = np.random.default_rng(seed)
+    weights = rng.uniform(0.5, 2.0, size)
+    weights[rng.random(size) < 0.3] = 0.0
+    weights[:NUM_SCORE_COLUMNS] = 1.0  # every class keeps a sample
+    return weights
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_a_zero_weight_is_a_removed_sample(name, load):
+    metric = load(name)
+    predictions, references = make_data(name, seed=7)
+    weights = weights_with_zeros(7)
+    kept = weights > 0
+    options = {"confidence_level": 0.95, "seed": 0, "n_resamples": 200}
+    weighted = metric.compute(predictions=predictions, references=references, sample_weight=weights, **options)
+    reduced = metric.compute(predictions=predictions[kept], references=references[kept], sample_weight=weights[kept], **options)
+    assert_same(weighted, reduced)
+    assert weighted[RESULT_KEY[name]] == pytest.approx(peer_value(name, predictions[kept], references[kept], weights[kept]), abs=1e-12)
+    # Through add_batch too, with a batch whose weights are all 0.
+    metric.add_batch(predictions=predictions[:30], references=references[:30], sample_weight=weights[:30])
+    metric.add_batch(predictions=predictions[30:], references=references[30:], sample_weight=weights[30:])
+    metric.add_batch(predictions=predictions[:5], references=references[:5], sample_weight=np.zeros(5))
+    assert_same(metric.compute(**options), reduced)
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+@pytest.mark.parametrize("scale", [1e-3, 3.7, 1e6])
+def test_scaling_every_weight_leaves_the_result_unchanged(name, scale, load):
+    metric = load(name)
+    predictions, references = make_data(name, seed=8)
+    weights = np.random.default_rng(8).uniform(0.5, 2.0, len(references))
+    options = {"confidence_level": 0.95, "seed": 0, "n_resamples": 200}
+    plain = metric.compute(predictions=predictions, references=references, sample_weight=weights, **options)
+    scaled = metric.compute(predictions=predictions, references=references, sample_weight=weights * scale, **options)
+    assert_same(scaled, plain, rel=1e-9)
+    assert plain[RESULT_KEY[name]] == pytest.approx(peer_value(name, predictions, references, weights), abs=1e-12)

@@ -382,3 +382,26 @@ def test_compare_judges_prints_the_verdicts():
     assert "judge A is significantly better than judge B at alpha 0.05 (p = 0.0102)" in printed
     assert "judge A is not significantly different from judge B at alpha 0.05 (p = 0.1789)" in printed
     assert "difference 0.0615, 95% interval [0.0177, 0.1036], p-value 0.0102" in printed
+
+
+def test_a_comparison_with_unlabeled_predictions_and_groups_keeps_every_output(modules, load):
+    """informedness with baseline_predictions, unlabeled_predictions and groups at once: each
+    output equals what the call without the other inputs gives (the judge corrected for and
+    diagnosed per group is `predictions`), in one call and streamed in batches."""
+    metric = modules["informedness"]
+    rng = np.random.default_rng(5)
+    references, a, b = judges(seed=5, num_classes=2, size=240)
+    groups = rng.choice(["model_a", "model_b"], 240)
+    unlabeled = rng.integers(0, 2, 700)
+    options = dict(confidence_level=0.95, seed=0, n_resamples=400)
+    everything = metric.compute(references=references, predictions=a, baseline_predictions=b, groups=groups,
+                                unlabeled_predictions=unlabeled, **options)
+    compared = metric.compute(references=references, predictions=a, baseline_predictions=b, **options)
+    judged = metric.compute(references=references, predictions=a, groups=groups, unlabeled_predictions=unlabeled, **options)
+    assert everything == {**compared, **judged}
+    streamed = load("informedness")
+    for start in range(0, 240, 80):
+        part = slice(start, start + 80)
+        streamed.add_batch(references=references[part], predictions=a[part], baseline_predictions=b[part], groups=groups[part])
+    streamed.add_batch(unlabeled_predictions=unlabeled)
+    assert streamed.compute(**options) == everything

@@ -312,7 +312,7 @@ class CountTable:
         flat = [np.broadcast_to(array, shape).ravel() for array in ids]
         values = {key: None if value is None else np.broadcast_to(np.asarray(value), shape).ravel() for key, value in fields.items()}
         if values["n"] is None:
-            values["n"] = np.ones(flat[0].size, dtype=np.int64)
+            values["n"] = np.ones(flat[0].size, dtype=np.uint8)
         self.rows.append(_distinct_rows(dict(zip(self.names, flat)), values))
         held = sum(block["n"].size for block in self.rows)
         if len(self.rows) > 1 and held > 2 * self.rows[0]["n"].size + (1 << 16):
@@ -331,8 +331,8 @@ class CountTable:
         keep = block["n"] > 0
         keys = {name: axis.values(block[name][keep]) for name, axis in zip(self.names, self.axes)}
         if not self.weighted:
-            return JointCounts(keys, block["n"][keep])
-        return JointCounts(keys, block["n"][keep], block["w"][keep], block["w2"][keep], self.w2_exponent)
+            return JointCounts(keys, block["n"][keep].astype(np.int64))
+        return JointCounts(keys, block["n"][keep].astype(np.int64), block["w"][keep], block["w2"][keep], self.w2_exponent)
 
 
 def _rows(array: np.ndarray, start: int, stop: int, shape: tuple) -> np.ndarray:
@@ -404,8 +404,16 @@ def _distinct_rows(keys: Dict[str, np.ndarray], fields: Dict[str, np.ndarray]) -
         distinct = np.flatnonzero(starts)
     for key, value in fields.items():
         summed = np.bincount(positions, weights=value, minlength=distinct.size)
-        rows[key] = np.rint(summed).astype(np.int64) if key == "n" else summed
+        rows[key] = _narrow_counts(np.rint(summed)) if key == "n" else summed
     return rows
+
+
+def _narrow_counts(counts: np.ndarray) -> np.ndarray:
+    """Non-negative counts in the narrowest unsigned type holding them: held sparse rows are
+    mostly counts of 1 (top-k's distinct ranks), so this is most of what a row costs."""
+    largest = float(counts.max()) if counts.size else 0.0
+    dtype = next((t for t in (np.uint8, np.uint16, np.uint32) if largest <= np.iinfo(t).max), np.int64)
+    return counts.astype(dtype)
 
 
 def _narrow(ids: np.ndarray) -> np.ndarray:

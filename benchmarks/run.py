@@ -1,4 +1,4 @@
-"""Benchmark the metric modules against their peers: every target of issue 6, in one process.
+"""Benchmark the metric modules against their peers: every target of issues 6 and 14, in one process.
 
 Each case is timed several times (after one warm-up run unless a run takes longer than
 ``--slow-seconds``); the table reports medians and the ratio of medians measured in this

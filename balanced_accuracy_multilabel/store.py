@@ -116,9 +116,11 @@ class Store:
         for name, table in self.tables.items():
             counts = table.result()
             layout["tables"][name] = {"keys": table.names, "weighted": counts.w is not None, "w2_exponent": counts.w2_exponent}
+            # Integer keys and counts in their narrowest types: the file is what a process hands over.
             for key, values in counts.keys.items():
-                arrays[f"table/{name}/key/{key}"] = values.astype(str) if values.dtype == object else values
-            for field in ("n", "w", "w2"):
+                arrays[f"table/{name}/key/{key}"] = values.astype(str) if values.dtype == object else narrowest(values)
+            arrays[f"table/{name}/n"] = narrowest(counts.n)
+            for field in ("w", "w2"):
                 if getattr(counts, field) is not None:
                     arrays[f"table/{name}/{field}"] = getattr(counts, field)
         for name, column in (self.raw_columns() or {}).items():
@@ -137,6 +139,7 @@ class Store:
             store.settings = layout["settings"]
             for name, spec in layout["tables"].items():
                 fields = {field: data[f"table/{name}/{field}"] for field in ("n", "w", "w2") if f"table/{name}/{field}" in data}
+                fields["n"] = fields["n"].astype(np.int64)
                 counts = JointCounts({key: data[f"table/{name}/key/{key}"] for key in spec["keys"]}, **fields,
                                      w2_exponent=spec["w2_exponent"])
                 store.tables[name] = CountTable(spec["keys"])

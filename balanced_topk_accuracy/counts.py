@@ -18,6 +18,7 @@ would be too large are kept as sorted distinct rows instead, so memory follows t
 number of distinct tuples, never a label's value or the number of samples.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -166,7 +167,7 @@ class CountTable:
             axis.check(values)  # every key before anything changes
         ids = [axis.ids(values) for axis, values in zip(self.axes, keys)]
         shape = np.broadcast_shapes(*(array.shape for array in ids))
-        if not int(np.prod(shape)):
+        if not math.prod(shape):
             return
         if weights is not None and not self.weighted:
             self._become_weighted()
@@ -181,7 +182,7 @@ class CountTable:
             else:
                 squares, exponent = squared_weights(weight)
             fields["w2"] = self._align_squares(squares, exponent)
-        self.num_samples += int(np.prod(shape)) if counts is None else int(counts.sum())
+        self.num_samples += math.prod(shape) if counts is None else int(counts.sum())
         if not self.sparse:
             self._add_dense(ids, shape, fields)
         else:
@@ -248,7 +249,7 @@ class CountTable:
 
     def _add_dense(self, ids: List[np.ndarray], shape: tuple, fields: Dict[str, Optional[np.ndarray]]) -> None:
         rows = shape[0]
-        step = max(1, CHUNK // max(1, int(np.prod(shape[1:]))))
+        step = max(1, CHUNK // max(1, math.prod(shape[1:])))
         for start in range(0, rows, step):
             stop = min(rows, start + step)
             chunk = [_rows(array, start, stop, shape) for array in ids]
@@ -261,7 +262,7 @@ class CountTable:
                 self._add_sparse(rest, (rows - start,) + tuple(shape[1:]), rest_fields)
                 return
             codes = _codes(chunk, self.low, self.shape)
-            cells = codes.size and int(np.prod(self.shape))
+            cells = codes.size and math.prod(self.shape)
             chunk_shape = (stop - start,) + tuple(shape[1:])
             for key, value in fields.items():
                 if value is None:  # key "n": one sample per tuple
@@ -283,9 +284,9 @@ class CountTable:
             low = [min(lo, old) for (lo, _), old in zip(bounds, self.low)]
             high = [max(hi, old + size - 1) for (_, hi), old, size in zip(bounds, self.low, self.shape)]
         shape = [hi - lo + 1 for lo, hi in zip(low, high)]
-        if int(np.prod([float(size) for size in shape])) > DENSE_CELLS:
+        if math.prod(shape) > DENSE_CELLS:
             return False
-        grown = {key: np.zeros(int(np.prod(shape)), dtype=np.int64 if key == "n" else np.float64) for key in self._field_names()}
+        grown = {key: np.zeros(math.prod(shape), dtype=np.int64 if key == "n" else np.float64) for key in self._field_names()}
         if self.low is not None:
             offset = tuple(slice(old - new, old - new + size) for old, new, size in zip(self.low, low, self.shape))
             for key, box in self.box.items():
@@ -311,7 +312,7 @@ class CountTable:
         flat = [np.broadcast_to(array, shape).ravel() for array in ids]
         values = {key: None if value is None else np.broadcast_to(np.asarray(value), shape).ravel() for key, value in fields.items()}
         if values["n"] is None:
-            values["n"] = np.ones(flat[0].size, dtype=np.int64)
+            values["n"] = np.ones(flat[0].size, dtype=np.uint8)
         self.rows.append(_distinct_rows(dict(zip(self.names, flat)), values))
         held = sum(block["n"].size for block in self.rows)
         if len(self.rows) > 1 and held > 2 * self.rows[0]["n"].size + (1 << 16):
@@ -330,8 +331,8 @@ class CountTable:
         keep = block["n"] > 0
         keys = {name: axis.values(block[name][keep]) for name, axis in zip(self.names, self.axes)}
         if not self.weighted:
-            return JointCounts(keys, block["n"][keep])
-        return JointCounts(keys, block["n"][keep], block["w"][keep], block["w2"][keep], self.w2_exponent)
+            return JointCounts(keys, block["n"][keep].astype(np.int64))
+        return JointCounts(keys, block["n"][keep].astype(np.int64), block["w"][keep], block["w2"][keep], self.w2_exponent)
 
 
 def _rows(array: np.ndarray, start: int, stop: int, shape: tuple) -> np.ndarray:
@@ -341,22 +342,30 @@ def _rows(array: np.ndarray, start: int, stop: int, shape: tuple) -> np.ndarray:
 
 
 def _codes(chunk: Sequence[np.ndarray], low: Sequence[int], shape: Sequence[int]) -> np.ndarray:
-    """The cell of each tuple in the box (row-major). Computed in int16 when every id of the
-    box and every cell fits: fewer bytes to write, and bincount widens them in cache."""
-    cells = int(np.prod(shape))
-    narrow = cells <= 32767 and all(-32768 <= lowest and lowest + size <= 32768 for lowest, size in zip(low, shape))
-    dtype = np.int16 if narrow else np.int64
+    """The cell of each tuple in the box (row-major): sum of ``id * stride`` minus the box
+    corner's code, in two passes for two keys (no temporary when a stride is 1).
+
+    Computed in uint16 when every cell fits (fewer bytes to write; bincount widens them in
+    cache), else int64. Both wrap around: ids cast into the type, products and sums are exact
+    modulo 2**bits, and so is the result, which lies in [0, cells) and so is the true cell.
+    """
+    cells = math.prod(shape)
+    dtype = np.uint16 if cells <= 1 << 16 else np.int64
+    bits = 16 if dtype is np.uint16 else 64
+    wrap = (lambda value: dtype(value % (1 << bits)) if dtype is np.uint16 else np.int64((value + (1 << 63)) % (1 << 64) - (1 << 63)))
     codes = np.empty(np.broadcast_shapes(*(array.shape for array in chunk)), dtype=dtype)
-    stride = cells
+    stride, corner = cells, 0
     for axis, (array, lowest, size) in enumerate(zip(chunk, low, shape)):
         stride //= size
+        corner += lowest * stride
         if axis == 0:
-            np.subtract(array, lowest, out=codes, dtype=dtype, casting="unsafe")  # ids fit in dtype: exact
+            np.multiply(array, wrap(stride), out=codes, dtype=dtype, casting="unsafe")
+        elif stride == 1:
+            np.add(codes, array, out=codes, dtype=dtype, casting="unsafe")
         else:
-            codes += np.subtract(array, lowest, dtype=dtype, casting="unsafe") if stride == 1 else (
-                np.subtract(array, lowest, dtype=dtype, casting="unsafe") * dtype(stride))
-        if axis == 0 and stride != 1:
-            codes *= dtype(stride)
+            codes += np.multiply(array, wrap(stride), dtype=dtype, casting="unsafe")
+    if corner:
+        codes -= wrap(corner)
     return codes.ravel()
 
 
@@ -395,8 +404,16 @@ def _distinct_rows(keys: Dict[str, np.ndarray], fields: Dict[str, np.ndarray]) -
         distinct = np.flatnonzero(starts)
     for key, value in fields.items():
         summed = np.bincount(positions, weights=value, minlength=distinct.size)
-        rows[key] = np.rint(summed).astype(np.int64) if key == "n" else summed
+        rows[key] = _narrow_counts(np.rint(summed)) if key == "n" else summed
     return rows
+
+
+def _narrow_counts(counts: np.ndarray) -> np.ndarray:
+    """Non-negative counts in the narrowest unsigned type holding them: held sparse rows are
+    mostly counts of 1 (top-k's distinct ranks), so this is most of what a row costs."""
+    largest = float(counts.max()) if counts.size else 0.0
+    dtype = next((t for t in (np.uint8, np.uint16, np.uint32) if largest <= np.iinfo(t).max), np.int64)
+    return counts.astype(dtype)
 
 
 def _narrow(ids: np.ndarray) -> np.ndarray:

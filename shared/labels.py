@@ -64,8 +64,15 @@ def _distinct(arrays: Sequence[np.ndarray]) -> np.ndarray:
 
 def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
     """Index of each value in ``classes`` (distinct, any order); a value outside them is an error."""
-    lookup = {value: index for index, value in enumerate(classes.tolist())}
-    found = np.fromiter((lookup.get(value, -1) for value in values.tolist()), dtype=np.intp, count=values.size)
+    integers = values.dtype.kind in "iu" and classes.dtype.kind in "iu" and np.result_type(values, classes).kind in "iu"
+    if (integers or values.dtype.kind == classes.dtype.kind == "U") and classes.size:
+        # Sorted search in C (one Python lookup per distinct pair is slow for thousands of pairs).
+        order = np.argsort(classes, kind="stable")
+        slot = np.minimum(np.searchsorted(classes[order], values), classes.size - 1)
+        found = np.where(classes[order][slot] == values, order[slot], -1).astype(np.intp)
+    else:
+        lookup = {value: index for index, value in enumerate(classes.tolist())}
+        found = np.fromiter((lookup.get(value, -1) for value in values.tolist()), dtype=np.intp, count=values.size)
     if (found < 0).any():
         raise ValueError(f"{name}: expected values among {source}, found unknown value(s) {_describe(_distinct([values[found < 0]]))}.")
     return found

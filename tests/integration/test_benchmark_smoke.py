@@ -19,10 +19,14 @@ TARGETS = [
     ("multilabel threshold='auto'", 1),
     ("top-k", 2),
     ("segmentation", 1),
+    ("segmentation streaming", 2),
+    ("memory: segmentation streaming", 2),
+    ("memory: top-k streaming", 1),
 ]
 MODULE_OF_TARGET = {
     "multilabel threshold='auto'": "balanced_accuracy_multilabel",
     "top-k": "balanced_topk_accuracy",
+    "memory: top-k streaming": "balanced_topk_accuracy",
 }
 
 
@@ -86,6 +90,7 @@ def test_missing_peers_and_modules_are_reported_not_dropped(tmp_path, monkeypatc
     bench.auto_threshold()
     bench.multilabel()
     bench.topk()
+    bench.segmentation_stream()
     statuses = {(row.target, row.peer_name): row.status for row in bench.rows}
     assert statuses[("threshold='auto' binary", "sklearn roc_curve")] == "peer missing (scikit-learn is not installed)"
     assert statuses[("multilabel threshold='auto'", "one np.argsort(axis=0)")].startswith("module missing (balanced_accuracy_multilabel/")
@@ -96,5 +101,8 @@ def test_missing_peers_and_modules_are_reported_not_dropped(tmp_path, monkeypatc
             assert row.status == "peer missing (torchmetrics is not installed)" and row.ours > 0
         else:
             assert row.status.startswith("module missing (balanced_topk_accuracy/")
+    streaming = [row for row in bench.rows if row.target == "segmentation streaming"]
+    assert [row.status for row in streaming] == ["met" if streaming[0].ratio <= 2 else "NOT met", "peer missing (torchmetrics is not installed)"]
+    assert streaming[0].peer > 0 and streaming[1].ours > 0
     table = run.markdown_table(bench.rows)
     assert table.count("\n") == len(bench.rows) + 1

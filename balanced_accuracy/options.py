@@ -147,6 +147,9 @@ def check_labels(value: Any, name: str) -> Optional[list]:
         raise ValueError(f"{name}: expected a non-empty list of class values, found an empty list.")
     if len({type(item) for item in values}) > 1:
         raise TypeError(f"{name}: expected class values of one type, found a mix of strings and integers {values[:5]}.")
+    out_of_range = [item for item in values if isinstance(item, int) and not -(2**63) <= item < 2**63]
+    if out_of_range:  # integer labels are int64: no label can equal such a value
+        raise ValueError(f"{name}: expected integer class values within int64 (-2**63 to 2**63 - 1), found {out_of_range[0]!r}.")
     if len(set(values)) != len(values):
         duplicates = sorted({item for item in values if values.count(item) > 1}, key=str)
         raise ValueError(f"{name}: expected distinct values, found duplicates {duplicates[:5]}.")

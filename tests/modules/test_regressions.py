@@ -419,3 +419,11 @@ def test_weight_0_samples_place_no_threshold_cut_point(metrics):
     dropped = multilabel.compute(predictions=two_scores[kept], references=two_labels[kept], from_probas=True, threshold="auto",
                                  sample_weight=weights[kept], return_per_label=True)
     assert with_zeros == dropped
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_an_integer_label_beyond_int64_is_named(metrics, name):
+    """Was (found by tests/properties/test_fuzz.py): labels=[0, 2**70] raised OverflowError
+    "Python int too large to convert to C long" while encoding, naming nothing."""
+    raises_named(metrics[name], name, ValueError, r"^labels: expected integer class values within int64 .* found 1180591620717411303424",
+                 predictions=[0], references=[0], labels=[0, 2**70])

@@ -41,6 +41,8 @@ from .thresholds import THRESHOLD_TIE_RULE
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
+from .paired_joint import check_joint
+from .paired_tests import newcombe_paired_interval
 from .rates import informedness
 from .store import Store
 

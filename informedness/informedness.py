@@ -50,6 +50,8 @@ from .unlabeled import judged_results
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
+from .paired_joint import check_joint
+from .paired_tests import newcombe_paired_interval
 from .prevalence import DEFAULT_MIN_INFORMEDNESS
 from .thresholds import THRESHOLD_TIE_RULE
 

@@ -49,10 +49,12 @@ from .unlabeled import judged_results
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
+from .judge_groups import group_diagnostics
 from .labels import EncodedLabels
 from .paired_joint import check_joint
 from .paired_tests import newcombe_paired_interval
 from .prevalence import DEFAULT_MIN_INFORMEDNESS
+from .prevalence_arrays import corrected_prevalence_arrays
 from .thresholds import THRESHOLD_TIE_RULE
 
 _DESCRIPTION = """

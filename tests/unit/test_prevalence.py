@@ -1,4 +1,4 @@
-"""shared/prevalence.py: corrected prevalence, its difference, group diagnostics, planning.
+"""shared/prevalence.py (with prevalence_arrays.py, judge_groups.py, planning.py): corrected prevalence, its difference, group diagnostics, planning.
 
 Expected values are derived in each test (exact fractions, an independent solver, or a
 simulation), never copied from the code's own output.

@@ -30,6 +30,7 @@ from .options import check_threshold
 from .options import check_zero_division
 from .options import choice
 from .options import interval_options
+from .outputs import class_outputs
 from .paired import PairedCounts
 from .paired import count_batch
 from .paired import difference_outputs
@@ -41,6 +42,8 @@ from .thresholds import THRESHOLD_TIE_RULE
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
 from .counts import CountTable
 from .labels import EncodedLabels
+from .paired_joint import check_joint
+from .paired_tests import newcombe_paired_interval
 from .rates import informedness
 from .store import Store
 
@@ -327,14 +330,12 @@ def balanced_accuracy_from_counts(
             n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=counts.effective_support(),
         )
         result["balanced_accuracy_ci"] = interval.as_list()
+    per_class = {}
     if return_per_class:
         counts.check_materialised("return_per_class")
-        result["per_class_recall"] = apply_zero_division(per_class_recall, zero_division)
-        result["support_per_class"] = class_counts.support
-        result["classes"] = encoded.classes
-    if return_confusion_matrix:
-        result["confusion_matrix"] = counts.matrix()
-        result["classes"] = encoded.classes
+        per_class["per_class_recall"] = apply_zero_division(per_class_recall, zero_division)
+    result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
+                                return_confusion_matrix=return_confusion_matrix))
     return to_python(result)
 
 

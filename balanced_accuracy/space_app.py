@@ -19,569 +19,108 @@ uses the removed ``gr.inputs``. One builder serves all modules:
 Input is parsed as data only (JSON, numbers, strings), never evaluated as code. Oversized
 or malformed input and every error of the metric come back as a readable message in the
 page, not a traceback, and the app keeps serving the next request.
+
+This file computes a request and builds the page; its parts live beside it:
+``space_parsing.py`` (pasted values, CSV, the card's examples), ``space_options.py`` (the
+controls), ``space_plots.py`` (the counts' plots) and ``space_judges.py`` (two judges
+compared, corrected prevalence). The names a Space's ``app.py`` uses (``build_app``, the
+controls, ``card_examples``) and those the tests use are importable from here.
 """
 
-import csv
 import html
 import inspect
 import itertools
 import json
-import math
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
-
-import numpy as np
-
-
-MAX_INPUT_CHARS = 2_000_000  # per text box
-MAX_VALUES = 200_000  # samples (rows)
-MAX_UPLOAD_BYTES = 5_000_000  # CSV file size
-MAX_OPTION_CHARS = 10_000  # a one-line option such as `labels`
-MAX_HEATMAP_CLASSES = 40  # above this a K x K heatmap is unreadable
-MAX_BAR_CLASSES = 60  # above this per-class bars become a histogram
-MAX_TOPK_POINTS = 20  # k values on the recall@k curve
-
-
-class InputError(ValueError):
-    """Input the page reports back to the user."""
-
-
-# ----------------------------------------------------------------------------------------
-# Parsing pasted and uploaded data (never evaluated as code)
-# ----------------------------------------------------------------------------------------
-
-_SEPARATORS = re.compile(r"[,;\t]")
-
-
-def _parse_scalar(token: str):
-    """A number if the token is one, otherwise the token as a string (quotes removed)."""
-    token = token.strip().strip('"').strip("'")
-    for convert in (int, float):
-        try:
-            return convert(token)
-        except ValueError:
-            pass
-    return token
-
-
-def _load_json(text: str, name: str):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{name}: not valid JSON ({error.msg} at character {error.pos}).") from None
-    except RecursionError:
-        raise InputError(f"{name}: the JSON is nested too deeply.") from None
-
-
-def _parse_row(line: str, name: str):
-    """One line: a JSON list, a separated row of values, or a single value."""
-    if line.startswith("["):
-        return _load_json(line, name)
-    tokens = [token for token in _SEPARATORS.split(line) if token.strip()]
-    return [_parse_scalar(token) for token in tokens] if len(tokens) > 1 else _parse_scalar(line)
-
-
-def parse_values(text: str, name: str) -> list:
-    """Parse a list of values (or of rows).
-
-    Accepted: a JSON array (``[0, 1]``, ``[[0.7, 0.3], [0.2, 0.8]]``); values separated by
-    commas, semicolons or tabs on one line; or one value per line, where a line holding
-    several values (or a JSON list) is a row.
-    """
-    text = (text or "").strip()
-    if not text:
-        raise InputError(f"{name}: please enter some values.")
-    if len(text) > MAX_INPUT_CHARS:
-        raise InputError(f"{name}: input too large ({len(text):,} characters; the limit is {MAX_INPUT_CHARS:,}).")
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if len(lines) == 1 or (text.startswith(("[", "{")) and not all(line.startswith("[") for line in lines)):
-        if text.startswith(("[", "{")):
-            values = _load_json(text, name)
-        else:
-            values = [_parse_scalar(token) for token in _SEPARATORS.split(text) if token.strip()]
-    else:
-        try:
-            values = json.loads(text) if text.startswith("[") else None
-        except (json.JSONDecodeError, RecursionError):
-            values = None  # one JSON row per line
-        if values is None:
-            values = [_parse_row(line, name) for line in lines]
-    if not isinstance(values, list):
-        raise InputError(f"{name}: expected a list of values, found {type(values).__name__}.")
-    if len(values) > MAX_VALUES:
-        raise InputError(f"{name}: too many values ({len(values):,}; the limit is {MAX_VALUES:,}).")
-    return values
-
-
-_CSV_COLUMNS = {
-    "predictions": ("predictions", "prediction"),
-    "references": ("references", "reference"),
-    "sample_weight": ("sample_weight", "weight", "weights"),
-    "baseline_predictions": ("baseline_predictions", "baseline_prediction", "baseline"),
-    "groups": ("groups", "group"),
-    "unlabeled_predictions": ("unlabeled_predictions", "unlabeled"),
-    "unlabeled_baseline_predictions": ("unlabeled_baseline_predictions", "unlabeled_baseline"),
-}
-# Columns not aligned with the samples (a judge's labels on unlabeled data): their empty
-# cells are skipped, and a row holding only them is not a sample.
-_CSV_UNALIGNED = ("unlabeled_predictions", "unlabeled_baseline_predictions")
-
-
-def _parse_cell(cell: str, column: str, line: int):
-    cell = cell.strip()
-    if not cell:
-        raise InputError(f"CSV line {line}: the {column} cell is empty.")
-    if cell.startswith("["):
-        return _load_json(cell, f"CSV line {line}, {column}")
-    return _parse_scalar(cell)
-
-
-def read_csv(path) -> Dict[str, list]:
-    """Columns ``predictions``, ``references`` (and ``sample_weight``, ``baseline_predictions``,
-    ``groups``, ``unlabeled_predictions``, ``unlabeled_baseline_predictions`` if present) of a CSV file.
-
-    The first line names the columns (comma, semicolon or tab separated); a cell holding a
-    row of scores is a JSON list such as ``"[0.7, 0.2, 0.1]"``. The unlabeled columns may
-    be longer or shorter than the others: their empty cells are skipped (see
-    ``_CSV_UNALIGNED``).
-    """
-    size = os.path.getsize(path)
-    if size > MAX_UPLOAD_BYTES:
-        raise InputError(f"CSV: file too large ({size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,}).")
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as file:
-            text = file.read()
-    except UnicodeDecodeError:
-        raise InputError("CSV: expected a UTF-8 text file, found bytes that are not UTF-8.") from None
-    header_line = text.split("\n", 1)[0]
-    for delimiter in (",", ";", "\t"):
-        names = [name.strip().lower() for name in header_line.split(delimiter)]
-        positions = {
-            column: next((names.index(alias) for alias in aliases if alias in names), None)
-            for column, aliases in _CSV_COLUMNS.items()
-        }
-        if positions["predictions"] is not None and positions["references"] is not None:
-            break
-    else:
-        raise InputError(
-            "CSV: expected a header row naming the columns 'predictions' and 'references', "
-            f"found {header_line.strip()[:200]!r}."
-        )
-    columns: Dict[str, list] = {column: [] for column, position in positions.items() if position is not None}
-    try:
-        rows = csv.reader(text.splitlines()[1:], delimiter=delimiter)
-        for line, row in enumerate(rows, start=2):
-            if not any(cell.strip() for cell in row):
-                continue  # blank line
-            if max(len(values) for values in columns.values()) >= MAX_VALUES:
-                raise InputError(f"CSV: too many rows (the limit is {MAX_VALUES:,}).")
-            cell = {column: row[positions[column]].strip() if positions[column] < len(row) else None for column in columns}
-            is_sample = any(cell[column] for column in columns if column not in _CSV_UNALIGNED)
-            for column in columns:
-                if column in _CSV_UNALIGNED:
-                    if cell[column]:
-                        columns[column].append(_parse_cell(cell[column], column, line))
-                    continue
-                if not is_sample:
-                    continue  # a row of unlabeled values only
-                if cell[column] is None:
-                    raise InputError(f"CSV line {line}: expected a {column} cell, found only {len(row)} cells.")
-                columns[column].append(_parse_cell(row[positions[column]], column, line))
-    except csv.Error as error:
-        raise InputError(f"CSV: cannot read the file ({error}).") from None
-    if not columns["predictions"]:
-        raise InputError("CSV: the file has a header but no rows.")
-    return columns
-
-
-# ----------------------------------------------------------------------------------------
-# Options: one control per argument of the module
-# ----------------------------------------------------------------------------------------
-
-_OMITTED = object()
-
-
-def describe_arguments(kwargs_description: str) -> Dict[str, str]:
-    """``{argument: "(type): description"}`` from a module's ``_KWARGS_DESCRIPTION``."""
-    described: Dict[str, str] = {}
-    current = None
-    for line in kwargs_description.splitlines():
-        match = re.match(r"^ {4}(\w+) (\(.*\)):\s*(.*)$", line)
-        if match:
-            current = match.group(1)
-            described[current] = f"{match.group(2)}: {match.group(3)}".strip()
-        elif current and line.startswith(" " * 6) and line.strip():
-            described[current] += " " + line.strip()
-        else:
-            current = None
-    return described
-
-
-def _shorten(text: str, limit: int = 160) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
-
-
-@dataclass
-class Option:
-    """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs."""
-
-    name: str
-    info: Optional[str] = None
-
-    def component(self, gr, info: Optional[str], value: Any):
-        """The Gradio control, showing ``value`` (a value of ``shown``)."""
-        raise NotImplementedError
-
-    def parse(self, raw: Any) -> Any:
-        """The argument's value from the control's value, or ``_OMITTED`` for the default."""
-        raise NotImplementedError
-
-    def shown(self, value: Any) -> Any:
-        """The control's value that stands for ``value`` (for examples)."""
-        raise NotImplementedError
-
-    def default_shown(self) -> Any:
-        raise NotImplementedError
-
-
-@dataclass
-class Flag(Option):
-    """A boolean argument: a checkbox."""
-
-    default: bool = False
-
-    def component(self, gr, info, value):
-        return gr.Checkbox(label=self.name, value=value, info=info, elem_id=f"option-{self.name}")
-
-    def parse(self, raw):
-        return _OMITTED if bool(raw) == self.default else bool(raw)
-
-    def shown(self, value):
-        if not isinstance(value, bool):
-            raise ValueError(f"{self.name}: expected true or false, found {value!r}.")
-        return value
-
-    def default_shown(self):
-        return self.default
-
-
-@dataclass
-class Choice(Option):
-    """An argument with a few allowed values: a dropdown. ``choices`` maps shown text to value."""
-
-    choices: Optional[Dict[str, Any]] = None
-
-    def component(self, gr, info, value):
-        return gr.Dropdown(
-            choices=list(self.choices), value=value, label=self.name, info=info, elem_id=f"option-{self.name}"
-        )
-
-    def parse(self, raw):
-        if raw not in self.choices:
-            raise InputError(f"{self.name}: expected one of {list(self.choices)}, found {raw!r}.")
-        value = self.choices[raw]
-        return _OMITTED if raw == self.default_shown() else value
-
-    def shown(self, value):
-        for text, choice in self.choices.items():
-            same = choice is value if choice is None or value is None else (
-                choice == value and isinstance(choice, str) == isinstance(value, str)
-            )
-            if same:
-                return text
-        raise ValueError(f"{self.name}: {value!r} is not one of the choices {list(self.choices.values())}.")
-
-    def default_shown(self):
-        return next(iter(self.choices))
-
-
-@dataclass
-class Value(Option):
-    """A single value typed as JSON (``3``, ``-100``, ``0.5``, ``[1, 2]``) or a bare word (``auto``).
-
-    ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
-    """
-
-    placeholder: str = ""
-    maximum: Optional[float] = None
-
-    def component(self, gr, info, value):
-        return gr.Textbox(
-            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, max_lines=1,
-            elem_id=f"option-{self.name}",
-        )
-
-    def parse(self, raw):
-        text = (raw or "").strip()
-        if not text:
-            return _OMITTED
-        if len(text) > MAX_OPTION_CHARS:
-            raise InputError(f"{self.name}: input too large ({len(text):,} characters).")
-        try:
-            value = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            if text[0] in "[{\"":
-                raise InputError(f"{self.name}: not valid JSON: {text[:80]!r}.") from None
-            value = text  # a bare word such as auto or unsafe
-        if isinstance(value, dict):
-            raise InputError(f"{self.name}: expected a number, a string or a list, found a JSON object.")
-        if self.maximum is not None and isinstance(value, (int, float)) and value > self.maximum:
-            raise InputError(f"{self.name}: at most {self.maximum:,} in this app, found {value:,}.")
-        return _OMITTED if value is None else value
-
-    def shown(self, value):
-        if isinstance(value, str):
-            try:
-                json.loads(value)
-            except json.JSONDecodeError:
-                return value  # shown bare; quoted only where it would read as a number
-        return json.dumps(value)
-
-    def default_shown(self):
-        return ""
-
-
-@dataclass
-class Values(Option):
-    """A list of values (``labels``, ``class_mask``, ``sample_weight``), parsed like predictions."""
-
-    placeholder: str = ""
-
-    def component(self, gr, info, value):
-        return gr.Textbox(
-            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, lines=1,
-            elem_id=f"option-{self.name}",
-        )
-
-    def parse(self, raw):
-        if not (raw or "").strip():
-            return _OMITTED
-        return parse_values(raw, self.name)
-
-    def shown(self, value):
-        return json.dumps(value)
-
-    def default_shown(self):
-        return ""
-
-
-# ----------------------------------------------------------------------------------------
-# Comparing two systems: a second predictions box (baseline_predictions)
-# ----------------------------------------------------------------------------------------
-
-BASELINE = "baseline_predictions"
-
-
-@dataclass
-class SecondPredictions(Values):
-    """``baseline_predictions``: a second system's predictions, shown beside the predictions box.
-
-    Optional: left empty, the page computes the metric of ``predictions`` alone. It goes
-    with pasted data; with a CSV the column ``baseline_predictions`` plays its part.
-    """
-
-    def component(self, gr, info, value):
-        return gr.Textbox(
-            label=f"{self.name} (optional: a second judge to compare)", value=value, lines=5, max_lines=12,
-            placeholder=self.placeholder or "same format as predictions; leave empty for one judge",
-            info=info, elem_id=f"option-{self.name}",
-        )
-
-
-def comparison_keys(result: Dict[str, Any]) -> Optional[str]:
-    """The metric name whose paired comparison ``result`` holds (``<name>_difference``), or None."""
-    return next((key[: -len("_difference")] for key in result if key.endswith("_difference")), None)
-
-
-def comparison_recalls(metric, predictions, references, arguments: Dict[str, Any]):
-    """``(classes, recall of predictions, recall of baseline_predictions)`` per class, from the
-    module's own confusion matrices of both systems (one class order)."""
-    options = {name: value for name, value in arguments.items() if name not in _INTERVAL_ARGUMENTS}
-    counted = metric.compute(predictions=predictions, references=references, **options, return_confusion_matrix=True)
-    if "baseline_confusion_matrix" not in counted:
-        return [], None, None  # nothing was counted (all ignored)
-    recalls = []
-    for key in ("confusion_matrix", "baseline_confusion_matrix"):
-        matrix = np.asarray(counted[key], dtype=np.float64)
-        recalls.append(_safe_ratio(np.diag(matrix), matrix.sum(axis=1)))
-    return counted["classes"], recalls[0], recalls[1]
-
-
-def _draw_comparison_recall(axes, classes, recall, baseline_recall) -> None:
-    _draw_bars(axes, _class_names(classes), {"predictions": recall, "baseline_predictions": baseline_recall},
-               "Recall per class of both judges", "recall")
-
-
-def _draw_difference(axes, result: Dict[str, Any], name: str) -> None:
-    """The difference (predictions − baseline) with its interval, and the p-value."""
-    difference = result[f"{name}_difference"]
-    interval = result.get(f"{name}_difference_ci")
-    p_value = result.get(f"{name}_difference_p_value")
-    axes.axvline(0.0, color="grey", linestyle="--", linewidth=0.8)
-    if difference == difference:
-        if interval is not None and all(x == x for x in interval):
-            low, high = interval
-            axes.errorbar([difference], [0], xerr=[[difference - low], [high - difference]], fmt="o", color="tab:blue",
-                          capsize=6, label=f"interval [{low:.3f}, {high:.3f}]")
-        else:
-            axes.plot([difference], [0], "o", color="tab:blue")
-        axes.annotate(f"{difference:+.3f}", (difference, 0), textcoords="offset points", xytext=(0, 10), ha="center")
-    span = max([abs(x) for x in [difference, *(interval or [])] if x == x] + [0.05]) * 1.3
-    axes.set_xlim(-span, span)
-    axes.set_yticks([])
-    axes.set_xlabel(f"{name} of predictions − of baseline_predictions")
-    title = f"Difference: {difference:+.4f}" if difference == difference else "Difference: undefined"
-    if p_value is not None:
-        title += f", p = {p_value:.3g}" if p_value == p_value else ", p undefined"
-    axes.set_title(title)
-    if interval is not None and difference == difference:
-        axes.legend(fontsize=8, loc="lower right")
-    reason = result.get(f"{name}_difference_reason")
-    if reason:
-        axes.text(0.5, 0.25, reason, transform=axes.transAxes, ha="center", color="tab:red", fontsize=9)
-
-
-def comparison_panels(metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> list:
-    """The comparison's two panels (both judges' recall per class; the difference and its
-    interval), or none when no baseline was given."""
-    name = comparison_keys(result)
-    if name is None or arguments.get(BASELINE) is None:
-        return []
-    classes, recall, baseline_recall = comparison_recalls(metric, predictions, references, arguments)
-    panels = [lambda axes: _draw_difference(axes, result, name)]
-    if classes:
-        panels.insert(0, lambda axes: _draw_comparison_recall(axes, classes, recall, baseline_recall))
-    return panels
-
-
-def module_arguments(metric) -> Dict[str, Any]:
-    """``{argument: default}`` for the options of a module's ``compute``: its declared
-    ``OPTIONS`` and per-sample ``INPUTS`` (such as ``sample_weight``, default None)."""
-    return {**{name: option.default for name, option in metric.OPTIONS.items()}, **{name: None for name in metric.INPUTS}}
-
-
-def default_options(metric) -> List[Option]:
-    """One control per argument when a module gives no spec: checkboxes for flags, text otherwise."""
-    options: List[Option] = []
-    for name, default in module_arguments(metric).items():
-        if isinstance(default, bool):
-            options.append(Flag(name, default=default))
-        else:
-            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}"))
-    return options
-
-
-def parse_option_values(options: Sequence[Option], raw_values: Sequence[Any]) -> Dict[str, Any]:
-    parsed = {}
-    for option, raw in zip(options, raw_values):
-        value = option.parse(raw)
-        if value is not _OMITTED:
-            parsed[option.name] = value
-    return parsed
-
-
-def parse_options(text: str) -> dict:
-    """Options typed as one JSON object (used by ``run_metric``)."""
-    text = (text or "").strip()
-    if not text:
-        return {}
-    if len(text) > MAX_OPTION_CHARS:
-        raise InputError("options: input too large.")
-    options = _load_json(text, "options")
-    if not isinstance(options, dict):
-        raise InputError('options: expected a JSON object such as {"return_per_class": true}.')
-    return options
-
-
-# ----------------------------------------------------------------------------------------
-# The card
-# ----------------------------------------------------------------------------------------
-
-
-def split_card(folder: Path) -> Tuple[Dict[str, str], str]:
-    """``(front matter as flat key -> text, body)`` of the metric card."""
-    card = Path(folder) / "README.md"
-    text = card.read_text(encoding="utf-8") if card.is_file() else ""
-    header: Dict[str, str] = {}
-    if text.startswith("---"):
-        _, front, text = text.split("---", 2)
-        key = None
-        for line in front.splitlines():
-            match = re.match(r"^(\w+):\s*(.*)$", line)
-            if match:
-                key = match.group(1)
-                header[key] = "" if match.group(2) in (">-", ">", "|") else match.group(2)
-            elif key and line.startswith("  "):
-                header[key] = (header[key] + " " + line.strip()).strip()
-    return header, text
-
-
-def card_text(folder: Path) -> str:
-    """The metric card without its YAML front matter."""
-    return split_card(folder)[1]
-
-
-def _literal(node, names: Dict[str, Any]) -> Any:
-    """A literal (``ast.literal_eval``, which evaluates nothing) or a name bound to one earlier."""
-    import ast
-
-    if isinstance(node, ast.Name) and node.id in names:
-        return names[node.id]
-    return ast.literal_eval(node)
-
-
-def card_examples(folder: Path) -> List[List[str]]:
-    """The card's doctest calls ``metric.compute(...)`` as example rows (predictions, references, options).
-
-    Only literals are read: arguments written as literals, or as names that an earlier
-    doctest line bound to a literal (``scores = [[0.7, 0.3], ...]``). Nothing is evaluated;
-    a call with any other argument is left out.
-    """
-    import ast
-
-    statements, current = [], None
-    for line in card_text(folder).splitlines():
-        stripped = line.strip()
-        if stripped.startswith(">>> "):
-            current = [stripped[4:]]
-            statements.append(current)
-        elif stripped.startswith("... ") and current is not None:
-            current.append(stripped[4:])
-        else:
-            current = None
-    examples, names = [], {}
-    unreadable = (ValueError, TypeError, SyntaxError, RecursionError)
-    for statement in statements:
-        try:
-            tree = ast.parse("\n".join(statement).strip())
-        except unreadable:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                try:
-                    value = _literal(node.value, names)
-                except unreadable:
-                    continue
-                if isinstance(target, ast.Name):
-                    names[target.id] = value
-                elif isinstance(target, ast.Tuple) and isinstance(value, tuple) and len(value) == len(target.elts):
-                    names.update({t.id: v for t, v in zip(target.elts, value) if isinstance(t, ast.Name)})
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compute"):
-                continue
-            try:
-                arguments = {keyword.arg: _literal(keyword.value, names) for keyword in node.keywords}
-            except unreadable:
-                continue
-            if "predictions" not in arguments or "references" not in arguments or None in arguments:
-                continue
-            predictions, references = arguments.pop("predictions"), arguments.pop("references")
-            examples.append([json.dumps(predictions), json.dumps(references), json.dumps(arguments)])
-    return examples
+from typing import Any, Dict, List, Optional, Sequence
+
+
+# Some names are imported only to be importable from here (app.py and the tests use them).
+try:  # a package (shared/, tests)
+    from .space_judges import comparison_keys
+    from .space_judges import comparison_panels
+    from .space_judges import draw_prevalence
+    from .space_judges import prevalence_summary
+    from .space_options import Choice
+    from .space_options import Flag
+    from .space_options import Option
+    from .space_options import SecondPredictions
+    from .space_options import Value
+    from .space_options import Values
+    from .space_options import default_options
+    from .space_options import _shorten
+    from .space_options import describe_arguments
+    from .space_options import module_arguments
+    from .space_options import parse_option_values
+    from .space_parsing import BASELINE
+    from .space_parsing import MAX_INPUT_CHARS
+    from .space_parsing import MAX_OPTION_CHARS
+    from .space_parsing import MAX_UPLOAD_BYTES
+    from .space_parsing import MAX_VALUES
+    from .space_parsing import InputError
+    from .space_parsing import add_judge_columns
+    from .space_parsing import card_examples
+    from .space_parsing import optional_csv_columns
+    from .space_parsing import parse_options
+    from .space_parsing import parse_values
+    from .space_parsing import read_csv
+    from .space_parsing import split_card
+    from .space_parsing import unlabeled_csv_note
+    from .space_plots import MAX_TOPK_POINTS
+    from .space_plots import _draw_heatmap
+    from .space_plots import _draw_per_label
+    from .space_plots import _draw_roc
+    from .space_plots import _draw_topk
+    from .space_plots import _draw_bars
+    from .space_plots import _class_names
+    from .space_plots import _per_class_rates
+    from .space_plots import _safe_ratio
+    from .space_plots import _topk_curve
+    from .space_plots import confusion
+    from .space_plots import roc_curve
+except ImportError:  # a Space: app.py imports space_app by plain name, beside these files
+    from space_judges import comparison_keys
+    from space_judges import comparison_panels
+    from space_judges import draw_prevalence
+    from space_judges import prevalence_summary
+    from space_options import Choice
+    from space_options import Flag
+    from space_options import Option
+    from space_options import SecondPredictions
+    from space_options import Value
+    from space_options import Values
+    from space_options import default_options
+    from space_options import _shorten
+    from space_options import describe_arguments
+    from space_options import module_arguments
+    from space_options import parse_option_values
+    from space_parsing import BASELINE
+    from space_parsing import MAX_INPUT_CHARS
+    from space_parsing import MAX_OPTION_CHARS
+    from space_parsing import MAX_UPLOAD_BYTES
+    from space_parsing import MAX_VALUES
+    from space_parsing import InputError
+    from space_parsing import add_judge_columns
+    from space_parsing import card_examples
+    from space_parsing import optional_csv_columns
+    from space_parsing import parse_options
+    from space_parsing import parse_values
+    from space_parsing import read_csv
+    from space_parsing import split_card
+    from space_parsing import unlabeled_csv_note
+    from space_plots import MAX_TOPK_POINTS
+    from space_plots import _draw_heatmap
+    from space_plots import _draw_per_label
+    from space_plots import _draw_roc
+    from space_plots import _draw_topk
+    from space_plots import _draw_bars
+    from space_plots import _class_names
+    from space_plots import _per_class_rates
+    from space_plots import _safe_ratio
+    from space_plots import _topk_curve
+    from space_plots import confusion
+    from space_plots import roc_curve
 
 
 # ----------------------------------------------------------------------------------------
@@ -658,249 +197,6 @@ def _short_repr(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
-# ----------------------------------------------------------------------------------------
-# Plots (counts and values from the metric itself)
-# ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class ClassCounts:
-    """One-vs-rest counts per class, read off the module's confusion matrix."""
-
-    tp: np.ndarray
-    support: np.ndarray
-    predicted: np.ndarray
-    total: float
-
-    @property
-    def fp(self) -> np.ndarray:
-        return self.predicted - self.tp
-
-
-@dataclass
-class Confusion:
-    """What the metric counted: classes, the (weighted) confusion counts, and scores if thresholded."""
-
-    classes: list
-    counts: Optional[ClassCounts]
-    matrix: Optional[np.ndarray]  # K x K, rows = references; None when K is too large to draw
-    scores: Optional[np.ndarray] = None
-    positives: Optional[np.ndarray] = None
-    weights: Optional[np.ndarray] = None
-    threshold: Optional[float] = None
-    positive_index: Optional[int] = None
-    tuned: bool = False  # the threshold is the module's Youden-optimal one (threshold="auto")
-
-
-# Options of an interval: the plots need the counts only.
-_INTERVAL_ARGUMENTS = ("confidence_level", "ci_method", "n_resamples", "seed")
-
-
-def confusion(metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]) -> Confusion:
-    """The confusion counts behind a label metric's result, as the module itself returns them
-    (``return_confusion_matrix``): the Space never repeats the module's counting.
-
-    For the ROC panel of thresholded scores it also keeps the scores and which references
-    are of the positive class (the second of the module's two classes unless `pos_label`).
-    """
-    options = {name: value for name, value in arguments.items() if name not in _INTERVAL_ARGUMENTS}
-    # With threshold="auto" the module finds the same threshold again (scores need not be in [0, 1]).
-    threshold = result.get("optimal_threshold", arguments.get("threshold"))
-    try:
-        counted = metric.compute(predictions=predictions, references=references, **options, return_confusion_matrix=True)
-    except ValueError:  # too many classes for a dense matrix: nothing to draw
-        return Confusion(classes=[], counts=None, matrix=None)
-    if "confusion_matrix" not in counted:
-        return Confusion(classes=[], counts=None, matrix=None)  # nothing was counted (no samples, or all ignored)
-    matrix = np.asarray(counted["confusion_matrix"], dtype=np.float64)
-    classes = counted["classes"]
-    counts = ClassCounts(np.diag(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0), float(matrix.sum()))
-    found = Confusion(classes=classes, counts=counts, matrix=matrix if len(classes) <= MAX_HEATMAP_CLASSES else None,
-                      threshold=None if threshold is None else float(threshold), tuned="optimal_threshold" in result)
-    if threshold is not None and len(classes) == 2:
-        pos_label = arguments.get("pos_label")
-        found.positive_index = classes.index(pos_label) if pos_label in classes else 1
-        flat_references = np.asarray(references, dtype=object).reshape(-1)
-        keep = np.ones(flat_references.size, dtype=bool)
-        if arguments.get("ignore_index") is not None:
-            keep = flat_references != arguments["ignore_index"]
-        found.scores = np.asarray(predictions, dtype=np.float64).reshape(-1)[keep]
-        found.positives = flat_references[keep] == classes[found.positive_index]
-        weights = arguments.get("sample_weight")
-        found.weights = None if weights is None else np.asarray(weights, dtype=np.float64).reshape(-1)[keep]
-    return found
-
-
-def _safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
-    """``numerator / denominator`` with NaN where the denominator is 0."""
-    numerator, denominator = np.asarray(numerator, dtype=np.float64), np.asarray(denominator, dtype=np.float64)
-    return np.divide(numerator, denominator, out=np.full(np.broadcast(numerator, denominator).shape, np.nan), where=denominator > 0)
-
-
-def _class_names(classes: Sequence[Any]) -> List[str]:
-    return [str(value) if len(str(value)) <= 12 else str(value)[:11] + "…" for value in classes]
-
-
-def _draw_heatmap(axes, found: Confusion) -> None:
-    if found.matrix is None:
-        axes.axis("off")
-        axes.text(0.5, 0.5, f"{len(found.classes)} classes: too many\nfor a confusion heatmap", ha="center", va="center")
-        return
-    matrix = np.asarray(found.matrix, dtype=np.float64)
-    row_share = _safe_ratio(matrix, matrix.sum(axis=1, keepdims=True))
-    image = axes.imshow(np.nan_to_num(row_share), cmap="Blues", vmin=0.0, vmax=1.0)
-    axes.figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="share of the reference class")
-    names = _class_names(found.classes)
-    ticks = np.arange(len(names))
-    axes.set_xticks(ticks, names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
-    axes.set_yticks(ticks, names)
-    axes.set_xlabel("predicted")
-    axes.set_ylabel("reference")
-    axes.set_title("Confusion matrix")
-    if len(names) <= 12:
-        for row in range(len(names)):
-            for column in range(len(names)):
-                count = matrix[row, column]
-                text = f"{count:g}" if float(count).is_integer() else f"{count:.3g}"
-                color = "white" if row_share[row, column] > 0.6 else "black"
-                axes.text(column, row, text, ha="center", va="center", color=color, fontsize=9)
-
-
-def _draw_bars(axes, names: Sequence[str], series: Dict[str, np.ndarray], title: str, ylabel: str) -> None:
-    """Grouped bars per class; NaN (undefined) is marked 'n/a'. One series also gets its mean."""
-    defined = np.concatenate([np.asarray(values, dtype=np.float64) for values in series.values()])
-    defined = defined[~np.isnan(defined)]
-    lower = float(min(0.0, np.floor(defined.min() * 4) / 4)) if defined.size else 0.0
-    if len(names) > MAX_BAR_CLASSES:
-        for label, values in series.items():
-            values = np.asarray(values, dtype=np.float64)
-            axes.hist(values[~np.isnan(values)], bins=20, range=(lower, 1.0), alpha=0.7, label=label)
-        axes.set_xlabel(ylabel)
-        axes.set_ylabel("classes")
-        axes.set_title(f"{title} ({len(names)} classes)")
-        axes.legend(fontsize=8)
-        return
-    positions = np.arange(len(names))
-    width = 0.8 / len(series)
-    for offset, (label, values) in enumerate(series.items()):
-        values = np.asarray(values, dtype=np.float64)
-        x = positions - 0.4 + width * (offset + 0.5)
-        axes.bar(x, np.nan_to_num(values), width=width, label=label)
-        for position, value in zip(x, values):
-            if np.isnan(value):
-                axes.text(position, 0.02, "n/a", ha="center", va="bottom", fontsize=8, rotation=90)
-            elif len(names) * len(series) <= 16:
-                axes.text(position, value + 0.02, f"{value:.2f}", ha="center", va="bottom", fontsize=8)
-    if len(series) == 1 and defined.size:
-        axes.axhline(defined.mean(), color="tab:red", linestyle="--", linewidth=1,
-                     label=f"mean over defined classes: {defined.mean():.3f}")
-    axes.set_xticks(positions, names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
-    axes.set_ylim(lower, 1.12)
-    axes.axhline(0.0, color="black", linewidth=0.6)
-    axes.set_ylabel(ylabel)
-    axes.set_title(title)
-    axes.legend(fontsize=8, loc="lower right")
-
-
-def _per_class_rates(found: Confusion) -> Dict[str, np.ndarray]:
-    counts = found.counts
-    recall = _safe_ratio(counts.tp, counts.support)
-    fall_out = _safe_ratio(counts.fp, counts.total - counts.support)
-    return {"recall": recall, "informedness": recall - fall_out}
-
-
-def roc_curve(
-    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray] = None
-) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ROC curve of one score column: ``(thresholds, fpr, tpr)``, thresholds descending.
-
-    A sample is positive iff score >= threshold. The points are +inf (nothing positive)
-    and each distinct score: the cut points ``youden_thresholds`` chooses among (it
-    returns the midpoint below the best of them). ``weights`` make the rates weighted;
-    FPR (TPR) is NaN when there is no negative (positive) weight.
-
-    Examples
-    --------
-    >>> thresholds, fpr, tpr = roc_curve(np.array([0.2, 0.9, 0.1, 0.3]), np.array([0, 1, 1, 0]))
-    >>> thresholds.tolist(), fpr.tolist(), tpr.tolist()
-    ([inf, 0.9, 0.3, 0.2, 0.1], [0.0, 0.0, 0.5, 1.0, 1.0], [0.0, 0.5, 0.5, 0.5, 1.0])
-    """
-    scores = np.asarray(scores, dtype=np.float64).ravel()
-    positives = np.asarray(positives).astype(bool).ravel()
-    weights = np.ones(scores.shape) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
-    order = np.argsort(-scores, kind="stable")
-    sorted_scores, sorted_positive, sorted_weights = scores[order], positives[order], weights[order]
-    cumulative_tp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, sorted_weights, 0.0))])
-    cumulative_fp = np.concatenate([[0.0], np.cumsum(np.where(sorted_positive, 0.0, sorted_weights))])
-    # A point after the last sample of each run of equal scores (and the empty cut first).
-    is_point = np.ones(scores.size + 1, dtype=bool)
-    is_point[1:-1] = sorted_scores[:-1] != sorted_scores[1:]
-    thresholds = np.concatenate([[np.inf], sorted_scores])[is_point]
-    tp, fp = cumulative_tp[is_point], cumulative_fp[is_point]
-    return thresholds, _safe_ratio(fp, cumulative_fp[-1]), _safe_ratio(tp, cumulative_tp[-1])
-
-
-def _draw_roc(axes, found: Confusion) -> None:
-    thresholds, fpr, tpr = roc_curve(found.scores, found.positives, found.weights)
-    counts, positive = found.counts, found.positive_index
-    point_tpr = float(_safe_ratio(counts.tp[positive], counts.support[positive]))
-    point_fpr = float(_safe_ratio(counts.fp[positive], counts.total - counts.support[positive]))
-    axes.plot(fpr, tpr, drawstyle="default", color="tab:blue", label="ROC")
-    axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
-    point = "Youden point" if found.tuned else "operating point"
-    axes.plot([point_fpr], [point_tpr], "o", color="tab:red", markersize=8,
-              label=f"{point}: J = TPR − FPR = {point_tpr - point_fpr:.3f}")
-    axes.annotate(f"threshold = {found.threshold:.4g}", (point_fpr, point_tpr), textcoords="offset points", xytext=(8, -14),
-                  color="tab:red", fontsize=9)
-    axes.set_xlim(-0.02, 1.02)
-    axes.set_ylim(-0.02, 1.02)
-    axes.set_xlabel("false positive rate (1 − TNR)")
-    axes.set_ylabel("true positive rate")
-    axes.set_title(f"ROC of class {found.classes[positive]!r}")
-    axes.legend(fontsize=8, loc="lower right")
-
-
-def _topk_curve(metric, predictions, references, arguments: Dict[str, Any]) -> Tuple[List[int], Dict[int, float], Any, List[int]]:
-    width = np.shape(np.asarray(predictions, dtype=np.float64))[-1]
-    chosen = list(arguments.get("k_list") or [arguments.get("k") or 1])
-    if width <= MAX_TOPK_POINTS:
-        k_values = list(range(1, width + 1))
-    else:
-        k_values = sorted({int(k) for k in np.rint(np.geomspace(1, width, MAX_TOPK_POINTS))} | {int(k) for k in chosen})
-    others = {name: value for name, value in arguments.items() if name not in ("k", "k_list", "return_per_class")}
-    curve = metric.compute(predictions=predictions, references=references, k_list=k_values, return_per_class=True, **others)
-    return k_values, curve["balanced_topk_accuracy"], curve.get("per_class_recall"), chosen
-
-
-def _draw_topk(axes, metric, predictions, references, arguments) -> None:
-    k_values, balanced, per_class, chosen = _topk_curve(metric, predictions, references, arguments)
-    if per_class and len(next(iter(per_class.values()))) <= 10:
-        classes = len(next(iter(per_class.values())))
-        for c in range(classes):
-            axes.plot(k_values, [per_class[k][c] for k in k_values], color="grey", alpha=0.35, linewidth=1,
-                      label="per class" if c == 0 else None)
-    axes.plot(k_values, [balanced[k] for k in k_values], marker="o", color="tab:blue", linewidth=2, label="balanced recall@k")
-    marked = [k for k in chosen if k in balanced]
-    axes.plot(marked, [balanced[k] for k in marked], "o", color="tab:red", markersize=9, label="requested k")
-    axes.set_xlabel("k")
-    axes.set_ylabel("recall@k (mean over classes)")
-    axes.set_ylim(-0.02, 1.05)
-    if len(k_values) <= MAX_TOPK_POINTS:
-        axes.set_xticks(k_values)
-    axes.set_title("Balanced recall@k against k")
-    axes.legend(fontsize=8, loc="lower right")
-
-
-def _draw_per_label(axes, metric, predictions, references, arguments) -> None:
-    detail = metric.compute(predictions=predictions, references=references, **{**arguments, "return_per_label": True})
-    per_label = np.asarray(detail["per_label_ba"], dtype=np.float64)
-    names = arguments.get("label_names") or detail.get("label_names") or [str(i) for i in range(len(per_label))]
-    title = "Balanced accuracy per label"
-    thresholds = detail.get("per_label_thresholds")
-    if thresholds is not None and len(per_label) <= 8:
-        names = [f"{name}\n(t={threshold:.3g})" for name, threshold in zip(_class_names(names), thresholds)]
-    _draw_bars(axes, _class_names(names) if thresholds is None else names, {"balanced accuracy": per_label}, title,
-               "balanced accuracy")
 
 
 PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
@@ -950,89 +246,6 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
 
 
 
-# ----------------------------------------------------------------------------------------
-# A judge's labels on unlabeled data: corrected prevalence (informedness)
-# ----------------------------------------------------------------------------------------
-
-_JUDGE_COLUMNS = ("groups", "unlabeled_predictions", "unlabeled_baseline_predictions")
-
-
-def add_judge_columns(metric, columns: Dict[str, list], arguments: Dict[str, Any]) -> None:
-    """Pass the CSV's judge columns (groups, unlabeled labels) that the module takes; a column
-    given both in the CSV and in its box is refused."""
-    for name in _JUDGE_COLUMNS:
-        if name not in columns or name not in getattr(metric, "INPUTS", ()):
-            continue
-        if name in arguments:
-            raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
-        arguments[name] = columns[name]
-
-
-def _format_interval(interval: Any) -> str:
-    low, high = interval
-    return "" if any(math.isnan(x) for x in (low, high)) else f" [{low:.4f}, {high:.4f}]"
-
-
-def optional_csv_columns(metric) -> List[str]:
-    """The CSV columns besides predictions and references that the module takes."""
-    return [name for name in ("sample_weight", BASELINE) + _JUDGE_COLUMNS if name in getattr(metric, "INPUTS", ("sample_weight",))]
-
-
-def unlabeled_csv_note(metric) -> str:
-    if "unlabeled_predictions" not in getattr(metric, "INPUTS", ()):
-        return ""
-    return (" The judge's labels on unlabeled data go in a column `unlabeled_predictions` of any length: "
-            "leave its cell empty on golden rows it has no value for, and the golden cells empty on rows that hold "
-            "only an unlabeled label.")
-
-
-def prevalence_summary(result: Dict[str, Any]) -> str:
-    """The corrected prevalence (and difference) in words, for the status line; "" without one."""
-    if "corrected_prevalence" not in result:
-        return ""
-    parts = []
-    for key, label in (("corrected_prevalence", "Corrected prevalence"), ("corrected_prevalence_difference", "difference")):
-        if key not in result:
-            continue
-        value = result[key]
-        if f"{key}_reason" in result:
-            parts.append(f"{label}: undefined ({result[f'{key}_reason']})")
-        elif isinstance(value, list):
-            intervals = result.get(f"{key}_ci") or [None] * len(value)
-            shown = ", ".join(f"{v:.4f}" + (_format_interval(ci) if ci else "") for v, ci in zip(value, intervals))
-            parts.append(f"{label} per class: {shown}")
-        else:
-            parts.append(f"{label} {value:.4f}" + (_format_interval(result[f"{key}_ci"]) if f"{key}_ci" in result else ""))
-        if result.get(f"{key}_clipped"):
-            parts[-1] += " (clipped)"
-    return " " + "; ".join(parts) + "."
-
-
-def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any]) -> None:
-    """The judge's measured shares next to the corrected prevalence, with its interval."""
-    corrected = np.atleast_1d(np.asarray(result["corrected_prevalence"], dtype=np.float64))
-    measured = np.atleast_1d(np.asarray(result["measured_prevalence"], dtype=np.float64))
-    if corrected.size == 1:
-        names = [f"{classes[1]!r}" if len(classes) == 2 else "positive class"]
-    else:
-        names = _class_names(classes) if len(classes) == corrected.size else [str(i) for i in range(corrected.size)]
-    positions = np.arange(corrected.size)
-    axes.bar(positions - 0.2, measured, width=0.4, color="tab:gray", label="measured by the judge")
-    errors = None
-    if "corrected_prevalence_ci" in result:
-        bounds = np.asarray(result["corrected_prevalence_ci"], dtype=np.float64).reshape(-1, 2)
-        errors = np.abs(np.stack([corrected - bounds[:, 0], bounds[:, 1] - corrected]))
-    axes.bar(positions + 0.2, np.nan_to_num(corrected), width=0.4, color="tab:blue", yerr=errors, capsize=4,
-             label="corrected" + (" (with its interval)" if errors is not None else ""))
-    for position, value in zip(positions, corrected):
-        text = "n/a" if np.isnan(value) else f"{value:.3f}"
-        axes.text(position + 0.2, (0 if np.isnan(value) else value) + 0.02, text, ha="center", va="bottom", fontsize=8)
-    axes.set_xticks(positions, names)
-    axes.set_ylim(0.0, 1.1)
-    axes.set_ylabel("prevalence in the unlabeled data")
-    reason = result.get("corrected_prevalence_reason")
-    axes.set_title("Corrected prevalence" + (f" (undefined: {reason})" if reason else ""))
-    axes.legend(fontsize=8, loc="upper right")
 
 # ----------------------------------------------------------------------------------------
 # The page

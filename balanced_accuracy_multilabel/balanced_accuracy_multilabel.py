@@ -26,8 +26,8 @@ from .options import check_zero_division
 from .options import choice
 from .options import interval_options
 from .rates import binary_balanced_accuracy
+from .rates import label_average
 from .rates import label_average_reason
-from .rates import pool_columns
 from .thresholds import THRESHOLD_TIE_RULE
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
@@ -326,14 +326,8 @@ def balanced_accuracy_multilabel_from_counts(
     if counts.thresholds is not None:
         result["per_label_thresholds"] = counts.thresholds
     per_label_ba = binary_balanced_accuracy(counts.tp, counts.positives, counts.tn, counts.negatives, zero_division)
-    if average == "micro":
-        selected = slice(None) if class_mask is None else averaging.selected
-        score = float(binary_balanced_accuracy(*pool_columns(counts.tp, counts.positives, counts.tn, counts.negatives, selected),
-                                               zero_division)[0])
-    else:
-        # zero_division acted inside each label already: a NaN label (nothing measured) is left out.
-        weights = counts.positives if average == "weighted" else None
-        score = float(Averaging(num_labels, averaging.selected).combine(per_label_ba, weights)[0])
+    score = label_average(counts.tp, counts.positives, counts.tn, counts.negatives, per_label_ba, average,
+                          averaging.selected, zero_division)
     result["balanced_accuracy"] = score
     if math.isnan(score):
         result["reason"] = label_average_reason(class_mask is not None, average, per_label_ba)

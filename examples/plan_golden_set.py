@@ -1,6 +1,6 @@
 """How many labelled items does a judge's golden set need?
 
-Two questions, answered by ``shared/prevalence.py`` (``plan_golden_set`` and
+Two questions, answered by ``shared/planning.py`` (``plan_golden_set`` and
 ``plan_judge_comparison``):
 
 * ``width``: positives and negatives needed for a target half-width of the interval the
@@ -22,7 +22,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "shared"))
 
-import prevalence  # noqa: E402
+import planning  # noqa: E402
 
 
 def pair_or_float(text):
@@ -62,7 +62,7 @@ def build_parser():
 def main(argv=None):
     args = build_parser().parse_args(argv)
     if args.command == "width":
-        plan = prevalence.plan_golden_set(
+        plan = planning.plan_golden_set(
             args.half_width, tpr=args.tpr, tnr=args.tnr, prevalence=args.prevalence,
             confidence_level=args.confidence_level, metric=args.metric, ci_method=args.ci_method,
         )
@@ -75,7 +75,7 @@ def main(argv=None):
               f"(about half of real golden sets of this size come out wider)")
         print(f"  (the Wald formula would say {plan['wald_total']:,})")
     else:
-        plan = prevalence.plan_judge_comparison(
+        plan = planning.plan_judge_comparison(
             args.delta_j, tpr=args.tpr, tnr=args.tnr, prevalence=args.prevalence, agreement=args.agreement,
             power=args.power, alpha=args.alpha,
         )

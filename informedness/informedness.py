@@ -5,18 +5,13 @@ from dataclasses import replace
 
 import datasets
 import evaluate
-import numpy as np
 
 from .averaging import Averaging
-from .averaging import apply_zero_division
-from .binomial import DEFAULT_CI_METHOD
 from .comparison import informedness_difference
 from .confusion import ConfusionCounts
 from .confusion import confusion_counts
 from .confusion import count_labels
 from .inputs import to_python
-from .intervals import MAX_BOOTSTRAP_CELLS
-from .intervals import informedness_interval
 from .metric import CountsMetric
 from .options import LOAD_TIME_DOC
 from .options import Option
@@ -28,6 +23,10 @@ from .options import check_num_classes
 from .options import check_informedness_zero_division
 from .options import choice
 from .options import interval_options
+from .outputs import check_informedness_interval
+from .outputs import class_outputs
+from .outputs import informedness_interval_outputs
+from .outputs import markedness_outputs
 from .paired import PairedCounts
 from .paired import count_batch
 from .paired import difference_outputs
@@ -35,8 +34,6 @@ from .paired import has_baseline
 from .paired import paired_counts
 from .rates import INFORMEDNESS_AVERAGES
 from .rates import informedness
-from .rates import informedness_weights
-from .rates import one_vs_rest_difference
 from .store import Store
 from .unlabeled import JUDGE_INPUTS
 from .unlabeled import UNALIGNED_INPUTS
@@ -48,9 +45,15 @@ from .unlabeled import judged_results
 
 # evaluate.load fetches only the helper files a metric script imports itself; the helpers
 # above need these too (`python shared/vendor.py --check` verifies the list is complete).
+from .binomial import DEFAULT_CI_METHOD
 from .counts import CountTable
+from .intervals import informedness_interval
+from .judge_groups import group_diagnostics
 from .labels import EncodedLabels
+from .paired_joint import check_joint
+from .paired_tests import newcombe_paired_interval
 from .prevalence import DEFAULT_MIN_INFORMEDNESS
+from .prevalence_arrays import corrected_prevalence_arrays
 from .thresholds import THRESHOLD_TIE_RULE
 
 _DESCRIPTION = """
@@ -386,24 +389,6 @@ _SCORES_HINT = (
 )
 
 
-def check_multiclass_interval(ci_method, num_classes, n_resamples):
-    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
-    if ci_method in ("agresti_coull", "wilson"):
-        raise ValueError(
-            f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
-            "J is then not a sum of independent rates); expected ci_method='bootstrap' or None."
-        )
-    # The bootstrap draws n_resamples K x K matrices.
-    cells = num_classes * num_classes
-    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
-        fits = MAX_BOOTSTRAP_CELLS // cells
-        hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
-        raise ValueError(
-            f"n_resamples: the bootstrap of a {num_classes} x {num_classes} confusion matrix draws n_resamples x "
-            f"{cells:,} cells; {n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_CELLS:,} cells. {hint}"
-        )
-
-
 def informedness_from_counts(
     counts: ConfusionCounts,
     *,
@@ -424,82 +409,49 @@ def informedness_from_counts(
     The options mean what they mean in ``compute`` and are already checked; ``counts`` is
     what ``compute`` counted from samples, or a confusion matrix given to it.
     """
-    result = {"informedness": math.nan}
-    undefined_ci = {} if confidence_level is None else {"informedness_ci": [math.nan, math.nan]}
-
-    def undefined(reason):
-        undefined_result = {**result, "reason": reason, **undefined_ci}
-        if return_markedness:
-            undefined_result.update(markedness=math.nan, markedness_reason=reason)
-        return undefined_result
-
     if counts.reason is not None:
-        return undefined(counts.reason)
+        return undefined_informedness(counts.reason, confidence_level, return_markedness)
     encoded = counts.encoded
-    num_classes = encoded.num_classes
     if return_per_class:
         counts.check_materialised("return_per_class")
-    if confidence_level is not None and encoded.unobserved and zero_division != "skip" and average == "macro":
-        raise ValueError(
-            f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
-            f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
-            "pass `labels` with the classes to average, or zero_division='skip'."
-        )
-    if confidence_level is not None and num_classes > 2:
-        check_multiclass_interval(ci_method, num_classes, n_resamples)
+    if confidence_level is not None:
+        check_informedness_interval(encoded, average, zero_division, ci_method, n_resamples)
     class_counts = counts.class_counts()
     averaging = Averaging.over(
-        num_classes, class_mask, zero_division,
+        encoded.num_classes, class_mask, zero_division,
         observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
     )
     if not class_counts.total > 0:
-        return undefined("no_samples")
+        return undefined_informedness("no_samples", confidence_level, return_markedness)
     value, averaged, per_class_informedness = informedness(
         class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
+    result = {"informedness": float(value)}
     reason = averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value))
-    result["informedness"] = float(value)
     if reason:
-        result.update(reason=reason, **undefined_ci)
+        result["reason"] = reason
+        if confidence_level is not None:
+            result["informedness_ci"] = [math.nan, math.nan]
     elif confidence_level is not None:
-        result.update(undefined_ci)
-        if np.count_nonzero(class_counts.support) < 2:
-            # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
-            result["informedness_ci_reason"] = "fewer_than_two_reference_classes"
-        else:
-            matrix = counts.matrix("confidence_level")
-            if counts.w is not None:
-                # Informedness does not depend on the weights' scale: with the largest weight 1,
-                # the bootstrap's products of weighted counts stay finite near float64's limits.
-                matrix = matrix / counts.w.max()
-            interval = informedness_interval(
-                matrix, confidence_level=confidence_level,
-                method=ci_method or (DEFAULT_CI_METHOD if num_classes == 2 else "bootstrap"),
-                n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
-                effective_support=counts.effective_support(),
-            )
-            result["informedness_ci"] = interval.as_list()
-            if interval.reason is not None:
-                result["informedness_ci_reason"] = interval.reason
+        result.update(informedness_interval_outputs(
+            counts, class_counts, value, averaging, average=average, confidence_level=confidence_level,
+            ci_method=ci_method, n_resamples=n_resamples, seed=seed))
+    per_class = {"per_class_informedness": per_class_informedness}
     if return_markedness:
-        per_class_markedness = apply_zero_division(
-            one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
-        _, markedness_weights = informedness_weights(average, class_counts.support, class_counts.predicted)
-        markedness, averaged = averaging.combine(per_class_markedness, markedness_weights)
-        result["markedness"] = float(markedness)
-        reason = averaging.reason(int(averaged), "fewer_than_two_predicted_classes", float(markedness))
-        if reason:
-            result["markedness_reason"] = reason
-    if return_per_class:
-        result["per_class_informedness"] = per_class_informedness
-        if return_markedness:
-            result["per_class_markedness"] = per_class_markedness
-        result["support_per_class"] = class_counts.support
-        result["predicted_per_class"] = class_counts.predicted
-        result["classes"] = encoded.classes
-    if return_confusion_matrix:
-        result["confusion_matrix"] = counts.matrix()
-        result["classes"] = encoded.classes
+        markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
+        result.update(markedness)
+    result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
+                                return_confusion_matrix=return_confusion_matrix, predicted_per_class=True))
     return to_python(result)
+
+
+def undefined_informedness(reason, confidence_level, return_markedness):
+    """The result when informedness is undefined: NaN, the reason, a NaN interval and markedness if asked."""
+    result = {"informedness": math.nan, "reason": reason}
+    if confidence_level is not None:
+        result["informedness_ci"] = [math.nan, math.nan]
+    if return_markedness:
+        result.update(markedness=math.nan, markedness_reason=reason)
+    return result
 
 
 # ---------------------------------------------------------------- comparing two systems

@@ -126,6 +126,29 @@ def pool_columns(tp: Any, positives: Any, tn: Any, negatives: Any, selected: Any
     return pooled
 
 
+def label_average(tp: Any, positives: Any, tn: Any, negatives: Any, per_label: Any, average: str, selected: Any,
+                  zero_division: Any) -> float:
+    """The multilabel average of per-label balanced accuracies over the ``selected`` labels
+    (None: all): "micro" pools the labels' counts first; "macro" and "weighted" (by
+    positives) average ``per_label``, leaving out NaN labels (zero_division acted inside
+    each label already: a NaN label measured nothing).
+
+    Examples
+    --------
+    >>> tp, positives, tn, negatives = np.array([3, 0]), np.array([4, 0]), np.array([5, 2]), np.array([6, 4])
+    >>> per_label = binary_balanced_accuracy(tp, positives, tn, negatives, "skip")  # (3/4 + 5/6) / 2 and 2/4
+    >>> bool(np.isclose(label_average(tp, positives, tn, negatives, per_label, "macro", None, "skip"), (19 / 24 + 0.5) / 2))
+    True
+    >>> label_average(tp, positives, tn, negatives, per_label, "micro", None, "skip") == (3 / 4 + 7 / 10) / 2
+    True
+    """
+    if average == "micro":
+        columns = slice(None) if selected is None else selected
+        return float(binary_balanced_accuracy(*pool_columns(tp, positives, tn, negatives, columns), zero_division)[0])
+    weights = positives if average == "weighted" else None
+    return float(Averaging(np.shape(per_label)[-1], selected).combine(per_label, weights)[0])
+
+
 def label_average_reason(masked: bool, average: str, per_label: Any) -> str:
     """Why an average of per-label balanced accuracies is NaN: the mask left no label, the
     weighted average's labels have no positives, or no label has a defined value."""

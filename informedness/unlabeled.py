@@ -32,12 +32,12 @@ from .counts import JointCounts
 from .inputs import _describe
 from .inputs import as_array
 from .inputs import as_labels
+from .judge_groups import group_diagnostics
 from .labels import _distinct
 from .labels import positions
 from .prevalence import DEFAULT_MIN_INFORMEDNESS
 from .prevalence import corrected_prevalence
 from .prevalence import corrected_prevalence_difference
-from .prevalence import group_diagnostics
 from .store import Store
 
 UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}

@@ -1,4 +1,4 @@
-"""shared/prevalence.py: corrected prevalence, its difference, group diagnostics, planning.
+"""shared/prevalence.py (with prevalence_arrays.py, judge_groups.py, planning.py): corrected prevalence, its difference, group diagnostics, planning.
 
 Expected values are derived in each test (exact fractions, an independent solver, or a
 simulation), never copied from the code's own output.
@@ -14,7 +14,10 @@ import numpy as np
 import pytest
 
 import intervals
+import judge_groups
+import planning
 import prevalence
+import prevalence_arrays
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -26,9 +29,11 @@ def test_docstring_examples():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     attempted = 0
-    for test in finder.find(prevalence, globs=vars(prevalence).copy()):
-        runner.run(test)
-        attempted += len(test.examples)
+    # The prevalence files: the correction, its building blocks, group diagnostics, planning.
+    for core_file in (prevalence, prevalence_arrays, judge_groups, planning):
+        for test in finder.find(core_file, globs=vars(core_file).copy()):
+            runner.run(test)
+            attempted += len(test.examples)
     assert runner.summarize(verbose=False).failed == 0 and attempted >= 10
 
 
@@ -287,7 +292,7 @@ def test_the_study_script_runs_quick():
 
 def test_group_rates_are_the_per_group_counts():
     groups = [binary_confusion(40, 50, 10, 100), binary_confusion(18, 20, 3, 30), binary_confusion(5, 10, 0, 10)]
-    result = prevalence.group_diagnostics(groups, confidence_level=LEVEL)
+    result = judge_groups.group_diagnostics(groups, confidence_level=LEVEL)
     assert result["support"] == [[100, 50], [30, 20], [10, 10]]
     assert result["tpr"] == pytest.approx([0.8, 0.9, 0.5])
     assert result["fpr"] == pytest.approx([0.1, 0.1, 0.0])
@@ -299,7 +304,7 @@ def test_group_rates_are_the_per_group_counts():
 def test_chi2_tail_matches_scipy():
     from scipy import stats  # scikit-learn depends on SciPy: always installed with the test requirements
     for statistic, dof in [(0.01, 1), (3.84, 1), (7.5, 2), (20, 6), (55, 40), (300, 200), (1e-6, 10)]:
-        assert prevalence.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
+        assert judge_groups.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
 
 
 def test_homogeneity_statistic_binary_is_the_sum_of_the_tpr_and_fpr_tests():
@@ -308,7 +313,7 @@ def test_homogeneity_statistic_binary_is_the_sum_of_the_tpr_and_fpr_tests():
     tpr_table = groups[:, 1, ::-1]  # (TP, FN) per group
     fpr_table = groups[:, 0, :]  # (TN, FP) per group
     expected = stats.chi2_contingency(tpr_table, correction=False)[0] + stats.chi2_contingency(fpr_table, correction=False)[0]
-    statistic, dof = prevalence.homogeneity_statistic(groups)
+    statistic, dof = judge_groups.homogeneity_statistic(groups)
     assert float(statistic) == pytest.approx(expected, rel=1e-12) and int(dof) == 4
 
 
@@ -324,7 +329,7 @@ def test_heterogeneity_type_one_error(num_classes, per_group, method, sims):
     rejections = 0
     for _ in range(sims):
         groups = rng.multinomial(sizes, rates)
-        result = prevalence.group_diagnostics(groups, method=method, n_resamples=300, seed=int(rng.integers(2**31)))
+        result = judge_groups.group_diagnostics(groups, method=method, n_resamples=300, seed=int(rng.integers(2**31)))
         rejections += result["heterogeneity_p_value"] <= 0.05
     rate = rejections / sims
     half_band = 3 * math.sqrt(0.05 * 0.95 / sims) + 0.005
@@ -338,7 +343,7 @@ def test_heterogeneity_detects_a_self_preferring_judge():
     detected = 0
     for _ in range(200):
         groups = np.stack([rng.multinomial([150, 50], fair), rng.multinomial([150, 50], fair), rng.multinomial([150, 50], lenient)])
-        detected += prevalence.group_diagnostics(groups)["heterogeneity_p_value"] <= 0.05
+        detected += judge_groups.group_diagnostics(groups)["heterogeneity_p_value"] <= 0.05
     assert detected / 200 > 0.8
 
 
@@ -356,7 +361,7 @@ def test_heterogeneity_detects_a_self_preferring_judge():
 def test_golden_set_plan_gives_the_target_half_width(target, tpr, tnr, prior, metric, ci_method):
     """Simulated golden sets of the planned size: the module's interval has median half-width
     about the target; 15% fewer items miss it."""
-    plan = prevalence.plan_golden_set(target, tpr=tpr, tnr=tnr, prevalence=prior, metric=metric, ci_method=ci_method)
+    plan = planning.plan_golden_set(target, tpr=tpr, tnr=tnr, prevalence=prior, metric=metric, ci_method=ci_method)
     assert plan["positives"] + plan["negatives"] == plan["total"]
     assert plan["positives"] / plan["total"] == pytest.approx(prior, abs=2 / plan["total"])
     rng = np.random.default_rng(11)
@@ -380,7 +385,7 @@ def test_golden_set_plan_gives_the_target_half_width(target, tpr, tnr, prior, me
 
 
 def test_golden_set_plan_for_a_near_perfect_judge_is_not_the_wald_promise():
-    plan = prevalence.plan_golden_set(0.03, tpr=1.0, tnr=0.995, prevalence=0.2)
+    plan = planning.plan_golden_set(0.03, tpr=1.0, tnr=0.995, prevalence=0.2)
     assert plan["wald_total"] < plan["total"] / 2  # Wald: TPR = 1 has "no" variance
 
 
@@ -403,7 +408,7 @@ def simulate_paired_judges(rng, sims, positives, negatives, judge_a, judge_b, ag
 
 @pytest.mark.parametrize("agreement", [None, 0.88])
 def test_judge_comparison_plan_reaches_the_power(agreement):
-    plan = prevalence.plan_judge_comparison(0.1, tpr=0.75, tnr=0.85, prevalence=0.3, agreement=agreement)
+    plan = planning.plan_judge_comparison(0.1, tpr=0.75, tnr=0.85, prevalence=0.3, agreement=agreement)
     a = (plan["judge_a"]["tpr"], plan["judge_a"]["tnr"])
     b = (plan["judge_b"]["tpr"], plan["judge_b"]["tnr"])
     positives, negatives = plan["positives"], plan["negatives"]
@@ -441,13 +446,13 @@ def test_judge_comparison_plan_reaches_the_power(agreement):
 
 def test_judge_comparison_plan_validates_agreement_and_rates():
     with pytest.raises(ValueError):  # rates differ by 0.05 but the judges disagree on only 1%
-        prevalence.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=0.99)
+        planning.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=0.99)
     with pytest.raises(ValueError):  # judge B would have TPR 1.1
-        prevalence.plan_judge_comparison(0.3, tpr=0.95, tnr=0.9, prevalence=0.3)
-    plan = prevalence.plan_judge_comparison(0.1, tpr=(0.9, 0.9), tnr=(0.8, 0.9), prevalence=0.3)
+        planning.plan_judge_comparison(0.3, tpr=0.95, tnr=0.9, prevalence=0.3)
+    plan = planning.plan_judge_comparison(0.1, tpr=(0.9, 0.9), tnr=(0.8, 0.9), prevalence=0.3)
     assert plan["judge_b"]["j"] - plan["judge_a"]["j"] == pytest.approx(0.1)
     # More agreement, fewer items.
-    sizes = [prevalence.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=x)["total"] for x in (0.86, 0.9, 0.94)]
+    sizes = [planning.plan_judge_comparison(0.1, tpr=0.8, tnr=0.9, prevalence=0.3, agreement=x)["total"] for x in (0.86, 0.9, 0.94)]
     assert sizes[0] > sizes[1] > sizes[2]
 
 
@@ -455,7 +460,7 @@ def test_plan_command_prints_the_plan(capsys):
     import plan_golden_set
 
     plan = plan_golden_set.main(["width", "--half-width", "0.04", "--tpr", "0.8", "--tnr", "0.9", "--prevalence", "0.25"])
-    assert plan == prevalence.plan_golden_set(0.04, tpr=0.8, tnr=0.9, prevalence=0.25)
+    assert plan == planning.plan_golden_set(0.04, tpr=0.8, tnr=0.9, prevalence=0.25)
     assert f"{plan['total']:,}" in capsys.readouterr().out
     plan = plan_golden_set.main(["compare", "--delta-j", "0.1", "--tpr", "0.8,0.9", "--tnr", "0.9", "--prevalence", "0.3"])
     assert plan["judge_b"]["tpr"] == 0.9 and plan["judge_b"]["tnr"] == 0.9

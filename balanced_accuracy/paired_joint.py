@@ -1,0 +1,312 @@
+# GENERATED FILE: do not edit. Vendored copy of shared/paired_joint.py.
+# Edit the source in shared/ and run `python shared/vendor.py` to refresh every module folder.
+"""The joint counts of two systems on one golden set, and the reductions ``comparison.py`` applies to them.
+
+``joint[..., r, a, b]`` counts (or sums the weights of) the items with reference class
+r, A's prediction a and B's prediction b. Here: checking it (``check_joint``), the
+canonical orientation that makes every comparison exactly antisymmetric under swapping
+A and B (``canonical``, ``finish_difference``), the two systems' confusion matrices
+(``marginals``), the reference rows' sizes (Kish's effective size under weights), the
+mean of recalls and its gradient, the analytic gradient of averaged informedness, and
+the stratified bootstrap of the joint counts with its percentile interval.
+
+NumPy and the standard library only (plus ``binomial.py`` and ``intervals.py`` beside it).
+"""
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+
+# informedness_average: the reference the gradient's example checks against.
+try:  # vendored next to a metric script
+    from .binomial import bootstrap_confusion
+    from .binomial import effective_sizes
+    from .intervals import informedness_average
+except ImportError:  # shared/ on the import path
+    from binomial import bootstrap_confusion
+    from binomial import effective_sizes
+    from intervals import informedness_average
+
+# Bootstrap: resampled joint cells (resamples x problems x K^3) kept in memory at once is
+# bounded by binomial.bootstrap_confusion's chunking; this caps the total work.
+MAX_BOOTSTRAP_JOINT_CELLS = 2_000_000_000
+
+
+# ----------------------------------------------------------------------------------------
+# Arguments
+# ----------------------------------------------------------------------------------------
+
+
+def check_joint(joint: Any, joint_w2: Any = None):
+    """``joint`` as float64 ``(..., K, K, K)`` with finite non-negative cells (and ``joint_w2`` alike).
+
+    Examples
+    --------
+    >>> check_joint([[[1, 0], [0, 0]], [[0, 0], [0, 2]]])[0].shape
+    (2, 2, 2)
+    """
+    array = np.asarray(joint, dtype=np.float64)
+    if array.ndim < 3 or not array.shape[-1] == array.shape[-2] == array.shape[-3] or array.shape[-1] < 1:
+        raise ValueError(
+            f"joint: expected counts of shape (..., K, K, K) (reference, predictions, baseline_predictions), found shape {array.shape}."
+        )
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ValueError("joint: expected finite, non-negative counts or weight sums.")
+    squared = None
+    if joint_w2 is not None:
+        squared = np.asarray(joint_w2, dtype=np.float64)
+        if squared.shape != array.shape:
+            raise ValueError(f"joint_w2: expected the shape of joint {array.shape}, found {squared.shape}.")
+        if not np.isfinite(squared).all() or (squared < 0).any():
+            raise ValueError("joint_w2: expected finite, non-negative sums of squared weights.")
+    return array, squared
+
+
+def check_difference_zero_division(zero_division: Any) -> Any:
+    if isinstance(zero_division, str) and zero_division == "skip":
+        return zero_division
+    if isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool) and np.isfinite(zero_division):
+        return float(zero_division)
+    raise ValueError(f"zero_division: expected 'skip' or a number, found {zero_division!r}.")
+
+
+def selected_classes(class_mask: Any, num_classes: int) -> np.ndarray:
+    selected = np.zeros(num_classes, dtype=bool)
+    if class_mask is None:
+        selected[:] = True
+        return selected
+    mask = np.asarray(class_mask).ravel()
+    if mask.size and (mask.dtype.kind not in "iu" or mask.min() < 0 or mask.max() >= num_classes):
+        raise ValueError(f"class_mask: expected class indices in [0, {num_classes - 1}], found {mask.tolist()!r}.")
+    selected[mask.astype(np.intp)] = True
+    return selected
+
+
+# ----------------------------------------------------------------------------------------
+# Orientation: exact antisymmetry under swapping A and B
+# ----------------------------------------------------------------------------------------
+
+
+def swapped(joint: np.ndarray) -> np.ndarray:
+    """The joint counts with the two systems exchanged (a contiguous copy)."""
+    return np.ascontiguousarray(np.swapaxes(joint, -1, -2))
+
+
+def swap_orientation(joint: np.ndarray):
+    """Per problem: +1 (canonical as given), -1 (its transpose is canonical), 0 (symmetric).
+
+    Canonical = lexicographically smaller flattened array. Computing on the canonical
+    orientation and flipping back makes every method exactly antisymmetric.
+    """
+    flat = joint.reshape(joint.shape[:-3] + (-1,))
+    flat_swapped = swapped(joint).reshape(flat.shape)
+    differs = flat != flat_swapped
+    first = np.argmax(differs, axis=-1)[..., None]
+    larger = np.take_along_axis(flat, first, axis=-1)[..., 0] > np.take_along_axis(flat_swapped, first, axis=-1)[..., 0]
+    return np.where(differs.any(axis=-1), np.where(larger, -1, 1), 0)
+
+
+def canonical(joint, joint_w2):
+    orientation = swap_orientation(joint)
+    flip = (orientation < 0)[..., None, None, None]
+    joint = np.where(flip, swapped(joint), joint)
+    if joint_w2 is not None:
+        joint_w2 = np.where(flip, swapped(joint_w2), joint_w2)
+    return joint, joint_w2, orientation
+
+
+def marginals(joint: np.ndarray):
+    """Confusion matrices ``(..., K, K)`` of A and of B, computed by one code path.
+
+    The same path for both keeps a symmetric problem's two values bit-identical.
+    """
+    return joint.sum(axis=-1), swapped(joint).sum(axis=-1)
+
+
+def row_sizes(joint, joint_w2):
+    """Row totals (weight sums) and the sizes that carry their sampling error (Kish)."""
+    totals = joint.sum(axis=(-2, -1))
+    if joint_w2 is None:
+        return totals, totals
+    return totals, effective_sizes(totals, joint_w2.sum(axis=(-2, -1)))
+
+
+
+# ----------------------------------------------------------------------------------------
+# The mean of recalls
+# ----------------------------------------------------------------------------------------
+
+
+def recall_reduction(support, selected, zero_division):
+    """Per-class weights of the mean of recalls, the fixed part, and the classes averaged."""
+    has = support > 0
+    if zero_division == "skip":
+        averaged = selected & has
+        fixed = 0.0
+    else:
+        averaged = np.broadcast_to(selected, support.shape)
+        fixed = float(zero_division)
+    count = averaged.sum(axis=-1)
+    safe = np.maximum(count, 1)
+    weights = np.where(averaged & has, 1.0 / safe[..., None], 0.0)
+    offset = (averaged & ~has).sum(axis=-1) * fixed / safe
+    return weights, offset, count
+
+
+def mean_recall(confusion, weights, offset):
+    support = confusion.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(support > 0, np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0), 0.0)
+    return offset + (weights * recall).sum(axis=-1)
+
+
+def adjust_for_chance(value, count, adjusted):
+    if not adjusted:
+        return value
+    chance = 1.0 / np.maximum(count, 2)
+    return (value - chance) / (1.0 - chance)
+
+
+def recall_gradient(confusion, weights):
+    """d(mean recall)/dC[r, a] = w_r (1[a = r] - recall_r) / n_r."""
+    support = confusion.sum(axis=-1)
+    num_classes = confusion.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe = np.where(support > 0, support, 1.0)
+        recall = np.diagonal(confusion, axis1=-2, axis2=-1) / safe
+        gradient = (weights / safe)[..., None] * (np.eye(num_classes) - recall[..., None])
+    return np.where(support[..., None] > 0, gradient, 0.0)
+
+
+
+# ----------------------------------------------------------------------------------------
+# Informedness
+# ----------------------------------------------------------------------------------------
+
+
+def informedness_gradient(confusion: Any, average: str = "bookmaker", class_mask: Any = None, zero_division: Any = "skip") -> np.ndarray:
+    """Analytic gradient ``dI/dC[r, a]`` of ``intervals.informedness_average`` (vectorised).
+
+    With ``TPR_c = C[c, c] / s_c``, ``FPR_c = (P_c - C[c, c]) / (N - s_c)`` (s = row sums,
+    P = column sums, N = total) and weights ``w_c`` (P_c, 1 or s_c) over the averaged
+    classes, ``I = sum_c w_c J_c / W``:
+
+        dI/dC[r, a] = sum_c [w_c dJ_c/dC[r, a] + (J_c - I) dw_c/dC[r, a]] / W,
+        dTPR_c/dC[r, a] = 1[r = c] (1[a = c] - TPR_c) / s_c,
+        dFPR_c/dC[r, a] = 1[r != c] (1[a = c] - FPR_c) / (N - s_c).
+
+    A class whose J_c is undefined has a fixed value (``zero_division``) or is left out.
+
+    Examples
+    --------
+    >>> confusion = np.array([[8.0, 2, 0], [1, 6, 3], [0, 0, 5]])
+    >>> step = np.zeros((3, 3)); step[1, 2] = 1e-6
+    >>> numeric = (informedness_average(confusion + step) - informedness_average(confusion - step)) / 2e-6
+    >>> bool(abs(informedness_gradient(confusion)[1, 2] - numeric) < 1e-8)
+    True
+    """
+    confusion = np.asarray(confusion, dtype=np.float64)
+    num_classes = confusion.shape[-1]
+    eye = np.eye(num_classes)
+    diagonal = np.diagonal(confusion, axis1=-2, axis2=-1)
+    support = confusion.sum(axis=-1)
+    predicted = confusion.sum(axis=-2)
+    total = support.sum(axis=-1, keepdims=True)
+    others = total - support
+    defined_j = (support > 0) & (others > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe_support = np.where(support > 0, support, 1.0)
+        safe_others = np.where(others > 0, others, 1.0)
+        tpr = diagonal / safe_support
+        fpr = (predicted - diagonal) / safe_others
+    j = np.where(defined_j, tpr - fpr, np.nan)
+    if zero_division != "skip":
+        j = np.where(np.isnan(j), float(zero_division), j)
+    selected = selected_classes(class_mask, num_classes)
+    averaged = selected & ~np.isnan(j)
+    weights = {"bookmaker": predicted, "macro": np.ones_like(support), "weighted": support}[average]
+    weights = np.where(averaged, weights, 0.0)
+    weight_sum = weights.sum(axis=-1)
+    safe_sum = np.where(weight_sum > 0, weight_sum, 1.0)
+    value = np.where(averaged, weights * np.where(averaged, j, 0.0), 0.0).sum(axis=-1) / safe_sum
+    # Axes (..., c, r, a).
+    same_row = eye[:, :, None]  # 1[r = c]
+    predicted_c = eye[:, None, :]  # 1[a = c]
+    d_tpr = same_row * (predicted_c - tpr[..., :, None, None]) / safe_support[..., :, None, None]
+    d_fpr = (1.0 - same_row) * (predicted_c - fpr[..., :, None, None]) / safe_others[..., :, None, None]
+    d_j = np.where(defined_j[..., :, None, None], d_tpr - d_fpr, 0.0)
+    if average == "bookmaker":
+        d_weight = np.broadcast_to(predicted_c, d_j.shape)
+    elif average == "weighted":
+        d_weight = np.broadcast_to(same_row, d_j.shape)
+    else:
+        d_weight = np.zeros_like(d_j)
+    residual = np.where(averaged, np.where(averaged, j, 0.0) - value[..., None], 0.0)
+    terms = weights[..., :, None, None] * d_j + np.where(averaged[..., :, None, None], residual[..., :, None, None] * d_weight, 0.0)
+    gradient = terms.sum(axis=-3) / safe_sum[..., None, None]
+    return np.where((weight_sum > 0)[..., None, None], gradient, 0.0)
+
+
+# ----------------------------------------------------------------------------------------
+# The stratified bootstrap and the results
+# ----------------------------------------------------------------------------------------
+
+
+def percentile_interval(replicates, confidence_level, symmetric):
+    """Percentile interval of bootstrap replicates (NaN ones left out).
+
+    ``symmetric``: problems equal to their transpose, whose replicate distribution is
+    symmetric about 0 (a resample and its transpose are equally likely); their interval
+    is ``[-h, h]`` with h the ``confidence_level`` quantile of ``|replicate|``, the same
+    interval estimated from both halves, and exactly antisymmetric under the swap.
+    """
+    alpha = 1.0 - confidence_level
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN problems: NaN out
+        low, high = np.nanquantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+        half = np.nanquantile(np.abs(replicates), confidence_level, axis=0)
+    return np.where(symmetric, -half, low), np.where(symmetric, half, high)
+
+
+def bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed):
+    """Stratified bootstrap replicates of ``statistic(joint)``: each reference row of the
+    joint counts ~ Multinomial(n_eff_r, row shares) over its K x K cells, rescaled to
+    the row's (weight) total. Returns ``(n_resamples, ...)``."""
+    num_classes = joint.shape[-1]
+    cells = n_resamples * joint.size
+    if cells > MAX_BOOTSTRAP_JOINT_CELLS:
+        raise ValueError(
+            f"n_resamples: the bootstrap of {num_classes}^3 joint counts draws n_resamples x {joint.size:,} cells; "
+            f"{n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_JOINT_CELLS:,}. "
+            f"Pass n_resamples <= {max(1, MAX_BOOTSTRAP_JOINT_CELLS // joint.size):,}."
+        )
+    rows = joint.reshape(joint.shape[:-2] + (num_classes * num_classes,))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = rows / np.where(totals > 0, totals, 1.0)[..., None]
+
+    def on_rows(draws):
+        return statistic(draws.reshape(draws.shape[:-1] + (num_classes, num_classes)))
+
+    return bootstrap_confusion(rates, sizes, on_rows, n_resamples, seed, row_totals=totals)
+
+
+def finish_difference(values, orientation, reason):
+    """Flip results computed in the canonical orientation back; floats for one problem."""
+    value, baseline, difference, low, high, p_value = values
+    flip = orientation < 0
+    value, baseline = np.where(flip, baseline, value), np.where(flip, value, baseline)
+    difference = np.where(flip, -difference, difference)
+    low, high = np.where(flip, -high, low), np.where(flip, -low, high)
+    result = {
+        "value": value,
+        "baseline_value": baseline,
+        "difference": difference,
+        "difference_ci": [low, high],
+        "p_value": p_value,
+    }
+    if np.ndim(value) == 0:
+        result = {key: ([float(x) for x in item] if key == "difference_ci" else float(item)) for key, item in result.items()}
+        result["reason"] = reason if (reason is not None and np.isnan(result["difference_ci"][0])) else None
+    return result

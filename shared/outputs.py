@@ -1,0 +1,123 @@
+"""The optional parts of a label module's result, assembled from its ``ConfusionCounts``.
+
+A module's ``<metric>_from_counts`` computes its value and then adds what was asked for:
+an interval, markedness, per-class lists, the confusion matrix. Those pieces are built
+here, each returning the keys it adds (in the order the result shows them), so the
+reductions stay short and the modules spell the same keys the same way.
+
+Example: the per-class lists and the confusion matrix of a two-class problem.
+
+>>> from types import SimpleNamespace
+>>> encoded = SimpleNamespace(classes=["no", "yes"])
+>>> counts = SimpleNamespace(encoded=encoded, matrix=lambda: np.array([[3, 1], [0, 2]]))
+>>> class_counts = SimpleNamespace(support=np.array([4, 2]), predicted=np.array([3, 3]))
+>>> outputs = class_outputs(counts, class_counts, {"per_class_recall": [0.75, 1.0]},
+...                         return_per_class=True, return_confusion_matrix=True)
+>>> list(outputs)
+['per_class_recall', 'support_per_class', 'classes', 'confusion_matrix']
+"""
+
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+from .averaging import Averaging
+from .averaging import apply_zero_division
+from .binomial import DEFAULT_CI_METHOD
+from .binomial import MAX_BOOTSTRAP_CELLS
+from .intervals import informedness_interval
+from .rates import informedness_weights
+from .rates import one_vs_rest_difference
+
+
+def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per_class: bool,
+                  return_confusion_matrix: bool, predicted_per_class: bool = False) -> Dict[str, Any]:
+    """Per-class lists (``per_class``, then the support, the predicted counts if asked, the
+    classes) and the confusion matrix, as far as they were asked for."""
+    outputs: Dict[str, Any] = {}
+    if return_per_class:
+        outputs.update(per_class)
+        outputs["support_per_class"] = class_counts.support
+        if predicted_per_class:
+            outputs["predicted_per_class"] = class_counts.predicted
+        outputs["classes"] = counts.encoded.classes
+    if return_confusion_matrix:
+        outputs["confusion_matrix"] = counts.matrix()
+        outputs["classes"] = counts.encoded.classes
+    return outputs
+
+
+# ---------------------------------------------------------------- informedness
+
+
+def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: int) -> None:
+    """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
+    num_classes = encoded.num_classes
+    if encoded.unobserved and zero_division != "skip" and average == "macro":
+        raise ValueError(
+            f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
+            f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
+            "pass `labels` with the classes to average, or zero_division='skip'."
+        )
+    if num_classes > 2:
+        check_multiclass_interval(ci_method, num_classes, n_resamples)
+
+
+def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: int) -> None:
+    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
+    if ci_method in ("agresti_coull", "wilson"):
+        raise ValueError(
+            f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
+            "J is then not a sum of independent rates); expected ci_method='bootstrap' or None."
+        )
+    # The bootstrap draws n_resamples K x K matrices.
+    cells = num_classes * num_classes
+    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
+        fits = MAX_BOOTSTRAP_CELLS // cells
+        hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
+        raise ValueError(
+            f"n_resamples: the bootstrap of a {num_classes} x {num_classes} confusion matrix draws n_resamples x "
+            f"{cells:,} cells; {n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_CELLS:,} cells. {hint}"
+        )
+
+
+def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
+                                  confidence_level: float, ci_method: Optional[str], n_resamples: int,
+                                  seed: Optional[int]) -> Dict[str, Any]:
+    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
+    if np.count_nonzero(class_counts.support) < 2:
+        # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
+        return {"informedness_ci": [np.nan, np.nan], "informedness_ci_reason": "fewer_than_two_reference_classes"}
+    matrix = counts.matrix("confidence_level")
+    if counts.w is not None:
+        # Informedness does not depend on the weights' scale: with the largest weight 1,
+        # the bootstrap's products of weighted counts stay finite near float64's limits.
+        matrix = matrix / counts.w.max()
+    interval = informedness_interval(
+        matrix, confidence_level=confidence_level,
+        method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else "bootstrap"),
+        n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
+        effective_support=counts.effective_support(),
+    )
+    outputs = {"informedness_ci": interval.as_list()}
+    if interval.reason is not None:
+        outputs["informedness_ci_reason"] = interval.reason
+    return outputs
+
+
+def markedness_outputs(class_counts, average: str, averaging: Averaging, zero_division: Any) -> Tuple[Dict[str, Any], np.ndarray]:
+    """``({"markedness": ..., "markedness_reason" if undefined}, per-class markedness)``.
+
+    Markedness is informedness with the roles of references and predictions exchanged:
+    per class ``MK_c = PPV_c + NPV_c - 1``, averaged with the markedness weights of
+    ``rates.informedness_weights``.
+    """
+    per_class = apply_zero_division(
+        one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
+    _, weights = informedness_weights(average, class_counts.support, class_counts.predicted)
+    markedness, averaged = averaging.combine(per_class, weights)
+    outputs = {"markedness": float(markedness)}
+    reason = averaging.reason(int(averaged), "fewer_than_two_predicted_classes", float(markedness))
+    if reason:
+        outputs["markedness_reason"] = reason
+    return outputs, per_class

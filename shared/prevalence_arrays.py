@@ -1,0 +1,282 @@
+"""The vectorised building blocks of the prevalence correction (``prevalence.py``).
+
+Everything works on counts, over any leading axes (the coverage study in
+``examples/prevalence_study.py`` passes thousands of problems at once): the golden-set
+row rates and their invertibility (smallest singular value on the sum-zero subspace),
+the corrected prevalence with its projection onto the simplex
+(``corrected_prevalence_arrays``), the parametric bootstrap over both samples
+(``bootstrap_prevalence_arrays``) and the delta-method covariance and interval. The
+argument checks shared by ``prevalence.py`` and ``judge_groups.py`` live here too.
+
+NumPy and the standard library only (plus ``binomial.py`` beside it).
+"""
+
+import numbers
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+try:  # vendored next to a metric script
+    from .binomial import z_value
+except ImportError:  # shared/ on the import path
+    from binomial import z_value
+
+DEFAULT_MIN_INFORMEDNESS = 0.05
+PREVALENCE_METHODS = ("bootstrap", "delta")
+
+# Informedness (or the smallest singular value) must exceed min_informedness by this much.
+THRESHOLD_MARGIN = 1e-12
+
+# Values drawn per bootstrap chunk (resamples x problems x K x K).
+CHUNK_VALUES = 1 << 22
+
+
+# ----------------------------------------------------------------------------------------
+# Argument checks
+# ----------------------------------------------------------------------------------------
+
+
+def as_counts(name: str, value: Any, ndim_tail: int, whole: bool = True) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim < ndim_tail:
+        raise ValueError(f"{name}: expected at least {ndim_tail} dimension(s), found shape {array.shape}.")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name}: counts must be finite and non-negative.")
+    if whole and np.any(array != np.round(array)):
+        raise ValueError(f"{name}: counts must be whole numbers (the bootstrap draws integer counts).")
+    return array
+
+
+def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
+    # ``whole=False``: a weighted golden set's rows scaled to their effective sizes (the
+    # bootstrap then draws each row with its size rounded).
+    confusion = as_counts("gold_confusion", gold_confusion, 2, whole=whole)
+    if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
+        raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
+    return confusion
+
+
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
+    counts = as_counts(name, unlabeled, 1)
+    if counts.shape[-1] != num_classes:
+        raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
+    return counts
+
+
+def check_min_informedness(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) < 1.0:
+        raise ValueError(f"min_informedness: expected a number in [0, 1), found {value!r}.")
+    return float(value)
+
+
+def check_prevalence_method(method: Any) -> str:
+    if method not in PREVALENCE_METHODS:
+        raise ValueError(f"method: expected one of {PREVALENCE_METHODS}, found {method!r}.")
+    return method
+
+
+
+# ----------------------------------------------------------------------------------------
+# Building blocks (vectorised over leading axes)
+# ----------------------------------------------------------------------------------------
+
+
+def project_to_simplex(values: Any) -> np.ndarray:
+    """Euclidean projection of each vector (last axis) onto the probability simplex.
+
+    The sort-based algorithm (Held, Wolfe & Crowder 1974; Duchi et al. 2008): the closest
+    point ``max(v - theta, 0)`` with ``theta`` chosen so that it sums to 1. For a vector
+    that already sums to 1 in two dimensions this is clipping into [0, 1].
+
+    Examples
+    --------
+    >>> project_to_simplex([0.5, 0.7, -0.2]).round(6).tolist()
+    [0.4, 0.6, 0.0]
+    >>> project_to_simplex([-0.1, 1.1]).tolist()
+    [0.0, 1.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    num = values.shape[-1]
+    ordered = -np.sort(-values, axis=-1)
+    cumulative = np.cumsum(ordered, axis=-1) - 1.0
+    index = np.arange(1, num + 1)
+    positive = ordered - cumulative / index > 0
+    rho = num - 1 - np.argmax(positive[..., ::-1], axis=-1)  # last index where positive
+    theta = np.take_along_axis(cumulative, rho[..., None], axis=-1) / (rho[..., None] + 1.0)
+    return np.maximum(values - theta, 0.0)
+
+
+def _sum_zero_basis(num_classes: int) -> np.ndarray:
+    """Orthonormal basis ``(K, K-1)`` of the vectors summing to 0."""
+    spanning = np.eye(num_classes)[:, :-1] - 1.0 / num_classes
+    basis, _ = np.linalg.qr(spanning)
+    return basis
+
+
+def row_rates(confusion: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """``(C, support)``: row-normalised confusion (0 rows where a class has no reference)."""
+    confusion = np.asarray(confusion, dtype=np.float64)
+    support = confusion.sum(axis=-1)
+    rates = confusion / np.where(support > 0, support, 1.0)[..., None]
+    return rates, support
+
+
+def invertibility(rates: Any) -> np.ndarray:
+    """Smallest singular value of ``C^T`` on the sum-zero subspace (``|J|`` when K = 2).
+
+    ``1 / invertibility`` is the worst-case factor by which the correction amplifies an
+    error in the measured shares ``q``.
+
+    Examples
+    --------
+    >>> round(float(invertibility([[0.9, 0.1], [0.2, 0.8]])), 12)  # TPR 0.8, FPR 0.1
+    0.7
+    """
+    rates = np.asarray(rates, dtype=np.float64)
+    basis = _sum_zero_basis(rates.shape[-1])
+    reduced = basis.T @ np.swapaxes(rates, -1, -2) @ basis
+    return np.linalg.svd(reduced, compute_uv=False)[..., -1]
+
+
+def _informed(rates: np.ndarray, support: np.ndarray, min_informedness: float) -> Tuple[np.ndarray, np.ndarray]:
+    """``(defined, strength)``: where the correction is allowed, and J (binary) or sigma."""
+    if rates.shape[-1] == 2:
+        strength = rates[..., 1, 1] - rates[..., 0, 1]
+    else:
+        strength = invertibility(rates)
+    # A rounding margin: J = 0.55 - 0.5 computes as 0.05000000000000004, and is at the threshold.
+    defined = (support > 0).all(axis=-1) & (strength > min_informedness + THRESHOLD_MARGIN)
+    return defined, strength
+
+
+def _solve(rates: np.ndarray, shares: np.ndarray, defined: np.ndarray) -> np.ndarray:
+    """Unconstrained solution of ``C^T p = q`` (NaN where not ``defined``)."""
+    num_classes = rates.shape[-1]
+    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(num_classes))
+    solution = np.linalg.solve(safe, shares[..., None])[..., 0]
+    return np.where(defined[..., None], solution, np.nan)
+
+
+def corrected_prevalence_arrays(
+    gold_confusion: Any, unlabeled_predicted: Any, min_informedness: float = DEFAULT_MIN_INFORMEDNESS
+) -> Dict[str, np.ndarray]:
+    """Vectorised point estimate: arrays over the leading axes of ``(..., K, K)`` and ``(..., K)``.
+
+    Returns ``raw`` (the unconstrained solution, ``(..., K)``), ``estimate`` (projected onto
+    the simplex), ``clipped`` (bool), ``measured`` (q), ``strength`` (J or sigma) and
+    ``defined`` (bool). NaN where not defined.
+    """
+    rates, support = row_rates(gold_confusion)
+    unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
+    total = unlabeled.sum(axis=-1)
+    measured = unlabeled / np.where(total > 0, total, 1.0)[..., None]
+    defined, strength = _informed(rates, support, min_informedness)
+    defined = defined & (total > 0)
+    raw = _solve(rates, measured, defined)
+    estimate = np.where(defined[..., None], project_to_simplex(np.where(defined[..., None], raw, 0.5)), np.nan)
+    clipped = defined & (np.abs(estimate - raw).max(axis=-1, initial=0.0) > 1e-12)
+    return {"raw": raw, "estimate": estimate, "clipped": clipped, "measured": measured, "strength": strength, "defined": defined}
+
+
+def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: float, floor: float, ceiling: float):
+    """Percentile interval with undefined replicates at ``floor`` (for low) and ``ceiling`` (for high)."""
+    alpha = 1.0 - level
+    low = np.quantile(np.where(undefined, floor, replicates), alpha / 2.0, axis=0)
+    high = np.quantile(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0, axis=0)
+    return low, high
+
+
+def _draw(rng, rates, support, unlabeled_list, count):
+    """One chunk of parametric-bootstrap draws: golden matrices and each unlabeled vector."""
+    sizes = np.rint(support).astype(np.int64)
+    gold = rng.multinomial(sizes, rates / np.maximum(rates.sum(axis=-1, keepdims=True), 1.0), size=(count,) + sizes.shape)
+    draws = []
+    for unlabeled in unlabeled_list:
+        total = unlabeled.sum(axis=-1)
+        shares = unlabeled / np.where(total > 0, total, 1.0)[..., None]
+        shares = shares / np.maximum(shares.sum(axis=-1, keepdims=True), 1.0)
+        draws.append(rng.multinomial(total.astype(np.int64), shares, size=(count,) + total.shape))
+    return gold, draws
+
+
+def bootstrap_prevalence_arrays(
+    gold_confusion: Any,
+    unlabeled_list: Sequence[Any],
+    *,
+    confidence_level: float,
+    n_resamples: int,
+    seed: Optional[int],
+    min_informedness: float,
+    difference: bool = False,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile bootstrap of the (projected) prevalence, or of the difference of two.
+
+    ``unlabeled_list``: one ``(..., K)`` array (prevalence) or two (``difference``: the
+    first minus the second, unconstrained, clipped to [-1, 1]). Each replicate redraws the
+    golden rows once and every unlabeled vector. Returns ``(low, high, undefined_share)``
+    with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
+    """
+    rng = np.random.default_rng(seed)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    rates, support = row_rates(confusion)
+    unlabeled_list = [np.asarray(u, dtype=np.float64) for u in unlabeled_list]
+    per_resample = max(1, confusion.size)
+    chunk = max(1, CHUNK_VALUES // per_resample)
+    batch = confusion.shape[:-2]
+    num_classes = confusion.shape[-1]
+    replicates = np.empty((n_resamples,) + batch + (num_classes,))
+    undefined = np.empty((n_resamples,) + batch, dtype=bool)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
+        gold, draws = _draw(rng, rates, support, unlabeled_list, count)
+        if difference:
+            first = corrected_prevalence_arrays(gold, draws[0], min_informedness)
+            second = corrected_prevalence_arrays(gold, draws[1], min_informedness)
+            values = np.clip(first["raw"] - second["raw"], -1.0, 1.0)
+            bad = ~(first["defined"] & second["defined"])
+        else:
+            result = corrected_prevalence_arrays(gold, draws[0], min_informedness)
+            values, bad = result["estimate"], ~result["defined"]
+        replicates[start : start + count] = np.where(bad[..., None], 0.0, values)
+        undefined[start : start + count] = bad
+    floor = -1.0 if difference else 0.0
+    low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
+    return low, high, undefined.mean(axis=0)
+
+
+def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights: np.ndarray) -> np.ndarray:
+    """Delta-method covariance of ``C^-T (q_1 - q_2 ...)`` style estimators, vectorised.
+
+    ``weights`` ``(..., K)`` multiplies the golden rows' noise: the prevalence itself for
+    ``p = C^-T q`` (one unlabeled vector), the difference for ``C^-T (q_a - q_b)`` (two).
+    Returns ``(..., K, K)``; NaN where ``C`` is singular.
+    """
+    rates, support = row_rates(gold_confusion)
+    num_classes = rates.shape[-1]
+    middle = np.zeros(rates.shape)
+    for unlabeled in unlabeled_list:
+        unlabeled = np.asarray(unlabeled, dtype=np.float64)
+        total = unlabeled.sum(axis=-1)
+        shares = unlabeled / np.where(total > 0, total, 1.0)[..., None]
+        multinomial = _multinomial_covariance(shares)
+        middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
+    row_cov = _multinomial_covariance(rates)  # (..., K rows, K, K)
+    scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
+    middle = middle + scaled.sum(axis=-3)
+    # Singular C (no inverse): solved on the identity, then NaN.
+    singular = np.abs(np.linalg.det(rates)) < 1e-12
+    safe = np.where(singular[..., None, None], np.eye(num_classes), np.swapaxes(rates, -1, -2))
+    inverse_t = np.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
+    return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
+
+
+def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:
+    """``diag(s) - s s^T`` (per observation) for shares ``(..., K)``."""
+    return shares[..., :, None] * np.eye(shares.shape[-1]) - shares[..., :, None] * shares[..., None, :]
+
+
+def delta_interval_arrays(center: np.ndarray, covariance: np.ndarray, confidence_level: float, bounds: Tuple[float, float]):
+    z = z_value(confidence_level)
+    se = np.sqrt(np.maximum(np.diagonal(covariance, axis1=-2, axis2=-1), 0.0))
+    return np.clip(center - z * se, *bounds), np.clip(center + z * se, *bounds)
+

@@ -426,7 +426,8 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Opt
         csv_tab.select(lambda: "csv", outputs=source, **page_only)
         csv_file.upload(lambda: "csv", outputs=source, **page_only)
         if rows:
-            shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls],
+            # One page of examples: gradio pages them by 10, hiding the rest behind a pager.
+            shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls], examples_per_page=max(10, len(rows)),
                                 label="Examples (click to fill in)", elem_id="examples")
             # An example fills the text boxes: show them and compute on them.
             shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)

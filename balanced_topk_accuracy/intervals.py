@@ -307,64 +307,6 @@ def informedness_interval(
     class_mask: Any = None,
     zero_division: Any = "skip",
     effective_support: Any = None,
-) -> Interval:
-    """Interval for informedness (``informedness_average``) from ``K x K`` confusion matrices.
-
-    Binary (K = 2, both classes with references): informedness is Youden's J = TPR + TNR
-    - 1 for every average, and every method applies (analytic: MOVER on TPR and TNR).
-    Multi-class: the bootstrap only (``confusion_interval`` on ``informedness_average``);
-    an analytic ``method`` is a ValueError. Leading axes of ``confusion`` are independent
-    problems (arrays out). NaN with reason ``"fewer_than_two_reference_classes"`` when
-    fewer than two classes have references.
-
-    Examples
-    --------
-    >>> interval = informedness_interval([[45, 5], [10, 40]], confidence_level=0.95, method="wilson")
-    >>> [round(x, 4) for x in interval.as_list()]
-    [0.5271, 0.8042]
-    """
-    confusion = np.asarray(confusion, dtype=np.float64)
-    support = confusion.sum(axis=-1)
-    undefined = (support > 0).sum(axis=-1) < 2
-    reason = "fewer_than_two_reference_classes"
-    sizes = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
-    if confusion.shape[-1] == 2:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rates = np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0)
-        interval = rate_sum_interval(
-            rates * sizes, sizes, [1.0, 1.0], offset=-1.0, bounds=(-1.0, 1.0),
-            confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed,
-        )
-        return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined, reason)
-    if method in ("agresti_coull", "wilson"):
-        raise ValueError(
-            f"ci_method: {method!r} has no analytic form for multi-class informedness (it is not a sum of "
-            "independent rates); use ci_method='bootstrap'."
-        )
-    if method != "bootstrap":
-        raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")
-
-    def statistic(matrices):
-        return informedness_average(matrices, average, class_mask, zero_division)
-
-    interval = confusion_interval(
-        confusion, statistic, confidence_level=confidence_level, n_resamples=n_resamples,
-        seed=seed, bounds=(-1.0, 1.0), effective_support=effective_support,
-    )
-    return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined | np.isnan(np.asarray(interval.low)), reason)
-
-
-def informedness_interval(
-    confusion: Any,
-    *,
-    confidence_level: float,
-    method: str = "bootstrap",
-    n_resamples: int = 10_000,
-    seed: Optional[int] = None,
-    average: str = "bookmaker",
-    class_mask: Any = None,
-    zero_division: Any = "skip",
-    effective_support: Any = None,
     averaging: Optional[Averaging] = None,
     estimate: Any = None,
 ) -> Interval:

@@ -14,13 +14,13 @@ import os
 import socket
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import MODULE_NAMES, REPO_ROOT
+from processes import run_distributed
 
 SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 NUM_SAMPLES = 103  # not a multiple of 2 or 4: the shards have different sizes
@@ -102,29 +102,14 @@ def single_process_results(tmp_path_factory):
 def test_evaluate_multi_process_mode_gives_process_0_the_single_process_result(num_process, tmp_path, single_process_results):
     cases = generated_cases()
     assert {case["name"] for case in cases} == set(MODULE_NAMES)
-    cases_path = tmp_path / "cases.json"
-    cases_path.write_text(json.dumps(cases), encoding="utf-8")
-    shared_cache = tmp_path / "shared-cache"  # what a shared file system is to the nodes of a job
-    run_id = uuid.uuid4().hex
-    workers = [
-        subprocess.Popen(
-            [sys.executable, str(SUPPORT_DIR / "distributed_worker.py"), str(cases_path), str(num_process), str(rank),
-             str(shared_cache), run_id, str(tmp_path / f"rank{rank}.json")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        for rank in range(num_process)
-    ]
-    outputs = [worker.communicate(timeout=300) for worker in workers]
-    for rank, (worker, (_, stderr)) in enumerate(zip(workers, outputs)):
-        assert worker.returncode == 0, f"rank {rank} failed:\n{stderr}"
-    results = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(num_process)]
+    results = run_distributed(cases, num_process, tmp_path)
 
     for case in cases:
         assert as_json(results[0][case["id"]]) == single_process_results[case["id"]], case["id"]
         for rank in range(1, num_process):
             assert results[rank][case["id"]] is None
-    # Process 0 cleaned up the shards of every process.
-    assert not list(shared_cache.rglob("*.arrow"))
+    # Process 0 cleaned up the shards of every process (run_distributed's shared cache folder).
+    assert not list((tmp_path / "shared-cache").rglob("*.arrow"))
 
 
 def free_loopback_port():

@@ -7,19 +7,17 @@ counts built here independently, item by item, with ``np.add.at`` from the raw a
 tests/test_comparison.py). Nothing here is a number copied from the code's output.
 """
 
-import json
 import math
 import subprocess
 import sys
-import uuid
 
 import numpy as np
 import pytest
 
 import comparison
 from conftest import REPO_ROOT
+from processes import run_distributed
 
-SUPPORT_DIR = REPO_ROOT / "tests" / "support"
 METRICS = {"balanced_accuracy": comparison.balanced_accuracy_difference, "informedness": comparison.informedness_difference}
 
 
@@ -279,20 +277,8 @@ def test_distributed_two_processes_equal_one_process(tmp_path):
             cases.append({"id": f"{name}-{index}", "name": name, "folder": str(REPO_ROOT / name), "predictions": a.tolist(),
                           "references": references.tolist(), "kwargs": kwargs,
                           "inputs": {"baseline_predictions": b.tolist(), "sample_weight": weights.tolist()}})
-    cases_path = tmp_path / "cases.json"
-    cases_path.write_text(json.dumps(cases), encoding="utf-8")
-    run_id = uuid.uuid4().hex
-    workers = [
-        subprocess.Popen([sys.executable, str(SUPPORT_DIR / "distributed_worker.py"), str(cases_path), "2", str(rank),
-                          str(tmp_path / "shared-cache"), run_id, str(tmp_path / f"rank{rank}.json")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for rank in range(2)
-    ]
-    outputs = [worker.communicate(timeout=300) for worker in workers]
-    for rank, (worker, (_, stderr)) in enumerate(zip(workers, outputs)):
-        assert worker.returncode == 0, f"rank {rank} failed:\n{stderr}"
-    process_0 = json.loads((tmp_path / "rank0.json").read_text())
-    assert all(value is None for value in json.loads((tmp_path / "rank1.json").read_text()).values())
+    process_0, process_1 = run_distributed(cases, 2, tmp_path)
+    assert all(value is None for value in process_1.values())
     for case in cases:
         single = load_module(case["name"], cache_dir=str(tmp_path / "single")).compute(
             predictions=a, references=references, baseline_predictions=b, sample_weight=weights, **case["kwargs"])

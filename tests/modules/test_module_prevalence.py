@@ -9,10 +9,6 @@ formula by hand, with scikit-learn's recall per group and SciPy's chi-square tes
 import json
 import math
 import re
-import subprocess
-import sys
-import uuid
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +17,8 @@ from sklearn.metrics import recall_score
 
 import prevalence
 from conftest import REPO_ROOT
+from processes import run_distributed
 
-SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 
 
 @pytest.fixture(scope="module")
@@ -367,33 +363,17 @@ def test_two_processes_equal_one_process(tmp_path):
 
     rng = np.random.default_rng(12)
     references, predictions = judge_data(rng, 301, 0.3, 0.85, 0.1)
-    case = {
-        "folder": str(REPO_ROOT / "informedness"),
-        "references": references.tolist(),
-        "predictions": predictions.tolist(),
-        "groups": rng.choice(["m1", "m2"], size=references.size).tolist(),
-        "unlabeled_predictions": unlabeled_data(rng, 503, 0.2, 0.85, 0.1).tolist(),
-        "unlabeled_baseline_predictions": unlabeled_data(rng, 207, 0.1, 0.85, 0.1).tolist(),
-        "kwargs": {"confidence_level": 0.95, "n_resamples": 500, "seed": 4},
-    }
+    groups = rng.choice(["m1", "m2"], size=references.size).tolist()
+    unlabeled = {"unlabeled_predictions": unlabeled_data(rng, 503, 0.2, 0.85, 0.1).tolist(),
+                 "unlabeled_baseline_predictions": unlabeled_data(rng, 207, 0.1, 0.85, 0.1).tolist()}
+    kwargs = {"confidence_level": 0.95, "n_resamples": 500, "seed": 4}
+    case = {"id": "prevalence", "folder": str(REPO_ROOT / "informedness"), "references": references.tolist(),
+            "predictions": predictions.tolist(), "inputs": {"groups": groups}, "unaligned": unlabeled, "kwargs": kwargs}
     single = load_module("informedness", cache_dir=str(tmp_path / "single")).compute(
-        **{name: case[name] for name in ("references", "predictions", "groups", "unlabeled_predictions",
-                                         "unlabeled_baseline_predictions")}, **case["kwargs"])
-    case_path = tmp_path / "case.json"
-    case_path.write_text(json.dumps(case), encoding="utf-8")
-    run_id = uuid.uuid4().hex
-    workers = [
-        subprocess.Popen([sys.executable, str(SUPPORT_DIR / "prevalence_worker.py"), str(case_path), "2", str(rank),
-                          str(tmp_path / "shared-cache"), run_id, str(tmp_path / f"rank{rank}.json")],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for rank in range(2)
-    ]
-    outputs = [worker.communicate(timeout=300) for worker in workers]
-    for rank, (worker, (_, stderr)) in enumerate(zip(workers, outputs)):
-        assert worker.returncode == 0, f"rank {rank} failed:\n{stderr}"
-    results = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(2)]
-    assert json.dumps(results[0], sort_keys=True) == json.dumps(single, sort_keys=True)
-    assert results[1] is None
+        references=case["references"], predictions=case["predictions"], groups=groups, **unlabeled, **kwargs)
+    process_0, process_1 = run_distributed([case], 2, tmp_path)
+    assert json.dumps(process_0["prevalence"], sort_keys=True) == json.dumps(single, sort_keys=True)
+    assert process_1["prevalence"] is None
     assert "corrected_prevalence_difference_ci" in single and set(single["per_group"]) == {"m1", "m2"}
 
 

@@ -3,8 +3,10 @@
     python distributed_worker.py CASES_JSON NUM_PROCESS PROCESS_ID CACHE_DIR RUN_ID OUTPUT_JSON
 
 For every case, the worker loads the module with evaluate's multi-process arguments, adds
-its contiguous shard of the data (and of any per-sample inputs) in two batches, and calls ``compute``. Only process 0
-gets a result; the others get None. The results go to OUTPUT_JSON.
+its contiguous shard of the data (and of any per-sample inputs) in two batches, and its
+shard of any inputs not aligned with the samples (a judge's labels on unlabeled data) in a
+batch of their own, and calls ``compute``. Only process 0 gets a result; the others get
+None. The results go to OUTPUT_JSON. ``processes.run_distributed`` starts the workers.
 """
 
 import json
@@ -37,6 +39,9 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
         half = len(references) // 2
         metric.add_batch(predictions=predictions[:half], references=references[:half], **{k: v[:half] for k, v in inputs.items()})
         metric.add_batch(predictions=predictions[half:], references=references[half:], **{k: v[half:] for k, v in inputs.items()})
+        unaligned = {name: np.array_split(np.asarray(values), num_process)[process_id] for name, values in case.get("unaligned", {}).items()}
+        if unaligned:
+            metric.add_batch(**unaligned)
         results[case["id"]] = metric.compute(**case["kwargs"])
     with open(output_path, "w", encoding="utf-8") as output:
         json.dump(results, output)

@@ -27,6 +27,7 @@ from .confusion import _are_labels
 from .confusion import _matches
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import equal_weights
 from .counts import squared_weights
 from .inputs import SCORES_HINT
 from .inputs import _describe
@@ -180,6 +181,8 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     if w is not None:
         keep = w > 0  # weight 0: as if the samples were never added
         keys, n, w, w2 = {key: values[keep] for key, values in keys.items()}, n[keep], w[keep], w2[keep]
+        if equal_weights(n, w):
+            w = w2 = None
     threshold = options.get("threshold")
     references = keys["references"]
     if threshold is None:

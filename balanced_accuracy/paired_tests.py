@@ -21,6 +21,7 @@ The exact mid-p test (``stratified_mcnemar_mid_p``)
     reported (``recall_difference_p_value`` chooses between the two for a mean of recalls).
 """
 
+import fractions
 import functools
 import math
 
@@ -142,61 +143,65 @@ def score_p_value(difference, variance):
 _erfc = np.vectorize(lambda value: math.erfc(value) if math.isfinite(value) else math.nan, otypes=[float])
 
 
-def _binomial_half_pmf(trials: int) -> np.ndarray:
-    """P(Binomial(trials, 1/2) = k), k = 0..trials (log-gamma: no overflow)."""
-    k = np.arange(trials + 1)
-    log_choose = math.lgamma(trials + 1) - np.array([math.lgamma(x + 1) + math.lgamma(trials - x + 1) for x in k])
-    return np.exp(log_choose - trials * math.log(2.0))
+def stratified_mcnemar_mid_p(class_sizes, first_only, second_only) -> float:
+    """Exact two-sided mid-p of the stratified McNemar statistic ``T = sum_r (b_r - d_r) / n_r``.
 
-
-def stratified_mcnemar_mid_p(coefficients, first_only, second_only) -> float:
-    """Exact two-sided mid-p of the stratified McNemar statistic ``sum_r c_r (b_r - d_r)``.
-
-    Conditionally on each stratum's discordant count ``m_r = b_r + d_r`` (integers), under
-    H0 ``b_r ~ Binomial(m_r, 1/2)`` independently; the statistic's exact distribution is
-    enumerated (values merged at 1e-9 of their scale) and the two-sided mid-p is
-    ``2 (P(T > |t|) + P(T = |t|) / 2)`` (capped at 1). With no discordant item it is 1 (the conditional
-    distribution is a point mass: no evidence either way).
+    ``T`` is the difference of two unweighted means of recalls, up to the factor 1/(number
+    of classes averaged): class r has ``n_r`` items (``class_sizes``), ``b_r`` where only
+    the first system is right and ``d_r`` where only the second is (all integers).
+    Conditionally on each stratum's discordant count ``m_r = b_r + d_r``, under H0
+    ``b_r ~ Binomial(m_r, 1/2)`` independently. The exact distribution of ``T`` is
+    enumerated in exact arithmetic - ``T`` times the least common multiple of the class
+    sizes is an integer, and each outcome's probability an integer over ``2^sum m_r`` - so
+    the observed value is one of the enumerated atoms, never a neighbour in the last
+    bit. The two-sided mid-p is ``2 (P(T > |t|) + P(T = |t|) / 2)`` (capped at 1). With no
+    discordant item it is 1 (the conditional distribution is a point mass).
 
     Examples
     --------
     One stratum, 9 items where only A is right and 1 where only B is: the mid-p McNemar
     test, ``2 * (P(X >= 9) - P(X = 9) / 2)`` for X ~ Binomial(10, 1/2) = 2 * (11 - 5) / 1024.
 
-    >>> bool(np.isclose(stratified_mcnemar_mid_p([1.0], [9], [1]), 2 * (11 - 5) / 1024))
+    >>> bool(np.isclose(stratified_mcnemar_mid_p([20], [9], [1]), 2 * (11 - 5) / 1024))
     True
+
+    Two classes of 8 and 6 items with one discordant item each: T = +-1/8 +- 1/6, each with
+    probability 1/4; observed t = 1/8 - 1/6, so P(|T| > |t|) = 1/2 and the mid-p is
+    1/2 + 1/2 * 1/2:
+
+    >>> stratified_mcnemar_mid_p([8, 6], [1, 0], [0, 1])
+    0.75
     """
-    coefficients = np.asarray(coefficients, dtype=np.float64).ravel()
-    first_only = np.asarray(first_only).ravel().astype(np.int64)
-    second_only = np.asarray(second_only).ravel().astype(np.int64)
+    class_sizes, first_only, second_only = (
+        tuple(int(value) for value in np.asarray(values).ravel()) for values in (class_sizes, first_only, second_only)
+    )
     # Cached: in a simulation or a sweep the same small tables come back again and again.
-    return _mid_p_cached(tuple(coefficients.tolist()), tuple(first_only.tolist()), tuple(second_only.tolist()))
+    return _mid_p_cached(class_sizes, first_only, second_only)
 
 
 @functools.lru_cache(maxsize=65_536)
-def _mid_p_cached(coefficients, first_only, second_only):
-    coefficients, first_only, second_only = np.array(coefficients), np.array(first_only), np.array(second_only)
-    discordant = first_only + second_only
-    used = (coefficients != 0) & (discordant > 0)
-    if not used.any():
+def _mid_p_cached(class_sizes, first_only, second_only):
+    strata = [(size, b, d) for size, b, d in zip(class_sizes, first_only, second_only) if size > 0 and b + d > 0]
+    if not strata:
         return 1.0
-    scale = float((np.abs(coefficients[used]) * discordant[used]).sum())
-    values, probabilities = np.zeros(1), np.ones(1)
-    for coefficient, trials in zip(coefficients[used], discordant[used]):
-        steps = coefficient * (2.0 * np.arange(trials + 1) - trials)
-        values = (values[:, None] + steps[None, :]).ravel()
-        probabilities = (probabilities[:, None] * _binomial_half_pmf(int(trials))[None, :]).ravel()
-        # Merge equal values (e.g. symmetric outcomes) so the support stays small.
-        keys = np.rint(values / scale * 1e9).astype(np.int64)
-        keys, inverse = np.unique(keys, return_inverse=True)
-        probabilities = np.bincount(inverse.ravel(), weights=probabilities)
-        values = keys * (scale / 1e9)
-    observed = float((coefficients[used] * (first_only[used] - second_only[used])).sum())
-    observed_key = abs(int(np.rint(observed / scale * 1e9)))
+    common = math.lcm(*(size for size, _, _ in strata))
+    # Integer keys: L * T. Frequencies are integers too (products of binomial coefficients).
+    distribution = {0: 1}
+    for size, b, d in strata:
+        step, trials = common // size, b + d
+        outcomes = [(step * (2 * k - trials), math.comb(trials, k)) for k in range(trials + 1)]
+        merged = {}
+        for key, frequency in distribution.items():
+            for shift, ways in outcomes:
+                merged[key + shift] = merged.get(key + shift, 0) + frequency * ways
+        distribution = merged
+    observed = abs(sum((common // size) * (b - d) for size, b, d in strata))
+    above = sum(frequency for key, frequency in distribution.items() if key > observed)
+    at = distribution.get(observed, 0)
+    total = 2 ** sum(b + d for _, b, d in strata)
     # The null distribution is symmetric about 0: twice the one-sided mid-p, the usual
     # mid-p McNemar 2 P(X <= min(b, c)) - P(X = min(b, c)) for one stratum (1 when b = c).
-    one_sided = probabilities[keys > observed_key].sum() + 0.5 * probabilities[keys == observed_key].sum()
-    return float(min(1.0, 2.0 * one_sided))
+    return float(min(1.0, fractions.Fraction(2 * above + at, total)))
 
 
 def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact):
@@ -206,17 +211,19 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
     used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes; that is
     where the normal approximation is too discrete (few discordant items in a small
     class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
+    The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
+    exact statistic needs only their sizes.
     """
     p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
     if not exact:
         return p_value
-    discordant = np.where(weights > 0, first_only + second_only, 0.0)
+    averaged = weights > 0
+    discordant = np.where(averaged, first_only + second_only, 0.0)
     outcomes = np.prod(discordant + 1.0, axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        coefficients = np.where(totals > 0, weights / np.where(totals > 0, totals, 1.0), 0.0)
+    class_sizes = np.where(averaged, totals, 0.0)
     small = (outcomes <= EXACT_TEST_MAX_OUTCOMES) & ~np.isnan(raw_difference)
     flat_p = p_value.reshape(-1)
     for index in np.flatnonzero(small.reshape(-1)):
         position = np.unravel_index(index, small.shape)
-        flat_p[index] = stratified_mcnemar_mid_p(coefficients[position], first_only[position], second_only[position])
+        flat_p[index] = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
     return flat_p.reshape(p_value.shape)

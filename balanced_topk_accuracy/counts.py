@@ -104,6 +104,24 @@ class JointCounts:
         return int(self.n.sum())
 
 
+def equal_weights(n: np.ndarray, w: np.ndarray) -> bool:
+    """Whether every sample behind these counts had the same weight (to 1e-12, the rounding
+    of the weight sums): such weights change no rate and no effective size, so they are
+    dropped and the counts are unweighted - all ones, or any constant, give exactly the
+    unweighted results, exact tests included.
+
+    >>> equal_weights(np.array([3, 1]), np.array([0.3, 0.1]) * 1.0)
+    True
+    >>> equal_weights(np.array([3, 1]), np.array([3.0, 2.0]))
+    False
+    """
+    n, w = np.asarray(n, dtype=np.float64), np.asarray(w, dtype=np.float64)
+    if not n.size:
+        return True
+    per_sample = w / n
+    return bool(np.abs(per_sample - per_sample[0]).max() <= 1e-12 * abs(per_sample[0]))
+
+
 def squared_weights(weights: np.ndarray) -> "tuple[np.ndarray, int]":
     """``(squares, exponent)`` with ``weights**2 == squares * 4**exponent``.
 
@@ -171,6 +189,9 @@ class CountTable:
             return
         if weights is not None and not self.weighted:
             self._become_weighted()
+        if weights is not None and counts is None:
+            # A sample of weight 0 is as if never added: it counts in no tuple's n either.
+            counts = np.broadcast_to(np.asarray(weights) != 0, shape).astype(np.int64)
         fields = {"n": counts}
         if self.weighted:
             weight = (np.ones(shape) if counts is None else counts.astype(np.float64)) if weights is None else weights

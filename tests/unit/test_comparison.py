@@ -214,7 +214,7 @@ def test_mid_p_is_mcnemars_mid_p_for_one_stratum():
         high = max(first_only, second_only)
         one_sided = sum(pmf[high + 1 :]) + 0.5 * pmf[high]
         expected = min(1.0, 2 * one_sided)
-        assert comparison.stratified_mcnemar_mid_p([0.5], [first_only], [second_only]) == pytest.approx(expected, rel=1e-12)
+        assert comparison.stratified_mcnemar_mid_p([2 * m + 1], [first_only], [second_only]) == pytest.approx(expected, rel=1e-12)
 
 
 def test_newcombe_without_correlation_is_the_unpaired_square_and_add():

@@ -1,6 +1,7 @@
 # Two commands do all set-up on a fresh machine with Python 3.10+:
 #   make demo   - create .venv, install the runtime + scikit-learn, run the demo on real data
 #   make test   - create .venv, install the test requirements, run the whole test suite
+# Both first generate each module folder's helpers from shared/ (make vendor; not committed).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -19,18 +20,19 @@ $(VENV)/.test-installed: $(BIN)/python requirements.txt examples/requirements.tx
 	$(BIN)/python -m pip install --quiet -r tests/requirements.txt
 	touch $@
 
-demo: $(VENV)/.demo-installed
+demo: vendor $(VENV)/.demo-installed
 	HF_HUB_OFFLINE=1 $(BIN)/python examples/demo.py
 
-test: $(VENV)/.test-installed
+test: vendor $(VENV)/.test-installed
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests -q
 
+# <module>/shared_core.py and <module>/shared_space.py, flattened from shared/ (standard library only).
 vendor:
-	$(PYTHON) shared/vendor.py
+	$(PYTHON) -m shared.vendor
 
 # make release NAMESPACE=<user-or-org> [ARGS=--dry-run]; the token comes from HF_TOKEN.
-release: $(VENV)/.test-installed
-	$(BIN)/python shared/release.py --namespace $(NAMESPACE) $(ARGS)
+release: vendor $(VENV)/.test-installed
+	$(BIN)/python -m shared.release --namespace $(NAMESPACE) $(ARGS)
 
 clean:
 	rm -rf $(VENV)

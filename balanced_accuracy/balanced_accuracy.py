@@ -6,46 +6,37 @@ import warnings
 import datasets
 import evaluate
 
-from .averaging import Averaging
-from .averaging import apply_zero_division
-from .averaging import safe_ratio
-from .binomial import DEFAULT_CI_METHOD
-from .comparison import balanced_accuracy_difference
-from .confusion import ConfusionCounts
-from .confusion import confusion_counts
-from .confusion import count_labels
-from .inputs import to_python
-from .intervals import recall_mean_interval
-from .metric import CountsMetric
-from .options import LOAD_TIME_DOC
-from .options import ZERO_DIVISION_DOC
-from .options import Option
-from .options import check_class_mask
-from .options import check_flag
-from .options import check_ignore_index
-from .options import check_labels
-from .options import check_num_classes
-from .options import check_pos_label
-from .options import check_threshold
-from .options import check_zero_division
-from .options import choice
-from .options import interval_options
-from .outputs import class_outputs
-from .paired import PairedCounts
-from .paired import count_batch
-from .paired import difference_outputs
-from .paired import has_baseline
-from .paired import paired_counts
-from .thresholds import THRESHOLD_TIE_RULE
-
-# evaluate.load fetches only the helper files a metric script imports itself; the helpers
-# above need these too (`python shared/vendor.py --check` verifies the list is complete).
-from .counts import CountTable
-from .labels import EncodedLabels
-from .paired_joint import check_joint
-from .paired_tests import newcombe_paired_interval
-from .rates import informedness
-from .store import Store
+from .shared_core import apply_zero_division
+from .shared_core import Averaging
+from .shared_core import balanced_accuracy_difference
+from .shared_core import check_class_mask
+from .shared_core import check_flag
+from .shared_core import check_ignore_index
+from .shared_core import check_labels
+from .shared_core import check_num_classes
+from .shared_core import check_pos_label
+from .shared_core import check_threshold
+from .shared_core import check_zero_division
+from .shared_core import choice
+from .shared_core import class_outputs
+from .shared_core import confusion_counts
+from .shared_core import ConfusionCounts
+from .shared_core import count_batch
+from .shared_core import count_labels
+from .shared_core import CountsMetric
+from .shared_core import DEFAULT_CI_METHOD
+from .shared_core import difference_outputs
+from .shared_core import has_baseline
+from .shared_core import interval_options
+from .shared_core import LOAD_TIME_DOC
+from .shared_core import Option
+from .shared_core import paired_counts
+from .shared_core import PairedCounts
+from .shared_core import recall_mean_interval
+from .shared_core import safe_ratio
+from .shared_core import THRESHOLD_TIE_RULE
+from .shared_core import to_python
+from .shared_core import ZERO_DIVISION_DOC
 
 _DESCRIPTION = """
 Balanced accuracy is the mean of the per-class recalls:

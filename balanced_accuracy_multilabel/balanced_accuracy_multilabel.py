@@ -7,33 +7,28 @@ import datasets
 import evaluate
 import numpy as np
 
-from .averaging import Averaging
-from .binomial import DEFAULT_CI_METHOD
-from .inputs import as_array
-from .inputs import to_python
-from .intervals import binary_columns_interval
-from .metric import CountsMetric
-from .multilabel import MultilabelCounts
-from .multilabel import check_num_labels
-from .multilabel import count_indicators
-from .multilabel import multilabel_counts
-from .options import LOAD_TIME_DOC
-from .options import Option
-from .options import check_class_mask
-from .options import check_flag
-from .options import check_threshold
-from .options import check_zero_division
-from .options import choice
-from .options import interval_options
-from .rates import binary_balanced_accuracy
-from .rates import label_average
-from .rates import label_average_reason
-from .thresholds import THRESHOLD_TIE_RULE
-
-# evaluate.load fetches only the helper files a metric script imports itself; the helpers
-# above need these too (`python shared/vendor.py --check` verifies the list is complete).
-from .counts import CountTable
-from .store import Store
+from .shared_core import as_array
+from .shared_core import Averaging
+from .shared_core import binary_balanced_accuracy
+from .shared_core import binary_columns_interval
+from .shared_core import check_class_mask
+from .shared_core import check_flag
+from .shared_core import check_num_labels
+from .shared_core import check_threshold
+from .shared_core import check_zero_division
+from .shared_core import choice
+from .shared_core import count_indicators
+from .shared_core import CountsMetric
+from .shared_core import DEFAULT_CI_METHOD
+from .shared_core import interval_options
+from .shared_core import label_average
+from .shared_core import label_average_reason
+from .shared_core import LOAD_TIME_DOC
+from .shared_core import multilabel_counts
+from .shared_core import MultilabelCounts
+from .shared_core import Option
+from .shared_core import THRESHOLD_TIE_RULE
+from .shared_core import to_python
 
 _DESCRIPTION = """
 Multilabel balanced accuracy. Each of the L labels of a multilabel task is its own

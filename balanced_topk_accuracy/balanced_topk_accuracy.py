@@ -6,36 +6,29 @@ import datasets
 import evaluate
 import numpy as np
 
-from .averaging import Averaging
-from .averaging import apply_zero_division
-from .averaging import safe_ratio
-from .binomial import DEFAULT_CI_METHOD
-from .inputs import to_python
-from .intervals import recall_mean_interval
-from .metric import CountsMetric
-from .options import LOAD_TIME_DOC
-from .options import ZERO_DIVISION_DOC
-from .options import Option
-from .options import check_class_mask
-from .options import check_flag
-from .options import check_ignore_index
-from .options import check_labels
-from .options import check_zero_division
-from .options import interval_options
-from .topk import TOPK_TIE_RULE
-from .topk import TopkCounts
-from .topk import check_column_labels
-from .topk import check_k_values
-from .topk import count_scores
-from .topk import rank_counts
-from .topk import score_columns
-
-# evaluate.load fetches only the helper files a metric script imports itself; the helpers
-# above need these too (`python shared/vendor.py --check` verifies the list is complete).
-from .counts import CountTable
-from .labels import EncodedLabels
-from .rates import informedness
-from .store import Store
+from .shared_core import apply_zero_division
+from .shared_core import Averaging
+from .shared_core import check_class_mask
+from .shared_core import check_column_labels
+from .shared_core import check_flag
+from .shared_core import check_ignore_index
+from .shared_core import check_k_values
+from .shared_core import check_labels
+from .shared_core import check_zero_division
+from .shared_core import count_scores
+from .shared_core import CountsMetric
+from .shared_core import DEFAULT_CI_METHOD
+from .shared_core import interval_options
+from .shared_core import LOAD_TIME_DOC
+from .shared_core import Option
+from .shared_core import rank_counts
+from .shared_core import recall_mean_interval
+from .shared_core import safe_ratio
+from .shared_core import score_columns
+from .shared_core import to_python
+from .shared_core import TOPK_TIE_RULE
+from .shared_core import TopkCounts
+from .shared_core import ZERO_DIVISION_DOC
 
 _DESCRIPTION = """
 Balanced top-k accuracy is the mean over classes of top-k recall:

@@ -46,8 +46,8 @@ import evaluate  # noqa: E402
 import numpy as np  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "shared"))
-from inputs import available_cores  # noqa: E402  (what the modules' threads may use)
+sys.path.insert(0, str(REPO_ROOT))
+from shared.inputs import available_cores  # noqa: E402  (what the modules' threads may use)
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results"
 

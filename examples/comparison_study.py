@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "shared"))
+sys.path.insert(0, str(REPO_ROOT))
 
-import comparison  # noqa: E402
-import intervals  # noqa: E402
+from shared import comparison  # noqa: E402
+from shared import intervals  # noqa: E402
 
 LEVEL = 0.95
 ALPHA = 0.05

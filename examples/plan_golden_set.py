@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "shared"))
+sys.path.insert(0, str(REPO_ROOT))
 
-import planning  # noqa: E402
+from shared import planning  # noqa: E402
 
 
 def pair_or_float(text):

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "shared"))
+sys.path.insert(0, str(REPO_ROOT))
 
-import prevalence  # noqa: E402
+from shared import prevalence  # noqa: E402
 
 LEVEL = 0.95
 BINARY_RATES = np.array([[0.90, 0.10], [0.15, 0.85]])  # rows: truth 0, 1; TPR 0.85, FPR 0.10

@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
-from space_app import Choice
-from space_app import Flag
-from space_app import SecondPredictions
-from space_app import Value
-from space_app import Values
-from space_app import build_app
-from space_app import card_examples
+from shared_space import Choice
+from shared_space import Flag
+from shared_space import SecondPredictions
+from shared_space import Value
+from shared_space import Values
+from shared_space import build_app
+from shared_space import card_examples
 
 FOLDER = Path(__file__).parent
 

@@ -6,55 +6,42 @@ from dataclasses import replace
 import datasets
 import evaluate
 
-from .averaging import Averaging
-from .comparison import informedness_difference
-from .confusion import ConfusionCounts
-from .confusion import confusion_counts
-from .confusion import count_labels
-from .inputs import to_python
-from .metric import CountsMetric
-from .options import LOAD_TIME_DOC
-from .options import Option
-from .options import check_class_mask
-from .options import check_flag
-from .options import check_ignore_index
-from .options import check_labels
-from .options import check_num_classes
-from .options import check_informedness_zero_division
-from .options import choice
-from .options import interval_options
-from .outputs import check_informedness_interval
-from .outputs import class_outputs
-from .outputs import informedness_interval_outputs
-from .outputs import markedness_outputs
-from .paired import PairedCounts
-from .paired import count_batch
-from .paired import difference_outputs
-from .paired import has_baseline
-from .paired import paired_counts
-from .rates import INFORMEDNESS_AVERAGES
-from .rates import informedness
-from .store import Store
-from .unlabeled import JUDGE_INPUTS
-from .unlabeled import UNALIGNED_INPUTS
-from .unlabeled import JudgedCounts
-from .unlabeled import count_groups
-from .unlabeled import count_unlabeled
-from .unlabeled import judged_counts
-from .unlabeled import judged_results
-
-# evaluate.load fetches only the helper files a metric script imports itself; the helpers
-# above need these too (`python shared/vendor.py --check` verifies the list is complete).
-from .binomial import DEFAULT_CI_METHOD
-from .counts import CountTable
-from .intervals import informedness_interval
-from .judge_groups import group_diagnostics
-from .labels import EncodedLabels
-from .paired_joint import check_joint
-from .paired_tests import newcombe_paired_interval
-from .prevalence import DEFAULT_MIN_INFORMEDNESS
-from .prevalence_arrays import corrected_prevalence_arrays
-from .thresholds import THRESHOLD_TIE_RULE
+from .shared_core import Averaging
+from .shared_core import check_class_mask
+from .shared_core import check_flag
+from .shared_core import check_ignore_index
+from .shared_core import check_informedness_interval
+from .shared_core import check_informedness_zero_division
+from .shared_core import check_labels
+from .shared_core import check_num_classes
+from .shared_core import choice
+from .shared_core import class_outputs
+from .shared_core import confusion_counts
+from .shared_core import ConfusionCounts
+from .shared_core import count_batch
+from .shared_core import count_groups
+from .shared_core import count_labels
+from .shared_core import count_unlabeled
+from .shared_core import CountsMetric
+from .shared_core import difference_outputs
+from .shared_core import has_baseline
+from .shared_core import informedness
+from .shared_core import INFORMEDNESS_AVERAGES
+from .shared_core import informedness_difference
+from .shared_core import informedness_interval_outputs
+from .shared_core import interval_options
+from .shared_core import JUDGE_INPUTS
+from .shared_core import judged_counts
+from .shared_core import judged_results
+from .shared_core import JudgedCounts
+from .shared_core import LOAD_TIME_DOC
+from .shared_core import markedness_outputs
+from .shared_core import Option
+from .shared_core import paired_counts
+from .shared_core import PairedCounts
+from .shared_core import Store
+from .shared_core import to_python
+from .shared_core import UNALIGNED_INPUTS
 
 _DESCRIPTION = """
 Informedness is the probability that a prediction is informed about the true class, as

@@ -19,10 +19,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .inputs import _describe
-except ImportError:  # shared/ on the import path (intervals.py imported on its own)
-    from inputs import _describe
+from .inputs import _describe
 
 
 def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:

@@ -20,13 +20,8 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from . import options
-except ImportError:  # shared/ on the import path
-    import options
+from .options import CI_METHODS
 
-CI_METHODS = options.CI_METHODS
-MAX_RESAMPLES = options.MAX_RESAMPLES
 DEFAULT_CI_METHOD = "agresti_coull"
 
 # Resampled values kept in memory at once (resamples x rates); larger jobs run in chunks.
@@ -44,35 +39,6 @@ class Interval:
     def as_list(self):
         """``[low, high]`` as plain Python floats (NaN when undefined)."""
         return [float(self.low), float(self.high)]
-
-
-# ----------------------------------------------------------------------------------------
-# Argument checks
-# ----------------------------------------------------------------------------------------
-
-
-# The checks of the interval options are options.py's (one definition, one message per
-# mistake); these take the value alone, for callers outside a module.
-
-
-def check_confidence_level(confidence_level: Any) -> Optional[float]:
-    """None, or a number strictly between 0 and 1."""
-    return options.check_confidence_level(confidence_level, "confidence_level")
-
-
-def check_ci_method(ci_method: Any, default: str = DEFAULT_CI_METHOD) -> str:
-    """One of ``CI_METHODS``; None means ``default``."""
-    return default if ci_method is None else options.check_ci_method(ci_method, "ci_method")
-
-
-def check_n_resamples(n_resamples: Any) -> int:
-    """An integer in [1, ``MAX_RESAMPLES``]."""
-    return options.check_n_resamples(n_resamples, "n_resamples")
-
-
-def check_seed(seed: Any) -> Optional[int]:
-    """None, or a non-negative integer."""
-    return options.check_seed(seed, "seed")
 
 
 def z_value(confidence_level: float) -> float:

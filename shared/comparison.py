@@ -78,79 +78,31 @@ from typing import Any, Optional
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .binomial import check_confidence_level
-    from .binomial import check_n_resamples
-    from .binomial import check_seed
-    from .binomial import z_value
-    from .intervals import INFORMEDNESS_AVERAGES
-    from .intervals import informedness_average
-    from .paired_joint import MAX_BOOTSTRAP_JOINT_CELLS
-    from .paired_joint import adjust_for_chance
-    from .paired_joint import bootstrap_joint
-    from .paired_joint import canonical
-    from .paired_joint import check_difference_zero_division
-    from .paired_joint import check_joint
-    from .paired_joint import finish_difference
-    from .paired_joint import informedness_gradient
-    from .paired_joint import marginals
-    from .paired_joint import mean_recall
-    from .paired_joint import percentile_interval
-    from .paired_joint import recall_gradient
-    from .paired_joint import recall_reduction
-    from .paired_joint import row_sizes
-    from .paired_joint import selected_classes
-    from .paired_joint import swapped
-    from .paired_tests import EXACT_TEST_MAX_OUTCOMES
-    from .paired_tests import newcombe_paired_interval
-    from .paired_tests import recall_difference_p_value
-    from .paired_tests import score_p_value
-    from .paired_tests import stratified_mcnemar_mid_p
-    from .paired_tests import variance_terms
-except ImportError:  # shared/ on the import path
-    from binomial import check_confidence_level
-    from binomial import check_n_resamples
-    from binomial import check_seed
-    from binomial import z_value
-    from intervals import INFORMEDNESS_AVERAGES
-    from intervals import informedness_average
-    from paired_joint import MAX_BOOTSTRAP_JOINT_CELLS
-    from paired_joint import adjust_for_chance
-    from paired_joint import bootstrap_joint
-    from paired_joint import canonical
-    from paired_joint import check_difference_zero_division
-    from paired_joint import check_joint
-    from paired_joint import finish_difference
-    from paired_joint import informedness_gradient
-    from paired_joint import marginals
-    from paired_joint import mean_recall
-    from paired_joint import percentile_interval
-    from paired_joint import recall_gradient
-    from paired_joint import recall_reduction
-    from paired_joint import row_sizes
-    from paired_joint import selected_classes
-    from paired_joint import swapped
-    from paired_tests import EXACT_TEST_MAX_OUTCOMES
-    from paired_tests import newcombe_paired_interval
-    from paired_tests import recall_difference_p_value
-    from paired_tests import score_p_value
-    from paired_tests import stratified_mcnemar_mid_p
-    from paired_tests import variance_terms
+from .options import check_confidence_level
+from .options import check_n_resamples
+from .options import check_seed
+from .binomial import z_value
+from .intervals import INFORMEDNESS_AVERAGES
+from .intervals import informedness_average
+from .paired_joint import adjust_for_chance
+from .paired_joint import bootstrap_joint
+from .paired_joint import canonical
+from .paired_joint import check_difference_zero_division
+from .paired_joint import check_joint
+from .paired_joint import finish_difference
+from .paired_joint import informedness_gradient
+from .paired_joint import marginals
+from .paired_joint import mean_recall
+from .paired_joint import percentile_interval
+from .paired_joint import recall_gradient
+from .paired_joint import recall_reduction
+from .paired_joint import row_sizes
+from .paired_joint import selected_classes
+from .paired_tests import newcombe_paired_interval
+from .paired_tests import recall_difference_p_value
+from .paired_tests import score_p_value
+from .paired_tests import variance_terms
 
-# Importable from here as before the split (tests, examples and users import them from comparison).
-__all__ = [
-    "BALANCED_ACCURACY_METHODS",
-    "EXACT_TEST_MAX_OUTCOMES",
-    "INFORMEDNESS_METHODS",
-    "MAX_BOOTSTRAP_JOINT_CELLS",
-    "balanced_accuracy_difference",
-    "check_joint",
-    "informedness_difference",
-    "informedness_gradient",
-    "newcombe_paired_interval",
-    "stratified_mcnemar_mid_p",
-    "swapped",
-]
 
 BALANCED_ACCURACY_METHODS = ("newcombe", "bootstrap")
 INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")

@@ -14,12 +14,11 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from .averaging import safe_ratio
 from .counts import CountTable
 from .counts import JointCounts
-from .counts import squared_weights
+from .counts import kept_rows
+from .inputs import EXACT_INTEGERS
 from .inputs import SCORES_HINT
-from .inputs import _describe
 from .inputs import as_array
 from .inputs import as_labels
 from .inputs import check_finite
@@ -28,16 +27,14 @@ from .inputs import check_sample_weight
 from .inputs import is_string_array
 from .labels import EncodedLabels
 from .labels import MAX_MATERIALISED_CLASSES
-from .labels import encode_labels
 from .labels import encode_task
 from .store import Store
 from .thresholds import check_probabilities
 from .thresholds import check_scores
+from .thresholds import threshold_labels
 from .thresholds import youden_thresholds
 
 PAIRS = "pairs"
-# Integral floats below this magnitude are labels (counted); beyond it they can only be scores.
-_EXACT_INTEGERS = 2.0**53
 
 
 def _are_labels(values: np.ndarray) -> bool:
@@ -45,7 +42,7 @@ def _are_labels(values: np.ndarray) -> bool:
     if values.dtype.kind != "f":
         return True
     check_finite(values, "predictions")
-    return bool(np.array_equal(np.rint(values), values) and (not values.size or np.abs(values).max() < _EXACT_INTEGERS))
+    return bool(np.array_equal(np.rint(values), values) and (not values.size or np.abs(values).max() < EXACT_INTEGERS))
 
 
 def count_labels(predictions: Any, references: Any, sample_weight: Any = None, scores: bool = True,
@@ -187,13 +184,6 @@ class ConfusionCounts:
         return _encode_pairs(counts, task, labels, None, pos_label)
 
 
-def _matches(values: np.ndarray, label: Any) -> np.ndarray:
-    """Where ``values`` equal ``label`` (never across kinds: "0" is not 0)."""
-    if label is None or values.size == 0 or isinstance(label, str) != is_string_array(values):
-        return np.zeros(values.shape, dtype=bool)
-    return values == label
-
-
 def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None) -> ConfusionCounts:
     encoded = encode_task(pairs.keys["references"], pairs.keys["predictions"], task, labels, num_classes, pos_label)
     return ConfusionCounts(encoded, encoded.reference_indices, encoded.prediction_indices, pairs.n, pairs.w, pairs.w2, reason,
@@ -204,69 +194,38 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
     """What was stored, as ``ConfusionCounts`` under the options (see the module doc).
 
     ``ignore_index`` drops pairs; samples of weight 0 are dropped as if never added; with a
-    ``threshold`` (binary), pair predictions and raw scores are scores of the positive
-    class, turned into labels (``"auto"``: the Youden-optimal threshold, over all of them).
+    ``threshold`` (binary), the predictions are scores of the positive class, turned into
+    labels (``"auto"``: the Youden-optimal threshold, over all of them).
     """
-    table = stored.tables.get(PAIRS)
-    pairs = table.result() if table is not None else JointCounts({"references": np.zeros(0, np.int64), "predictions": np.zeros(0, np.int64)}, np.zeros(0, np.int64))
-    raw = stored.raw_columns()
-    ignore_index = options.get("ignore_index")
-    reason = None
-    if ignore_index is not None:
-        before = pairs.num_samples + (raw["references"].size if raw else 0)
-        pairs = pairs.select(~_matches(pairs.keys["references"], ignore_index))
-        if raw:
-            raw = {name: None if column is None else column[~_matches(raw["references"], ignore_index)] for name, column in raw.items()}
-        if before and not pairs.num_samples and not (raw and raw["references"].size):
-            reason = "empty_after_ignore_index"
-    if pairs.w is not None:
-        pairs = pairs.select(pairs.w > 0)  # weight 0: as if the samples were never added
-    if raw and raw.get("sample_weight") is not None:
-        raw = {name: column[raw["sample_weight"] > 0] for name, column in raw.items()}
+    rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
     threshold = options.get("threshold")
     if threshold is None:
-        if raw and raw["predictions"].size:
-            as_labels(raw["predictions"], "predictions", scores_hint)  # raises, naming a non-integer value
-        return _encode_pairs(pairs, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"), reason)
-    return _thresholded(pairs, raw, threshold, options, reason)
+        rows.keys["predictions"] = as_labels(rows.keys["predictions"], "predictions", scores_hint)  # raises, naming a score
+        return _encode_pairs(rows, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"), reason)
+    return _thresholded(rows, threshold, options, reason)
 
 
-def _thresholded(pairs: JointCounts, raw: Optional[Dict[str, np.ndarray]], threshold: Any, options: Dict[str, Any],
-                 reason: Optional[str]) -> ConfusionCounts:
-    """Binary scores of the positive class (counted pair values and raw scores) turned into labels."""
-    if is_string_array(pairs.keys["predictions"]) and pairs.n.size:
-        raise TypeError(f"predictions: expected numeric scores with a threshold, found strings such as {pairs.keys['predictions'][0]!r}.")
-    raw = raw or {"references": np.zeros(0, np.int64), "predictions": np.zeros(0), "sample_weight": None}
-    references = np.concatenate([pairs.keys["references"], raw["references"]]) if raw["references"].size else pairs.keys["references"]
-    scores = np.concatenate([pairs.keys["predictions"].astype(np.float64), raw["predictions"]])
-    weighted = pairs.w is not None or raw["sample_weight"] is not None
-    raw_ones = np.ones(raw["references"].size)
-    count = np.concatenate([pairs.n, raw_ones.astype(np.int64)])
-    weight = None
-    if weighted:
-        raw_weight = raw_ones if raw["sample_weight"] is None else raw["sample_weight"]
-        weight = np.concatenate([pairs.weight.astype(np.float64), raw_weight])
-    encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str]) -> ConfusionCounts:
+    """Binary scores of the positive class turned into labels."""
+    if is_string_array(rows.keys["predictions"]) and rows.n.size:
+        raise TypeError(f"predictions: expected numeric scores with a threshold, found strings such as {rows.keys['predictions'][0]!r}.")
+    scores = rows.keys["predictions"].astype(np.float64)
+    encoded = encode_task(rows.keys["references"], None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
     positive = encoded.reference_indices == encoded.positive_index
     optimal = None
     if threshold == "auto":
         check_scores(scores)
-        # Counted rows stand for n samples each: their count is their weight in the search.
-        search_weight = weight if weighted else (None if not pairs.n.size else count.astype(np.float64))
+        # A counted row stands for n samples: its count is its weight in the search.
+        search_weight = None if rows.w is None and (rows.n == 1).all() else rows.weight.astype(np.float64)
         best, _, _ = youden_thresholds(scores[:, None], positive[:, None], None if search_weight is None else search_weight[:, None])
         threshold = optimal = float(best[0])
     else:
         check_probabilities(scores)
-    predicted = np.where(scores >= threshold, encoded.positive_index, 1 - encoded.positive_index)
-    cell = encoded.reference_indices * 2 + predicted
-    n = np.bincount(cell, weights=count, minlength=4)
+    cell = encoded.reference_indices * 2 + threshold_labels(scores, threshold, encoded.positive_index)
+    n = np.bincount(cell, weights=rows.n, minlength=4)
     present = np.flatnonzero(n)
     w = w2 = None
-    exponent = 0
-    if weighted:
-        pair_squares, pair_exponent = (pairs.w2, pairs.w2_exponent) if pairs.w2 is not None else (pairs.n.astype(np.float64), 0)
-        raw_squares, raw_exponent = (raw_ones, 0) if raw["sample_weight"] is None else squared_weights(raw["sample_weight"])
-        exponent = max(pair_exponent, raw_exponent) if raw_squares.size and pair_squares.size else (pair_exponent if pair_squares.size else raw_exponent)
-        squared = np.concatenate([np.ldexp(pair_squares, 2 * (pair_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
-        w, w2 = (np.bincount(cell, weights=values, minlength=4)[present] for values in (weight, squared))
-    return ConfusionCounts(encoded, present // 2, present % 2, np.rint(n[present]).astype(np.int64), w, w2, reason, optimal, exponent)
+    if rows.w is not None:
+        w, w2 = (np.bincount(cell, weights=values, minlength=4)[present] for values in (rows.w, rows.w2))
+    return ConfusionCounts(encoded, present // 2, present % 2, np.rint(n[present]).astype(np.int64), w, w2, reason, optimal,
+                           rows.w2_exponent)

@@ -18,11 +18,12 @@ number of distinct tuples, never a label's value or the number of samples.
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .inputs import is_string_array
+from .labels import matches_label
 
 # A dense box holds at most this many cells (2 MB of counts); larger ones are kept sparse.
 DENSE_CELLS = 1 << 18
@@ -97,27 +98,61 @@ class JointCounts:
         return JointCounts({name: values[keep] for name, values in self.keys.items()}, self.n[keep], pick(self.w), pick(self.w2),
                            self.w2_exponent)
 
+    def drop_matching(self, key: str, value: Any) -> "JointCounts":
+        """These counts without the tuples whose ``key`` is ``value`` (never across kinds: "0"
+        is not 0); how ``ignore_index`` drops samples, whatever was counted."""
+        return self.select(~matches_label(self.keys[key], value))
+
     @property
     def num_samples(self) -> int:
         return int(self.n.sum())
 
 
-def equal_weights(n: np.ndarray, w: np.ndarray) -> bool:
-    """Whether every sample behind these counts had the same weight (to 1e-12, the rounding
-    of the weight sums): such weights change no rate and no effective size, so they are
-    dropped and the counts are unweighted - all ones, or any constant, give exactly the
-    unweighted results, exact tests included.
+def equal_weight_counts(w: np.ndarray, w2: np.ndarray, w2_exponent: int = 0) -> Optional[np.ndarray]:
+    """The number of samples behind each tuple if every sample of positive weight had the
+    same weight, else None.
 
-    >>> equal_weights(np.array([3, 1]), np.array([0.3, 0.1]) * 1.0)
+    Each tuple's Kish size ``w^2 / w2`` is at most its number of samples of positive weight,
+    with equality exactly when their weights are equal; if moreover ``w / size`` is one
+    constant c for all tuples, every weight is c. Such weights change no rate and no
+    effective size: the counts are then the whole story, so all ones (or any constant)
+    give exactly the unweighted statistics, exact tests included. Rounding of the sums is
+    allowed for (1e-9 on the sizes, 1e-12 on c). ``w2`` holds mantissas of ``4**w2_exponent``.
+
+    >>> equal_weight_counts(np.array([0.3, 0.1]), np.array([0.03, 0.01])).tolist()  # 3 and 1 samples of 0.1
+    [3, 1]
+    >>> equal_weight_counts(np.array([3.0, 2.0]), np.array([5.0, 4.0])) is None  # 1 + 2 / 2: not equal
     True
-    >>> equal_weights(np.array([3, 1]), np.array([3.0, 2.0]))
-    False
     """
-    n, w = np.asarray(n, dtype=np.float64), np.asarray(w, dtype=np.float64)
-    if not n.size:
-        return True
-    per_sample = w / n
-    return bool(np.abs(per_sample - per_sample[0]).max() <= 1e-12 * abs(per_sample[0]))
+    w, w2 = np.asarray(w, dtype=np.float64), np.asarray(w2, dtype=np.float64)
+    if not w.size:
+        return np.zeros(0, dtype=np.int64)
+    scaled = np.ldexp(w, -w2_exponent)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sizes = np.where(w2 > 0, scaled**2 / np.where(w2 > 0, w2, 1.0), 0.0)
+    counts = np.rint(sizes)
+    if (counts < 1).any() or (np.abs(sizes - counts) > 1e-9 * counts).any():
+        return None
+    per_sample = w / counts
+    if np.abs(per_sample - per_sample[0]).max() > 1e-12 * abs(per_sample[0]):
+        return None
+    return counts.astype(np.int64)
+
+
+def kept_rows(rows: JointCounts, ignore_index: Any, drop_zero_weights: bool = True) -> Tuple[JointCounts, Optional[str]]:
+    """The rows a metric counts, and why none are left: ``ignore_index`` drops rows whose
+    reference is that value (reason ``"empty_after_ignore_index"`` when it drops all), and
+    samples of weight 0 are dropped as if never added (``drop_zero_weights``; top-k keeps
+    them until its classes are checked, so that their labels are validated too)."""
+    reason = None
+    if ignore_index is not None:
+        before = rows.num_samples
+        rows = rows.drop_matching("references", ignore_index)
+        if before and not rows.num_samples:
+            reason = "empty_after_ignore_index"
+    if rows.w is not None and drop_zero_weights:
+        rows = rows.select(rows.w > 0)
+    return rows, reason
 
 
 def squared_weights(weights: np.ndarray) -> "tuple[np.ndarray, int]":
@@ -187,9 +222,6 @@ class CountTable:
             return
         if weights is not None and not self.weighted:
             self._become_weighted()
-        if weights is not None and counts is None:
-            # A sample of weight 0 is as if never added: it counts in no tuple's n either.
-            counts = np.broadcast_to(np.asarray(weights) != 0, shape).astype(np.int64)
         fields = {"n": counts}
         if self.weighted:
             weight = (np.ones(shape) if counts is None else counts.astype(np.float64)) if weights is None else weights

@@ -271,6 +271,10 @@ def map_row_blocks(function: Any, array: np.ndarray) -> List[Any]:
         return list(pool.map(function, bounds[:-1], bounds[1:]))
 
 
+# Integral floats below this magnitude can be labels (counted); beyond it they can only be scores.
+EXACT_INTEGERS = 2.0**53
+
+
 def check_finite(array: np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if a float array holds NaN or ±Inf."""
     if array.dtype.kind != "f" or not array.size:

@@ -51,56 +51,20 @@ from typing import Any, Optional
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .averaging import Averaging
-    from .averaging import safe_ratio
-    from .binomial import CI_METHODS
-    from .binomial import DEFAULT_CI_METHOD
-    from .binomial import MAX_BOOTSTRAP_CELLS
-    from .binomial import Interval
-    from .binomial import agresti_coull_interval
-    from .binomial import bootstrap_confusion
-    from .binomial import check_ci_method
-    from .binomial import check_confidence_level
-    from .binomial import check_n_resamples
-    from .binomial import check_seed
-    from .binomial import confusion_interval
-    from .binomial import effective_sizes
-    from .binomial import finish_interval
-    from .binomial import rate_sum_interval
-    from .binomial import wilson_interval
-    from .binomial import z_value
-    from .rates import INFORMEDNESS_AVERAGES
-    from .rates import binary_balanced_accuracy
-    from .rates import binary_rate_coefficients
-    from .rates import informedness
-    from .rates import label_average_reason
-    from .rates import pool_columns
-except ImportError:  # shared/ on the import path
-    from averaging import Averaging
-    from averaging import safe_ratio
-    from binomial import CI_METHODS
-    from binomial import DEFAULT_CI_METHOD
-    from binomial import MAX_BOOTSTRAP_CELLS
-    from binomial import Interval
-    from binomial import agresti_coull_interval
-    from binomial import bootstrap_confusion
-    from binomial import check_ci_method
-    from binomial import check_confidence_level
-    from binomial import check_n_resamples
-    from binomial import check_seed
-    from binomial import confusion_interval
-    from binomial import effective_sizes
-    from binomial import finish_interval
-    from binomial import rate_sum_interval
-    from binomial import wilson_interval
-    from binomial import z_value
-    from rates import INFORMEDNESS_AVERAGES
-    from rates import binary_balanced_accuracy
-    from rates import binary_rate_coefficients
-    from rates import informedness
-    from rates import label_average_reason
-    from rates import pool_columns
+from .averaging import Averaging
+from .averaging import safe_ratio
+from .options import CI_METHODS
+from .binomial import DEFAULT_CI_METHOD
+from .binomial import Interval
+from .binomial import confusion_interval
+from .binomial import finish_interval
+from .binomial import rate_sum_interval
+from .rates import INFORMEDNESS_AVERAGES
+from .rates import binary_balanced_accuracy
+from .rates import binary_rate_coefficients
+from .rates import informedness
+from .rates import label_average_reason
+from .rates import pool_columns
 
 # Names imported but not used here (the checks, z_value, wilson_interval, ...) are part of
 # this file's API: users of intervals import them from here.
@@ -238,7 +202,7 @@ def binary_columns_interval(
 # ----------------------------------------------------------------------------------------
 
 
-def confusion_counts(confusion: Any):
+def matrix_class_counts(confusion: Any):
     """``(tp, support, predicted, total)`` per class of confusion matrices ``(..., K, K)``.
 
     The batched analogue of ``confusion.ClassCounts``, for writing a vectorised
@@ -273,7 +237,7 @@ def informedness_average(confusion: Any, average: str = "bookmaker", class_mask:
     """
     if average not in INFORMEDNESS_AVERAGES:
         raise ValueError(f"average: expected one of {INFORMEDNESS_AVERAGES}, found {average!r}.")
-    tp, support, predicted, _ = confusion_counts(confusion)
+    tp, support, predicted, _ = matrix_class_counts(confusion)
     if averaging is None:
         averaging = Averaging(tp.shape[-1], _mask(class_mask), zero_division=zero_division)
     value, _, _ = informedness(tp, support, predicted, average, averaging)

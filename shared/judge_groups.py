@@ -15,24 +15,14 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .binomial import check_confidence_level
-    from .binomial import check_n_resamples
-    from .binomial import check_seed
-    from .intervals import informedness_from_confusion
-    from .intervals import informedness_interval
-    from .prevalence_arrays import CHUNK_VALUES
-    from .prevalence_arrays import as_counts
-    from .prevalence_arrays import row_rates
-except ImportError:  # shared/ on the import path
-    from binomial import check_confidence_level
-    from binomial import check_n_resamples
-    from binomial import check_seed
-    from intervals import informedness_from_confusion
-    from intervals import informedness_interval
-    from prevalence_arrays import CHUNK_VALUES
-    from prevalence_arrays import as_counts
-    from prevalence_arrays import row_rates
+from .options import check_confidence_level
+from .options import check_n_resamples
+from .options import check_seed
+from .intervals import informedness_from_confusion
+from .intervals import informedness_interval
+from .prevalence_arrays import CHUNK_VALUES
+from .prevalence_arrays import as_counts
+from .prevalence_arrays import row_rates
 
 HETEROGENEITY_METHODS = ("chi2", "monte_carlo")
 

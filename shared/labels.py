@@ -62,6 +62,14 @@ def _distinct(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return classes
 
 
+def matches_label(values: np.ndarray, label: Any) -> np.ndarray:
+    """Where ``values`` equal ``label`` (never across kinds: "0" is not 0); how ``ignore_index``
+    finds the samples it drops."""
+    if label is None or values.size == 0 or isinstance(label, str) != is_string_array(values):
+        return np.zeros(values.shape, dtype=bool)
+    return values == label
+
+
 def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
     """Index of each value in ``classes`` (distinct, any order); a value outside them is an error."""
     integers = values.dtype.kind in "iu" and classes.dtype.kind in "iu" and np.result_type(values, classes).kind in "iu"

@@ -26,6 +26,7 @@ import numpy as np
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import squared_weights
+from .inputs import EXACT_INTEGERS
 from .inputs import _to_python_scalar
 from .inputs import as_array
 from .inputs import as_indicators
@@ -39,9 +40,7 @@ from .thresholds import youden_thresholds
 
 TABLE = "entries"  # the count table of (label, reference, prediction) entries
 WIDTH = "num_labels"  # the store setting holding the number of label columns
-KEYS = ("label", "reference", "prediction")
-# Integral floats below this magnitude are counted; beyond it they can only be scores.
-_EXACT_INTEGERS = 2.0**53
+MULTILABEL_KEYS = ("label", "reference", "prediction")
 # Entries per block of the whole-number check.
 _BLOCK = 1 << 16
 
@@ -62,7 +61,7 @@ def _integral(array: np.ndarray) -> bool:
     step = max(1, _BLOCK // max(1, array.shape[1]))
     for start in range(0, len(array), step):
         block = array[start : start + step]
-        if block.size and not (np.array_equal(np.rint(block), block) and np.abs(block).max() < _EXACT_INTEGERS):
+        if block.size and not (np.array_equal(np.rint(block), block) and np.abs(block).max() < EXACT_INTEGERS):
             return False
     return True
 
@@ -103,7 +102,7 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     store = Store()
     store.settings[WIDTH] = int(num_labels)
     if _integral(predictions):
-        table = CountTable(list(KEYS))
+        table = CountTable(list(MULTILABEL_KEYS))
         predictions = predictions.astype(np.int64) if predictions.dtype.kind == "f" else predictions
         table.add([np.arange(num_labels)[None, :], references, predictions], None if weights is None else weights[:, None])
         store.tables[TABLE] = table
@@ -203,7 +202,7 @@ class MultilabelCounts:
 
 
 def _empty_rows() -> JointCounts:
-    return JointCounts({key: np.zeros(0, np.int64) for key in KEYS}, np.zeros(0, np.int64))
+    return JointCounts({key: np.zeros(0, np.int64) for key in MULTILABEL_KEYS}, np.zeros(0, np.int64))
 
 
 def check_num_labels(num_labels: int, threshold: Any = None, label_names: Any = None) -> None:
@@ -228,7 +227,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     table = stored.tables.get(TABLE)
     rows = table.result() if table is not None else _empty_rows()
     raw = stored.raw_columns()
-    label, reference, prediction = (rows.keys[key] for key in KEYS)
+    label, reference, prediction = (rows.keys[key] for key in MULTILABEL_KEYS)
     raw_references = raw["references"] if raw else np.zeros((0, num_labels), np.int64)
     raw_scores = raw["predictions"] if raw else np.zeros((0, num_labels))
     raw_weights = raw.get("sample_weight") if raw else None
@@ -255,7 +254,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
         counted = raw_references != ignore_index
         if before and not rows.num_samples and not counted.any():
             reason = "empty_after_ignore_index"
-    label, reference, prediction = (rows.keys[key] for key in KEYS)
+    label, reference, prediction = (rows.keys[key] for key in MULTILABEL_KEYS)
     raw_positive = raw_references == 1
 
     thresholds = None

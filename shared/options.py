@@ -210,7 +210,7 @@ def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
     return float(value)
 
 
-def check_confidence_level(value: Any, name: str) -> Optional[float]:
+def check_confidence_level(value: Any, name: str = "confidence_level") -> Optional[float]:
     """None, or a number strictly between 0 and 1."""
     if value is None:
         return None
@@ -222,13 +222,18 @@ def check_confidence_level(value: Any, name: str) -> Optional[float]:
 
 
 CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
-check_ci_method = choice(None, *CI_METHODS)
+_ci_method_choice = choice(None, *CI_METHODS)
+
+
+def check_ci_method(value: Any, name: str = "ci_method") -> Optional[str]:
+    """None (the module's default method), or one of ``CI_METHODS``."""
+    return _ci_method_choice(value, name)
 
 # More resamples than this change no percentile visibly and only cost memory and time.
 MAX_RESAMPLES = 1_000_000
 
 
-def check_n_resamples(value: Any, name: str) -> int:
+def check_n_resamples(value: Any, name: str = "n_resamples") -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
         raise TypeError(f"{name}: expected a positive integer, found {type(value).__name__}.")
     if not 1 <= value <= MAX_RESAMPLES:
@@ -236,7 +241,7 @@ def check_n_resamples(value: Any, name: str) -> int:
     return int(value)
 
 
-def check_seed(value: Any, name: str) -> Optional[int]:
+def check_seed(value: Any, name: str = "seed") -> Optional[int]:
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)) or value < 0:

@@ -22,11 +22,9 @@ import numpy as np
 
 from .confusion import ConfusionCounts
 from .confusion import _are_labels
-from .confusion import _matches
 from .counts import CountTable
-from .counts import JointCounts
-from .counts import equal_weights
-from .counts import squared_weights
+from .counts import equal_weight_counts
+from .counts import kept_rows
 from .inputs import SCORES_HINT
 from .inputs import _describe
 from .inputs import as_array
@@ -37,9 +35,10 @@ from .labels import encode_task
 from .labels import label_kind
 from .store import Store
 from .thresholds import check_probabilities
+from .thresholds import threshold_labels
 
 PAIRED = "paired"
-KEYS = ("references", "predictions", "baseline_predictions")
+PAIRED_KEYS = ("references", "predictions", "baseline_predictions")
 # Whether batches carried baseline_predictions: every batch must agree (Store.merge checks settings).
 BASELINE_SETTING = "baseline_predictions"
 GIVEN, NOT_GIVEN = "given with every batch", "not given"
@@ -74,7 +73,7 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
     predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
     store = mark_baseline(Store(), True)
     if _are_labels(predictions) and _are_labels(baseline):
-        table = CountTable(list(KEYS))
+        table = CountTable(list(PAIRED_KEYS))
         table.add([references, as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")], weights)
         store.tables[PAIRED] = table
     elif scores:
@@ -105,35 +104,6 @@ class PairedCounts:
     @property
     def reason(self) -> Optional[str]:
         return self.system.reason
-
-
-def _rows(stored: Store):
-    """Every stored triple (counted rows, then raw rows) with counts, weights and squared weights."""
-    table = stored.tables.get(PAIRED)
-    if table is not None:
-        counted = table.result()
-    else:
-        empty = np.zeros(0, np.int64)
-        counted = JointCounts({key: empty for key in KEYS}, empty)
-    raw = stored.raw_columns()
-    if not raw:
-        return ({key: counted.keys[key] for key in KEYS}, counted.n, counted.w, counted.w2, counted.w2_exponent)
-    keys = {key: np.concatenate([counted.keys[key], raw[key]]) if counted.n.size else raw[key] for key in KEYS}
-    ones = np.ones(raw["references"].size)
-    n = np.concatenate([counted.n, ones.astype(np.int64)])
-    if counted.w is None and raw["sample_weight"] is None:
-        return keys, n, None, None, 0
-    raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
-    raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
-    if counted.n.size:
-        counted_w = counted.weight.astype(np.float64)
-        counted_squares, counted_exponent = (counted.w2, counted.w2_exponent) if counted.w2 is not None else (counted_w, 0)
-    else:
-        counted_w, counted_squares, counted_exponent = np.zeros(0), np.zeros(0), raw_exponent
-    exponent = max(counted_exponent, raw_exponent)
-    w = np.concatenate([counted_w, raw_weight])
-    w2 = np.concatenate([np.ldexp(counted_squares, 2 * (counted_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
-    return keys, n, w, w2, exponent
 
 
 def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options: Dict[str, Any]) -> None:
@@ -168,19 +138,9 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     """
     if options.get("threshold") == "auto":
         raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
-    keys, n, w, w2, exponent = _rows(stored)
-    reason = None
-    if options.get("ignore_index") is not None:
-        keep = ~_matches(keys["references"], options["ignore_index"])
-        if n.size and not keep.any():
-            reason = "empty_after_ignore_index"
-        keys, n = {key: values[keep] for key, values in keys.items()}, n[keep]
-        w, w2 = (None if x is None else x[keep] for x in (w, w2))
-    if w is not None:
-        keep = w > 0  # weight 0: as if the samples were never added
-        keys, n, w, w2 = {key: values[keep] for key, values in keys.items()}, n[keep], w[keep], w2[keep]
-        if equal_weights(n, w):
-            w = w2 = None
+    # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
+    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS), options.get("ignore_index"))
+    keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
     threshold = options.get("threshold")
     references = keys["references"]
     if threshold is None:
@@ -197,8 +157,7 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
                 raise TypeError(f"{name}: expected numeric scores with a threshold, found strings such as {keys[name][0]!r}.")
             check_probabilities(keys[name].astype(np.float64), name)
         encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
-        positive = encoded.positive_index
-        system_index, baseline_index = (np.where(keys[name].astype(np.float64) >= threshold, positive, 1 - positive)
+        system_index, baseline_index = (threshold_labels(keys[name].astype(np.float64), threshold, encoded.positive_index)
                                         for name in ("predictions", "baseline_predictions"))
     num_classes = encoded.num_classes
     if encoded.unobserved or num_classes > MAX_COMPARISON_CLASSES:
@@ -208,9 +167,14 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
         )
     reference_index = encoded.reference_indices
     cell = (reference_index * num_classes + system_index) * num_classes + baseline_index
-    weight = n.astype(np.float64) if w is None else np.ldexp(w, -exponent)
+    # Equal weights change no rate and no effective size: the statistics then see the counts of
+    # samples of positive weight, so all-ones (or any constant) weights give exactly the
+    # unweighted p-value and interval; the marginals below keep the weight sums.
+    equal_counts = None if w is None else equal_weight_counts(w, w2, exponent)
+    joint_weighted = w is not None and equal_counts is None
+    weight = np.ldexp(w, -exponent) if joint_weighted else (n if w is None else equal_counts).astype(np.float64)
     joint = np.bincount(cell, weights=weight, minlength=num_classes**3).reshape((num_classes,) * 3)
-    joint_w2 = None if w is None else np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape)
+    joint_w2 = np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape) if joint_weighted else None
 
     def marginal(prediction_index):
         # Each system's confusion counts: the triples summed over the other system.

@@ -17,15 +17,8 @@ from typing import Any
 
 import numpy as np
 
-# informedness_average: the reference the gradient's example checks against.
-try:  # vendored next to a metric script
-    from .binomial import bootstrap_confusion
-    from .binomial import effective_sizes
-    from .intervals import informedness_average
-except ImportError:  # shared/ on the import path
-    from binomial import bootstrap_confusion
-    from binomial import effective_sizes
-    from intervals import informedness_average
+from .binomial import bootstrap_confusion
+from .binomial import effective_sizes
 
 # Bootstrap: resampled joint cells (resamples x problems x K^3) kept in memory at once is
 # bounded by binomial.bootstrap_confusion's chunking; this caps the total work.
@@ -201,6 +194,7 @@ def informedness_gradient(confusion: Any, average: str = "bookmaker", class_mask
     --------
     >>> confusion = np.array([[8.0, 2, 0], [1, 6, 3], [0, 0, 5]])
     >>> step = np.zeros((3, 3)); step[1, 2] = 1e-6
+    >>> from shared.intervals import informedness_average  # the reference the gradient is checked against
     >>> numeric = (informedness_average(confusion + step) - informedness_average(confusion - step)) / 2e-6
     >>> bool(abs(informedness_gradient(confusion)[1, 2] - numeric) < 1e-8)
     True

@@ -25,10 +25,7 @@ import math
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .binomial import wilson_interval
-except ImportError:  # shared/ on the import path
-    from binomial import wilson_interval
+from .binomial import wilson_interval
 
 # The exact (mid-p) stratified McNemar test enumerates at most this many outcomes of the
 # discordant counts; above it the normal approximation is used (it is then accurate).

@@ -14,18 +14,11 @@ import numbers
 from statistics import NormalDist
 from typing import Any, Dict, Tuple, Union
 
-try:  # vendored next to a metric script
-    from .binomial import DEFAULT_CI_METHOD
-    from .binomial import check_ci_method
-    from .binomial import check_confidence_level
-    from .binomial import z_value
-    from .intervals import recall_mean_interval
-except ImportError:  # shared/ on the import path
-    from binomial import DEFAULT_CI_METHOD
-    from binomial import check_ci_method
-    from binomial import check_confidence_level
-    from binomial import z_value
-    from intervals import recall_mean_interval
+from .binomial import DEFAULT_CI_METHOD
+from .options import check_ci_method
+from .options import check_confidence_level
+from .binomial import z_value
+from .intervals import recall_mean_interval
 
 
 def _check_rate(name: str, value: Any, low_open: bool = False, high_open: bool = False) -> float:
@@ -89,7 +82,7 @@ def plan_golden_set(
     tpr, tnr = _check_rate("tpr", tpr), _check_rate("tnr", tnr)
     prevalence = _check_rate("prevalence", prevalence, low_open=True, high_open=True)
     level = check_confidence_level(confidence_level)
-    ci_method = check_ci_method(ci_method)
+    ci_method = check_ci_method(ci_method) or DEFAULT_CI_METHOD
     if ci_method == "bootstrap":
         raise ValueError("ci_method: the plan uses an analytic interval ('agresti_coull' or 'wilson').")
     z = z_value(level)

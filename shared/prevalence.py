@@ -62,59 +62,21 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .binomial import check_confidence_level
-    from .binomial import check_n_resamples
-    from .binomial import check_seed
-    from .intervals import informedness_from_confusion
-    from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
-    from .prevalence_arrays import PREVALENCE_METHODS
-    from .prevalence_arrays import THRESHOLD_MARGIN
-    from .prevalence_arrays import bootstrap_prevalence_arrays
-    from .prevalence_arrays import check_confusion
-    from .prevalence_arrays import check_min_informedness
-    from .prevalence_arrays import check_prevalence_method
-    from .prevalence_arrays import check_unlabeled
-    from .prevalence_arrays import corrected_prevalence_arrays
-    from .prevalence_arrays import delta_covariance
-    from .prevalence_arrays import delta_interval_arrays
-    from .prevalence_arrays import invertibility
-    from .prevalence_arrays import project_to_simplex
-    from .prevalence_arrays import row_rates
-except ImportError:  # shared/ on the import path
-    from binomial import check_confidence_level
-    from binomial import check_n_resamples
-    from binomial import check_seed
-    from intervals import informedness_from_confusion
-    from prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
-    from prevalence_arrays import PREVALENCE_METHODS
-    from prevalence_arrays import THRESHOLD_MARGIN
-    from prevalence_arrays import bootstrap_prevalence_arrays
-    from prevalence_arrays import check_confusion
-    from prevalence_arrays import check_min_informedness
-    from prevalence_arrays import check_prevalence_method
-    from prevalence_arrays import check_unlabeled
-    from prevalence_arrays import corrected_prevalence_arrays
-    from prevalence_arrays import delta_covariance
-    from prevalence_arrays import delta_interval_arrays
-    from prevalence_arrays import invertibility
-    from prevalence_arrays import project_to_simplex
-    from prevalence_arrays import row_rates
+from .options import check_confidence_level
+from .options import check_n_resamples
+from .options import check_seed
+from .intervals import informedness_from_confusion
+from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
+from .prevalence_arrays import THRESHOLD_MARGIN
+from .prevalence_arrays import bootstrap_prevalence_arrays
+from .prevalence_arrays import check_confusion
+from .prevalence_arrays import check_min_informedness
+from .prevalence_arrays import check_prevalence_method
+from .prevalence_arrays import check_unlabeled
+from .prevalence_arrays import corrected_prevalence_arrays
+from .prevalence_arrays import delta_covariance
+from .prevalence_arrays import delta_interval_arrays
 
-# Importable from here as before the split (examples/prevalence_study.py and tests use them).
-__all__ = [
-    "DEFAULT_MIN_INFORMEDNESS",
-    "PREVALENCE_METHODS",
-    "bootstrap_prevalence_arrays",
-    "corrected_prevalence",
-    "corrected_prevalence_arrays",
-    "corrected_prevalence_difference",
-    "delta_covariance",
-    "delta_interval_arrays",
-    "invertibility",
-    "project_to_simplex",
-    "row_rates",
-]
 
 
 # ----------------------------------------------------------------------------------------

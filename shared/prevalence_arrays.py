@@ -16,10 +16,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .binomial import z_value
-except ImportError:  # shared/ on the import path
-    from binomial import z_value
+from .binomial import z_value
 
 DEFAULT_MIN_INFORMEDNESS = 0.05
 PREVALENCE_METHODS = ("bootstrap", "delta")

@@ -10,14 +10,9 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-try:  # vendored next to a metric script
-    from .averaging import Averaging
-    from .averaging import apply_zero_division
-    from .averaging import safe_ratio
-except ImportError:  # shared/ on the import path (intervals.py imported on its own)
-    from averaging import Averaging
-    from averaging import apply_zero_division
-    from averaging import safe_ratio
+from .averaging import Averaging
+from .averaging import apply_zero_division
+from .averaging import safe_ratio
 
 INFORMEDNESS_AVERAGES = ("bookmaker", "macro", "weighted")
 

@@ -2,8 +2,9 @@
 
 Three steps, and nothing is uploaded unless the first two pass for every module:
 
-1. re-vendor the shared helpers into every module folder; if a copy had drifted from
-   ``shared/`` the release stops (the refreshed copies must be reviewed and committed);
+1. generate every module folder's helpers from ``shared/`` (``vendor.py``: the flat
+   ``shared_core.py`` its script imports and ``shared_space.py`` its app imports; they
+   are never committed, so the release always ships what ``shared/`` says);
 2. validate each folder: card front matter and sections, requirements, the Gradio app
    (it must build), the relative imports ``evaluate.load`` fetches from the Hub, and the
    documented examples of the metric script (run as doctests);
@@ -12,9 +13,9 @@ Three steps, and nothing is uploaded unless the first two pass for every module:
 
 Usage::
 
-    python shared/release.py --namespace NAME --dry-run         # steps 1-2, print the upload plan
-    HF_TOKEN=hf_... python shared/release.py --namespace NAME   # steps 1-3
-    python shared/release.py --namespace NAME balanced_accuracy # only these modules
+    python -m shared.release --namespace NAME --dry-run         # steps 1-2, print the upload plan
+    HF_TOKEN=hf_... python -m shared.release --namespace NAME   # steps 1-3
+    python -m shared.release --namespace NAME balanced_accuracy # only these modules
 
 The token is read from ``HF_TOKEN``; ``HF_ENDPOINT`` selects another Hub, as for any
 ``huggingface_hub`` client. After a release, users load a module with
@@ -33,7 +34,7 @@ import runpy
 import sys
 from pathlib import Path
 
-import vendor
+from . import vendor
 
 REQUIRED_FILES = ("README.md", "app.py", "requirements.txt")
 CARD_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "pinned", "tags", "description")
@@ -212,7 +213,7 @@ def check_app(folder: Path) -> list:
     """app.py builds a Gradio app (without launching it) against the folder's own helpers."""
     import gradio
 
-    # The app imports the folder's own helpers by plain name (space_app):
+    # The app imports the folder's own helper by plain name (shared_space):
     # make sure those, not copies cached from another folder or shared/, are the ones it gets.
     local_names = {path.stem for path in folder.glob("*.py")}
     saved_path = list(sys.path)
@@ -257,13 +258,25 @@ def check_doctests(folder: Path, name: str) -> tuple:
     return [], results.attempted
 
 
+def check_folder_files(folder: Path) -> list:
+    """The folder holds its committed files and its generated helpers, and no other Python file
+    (evaluate.load fetches only what the script imports: anything else would be dead weight)."""
+    name = folder.name
+    expected = {f"{name}.py", *REQUIRED_FILES, *(path.name for path in vendor.helper_files(folder).values())}
+    problems = [f"missing {file}" for file in sorted(expected) if not (folder / file).is_file()]
+    problems += [f"{path.name}: not a file of the module (expected only {', '.join(sorted(expected))})"
+                 for path in sorted(folder.glob("*.py")) if path.name not in expected]
+    return problems
+
+
 def validate(folder: Path) -> tuple:
     """All problems with one module folder (empty if it can be released), and a summary."""
     name = folder.name
-    missing = [file for file in REQUIRED_FILES + tuple(vendor.files_for(folder)) if not (folder / file).is_file()]
+    missing = [problem for problem in check_folder_files(folder) if problem.startswith("missing")]
     if missing:
-        return [f"missing {', '.join(missing)}"], ""
-    problems = [f"{path}: unsafe file name for upload" for path in files_to_upload(folder) if not SAFE_PATH.match(path)]
+        return missing, ""
+    problems = check_folder_files(folder)
+    problems += [f"{path}: unsafe file name for upload" for path in files_to_upload(folder) if not SAFE_PATH.match(path)]
     problems += check_card(folder)
     try:
         sdk_version = read_front_matter(folder)[0].get("sdk_version")
@@ -271,12 +284,10 @@ def validate(folder: Path) -> tuple:
         sdk_version = None
     problems += check_requirements(folder, sdk_version)
     problems += check_relative_imports(folder, name)
-    problems += [f"{name}.py needs {file} (through another helper) but does not import it: evaluate.load would not fetch it"
-                 for file in vendor.missing_direct_imports(folder)]
     problems += check_app(folder)
     doctest_problems, examples = check_doctests(folder, name)
     problems += doctest_problems
-    return problems, f"card, requirements, imports, app, {examples} documented examples"
+    return problems, f"files, card, requirements, imports, app, {examples} documented examples"
 
 
 # ----------------------------------------------------------------------------------------
@@ -322,18 +333,15 @@ def main(argv=None) -> int:
         print("error: set HF_TOKEN to a Hub token with write access (or use --dry-run)", file=sys.stderr)
         return 1
 
-    # 1. Re-vendor; a drifted copy means the folders are not what was reviewed and committed.
-    stale = vendor.vendor(check=False)
-    if stale:
-        for path in stale:
-            print(f"re-vendored: {path.relative_to(vendor.REPO_ROOT)}")
-        print(
-            "error: the vendored helpers had drifted from shared/ (now refreshed): review and commit the "
-            "refreshed copies, then release again",
-            file=sys.stderr,
-        )
+    # 1. Generate the helpers: the release ships what shared/ says, never a stale or edited copy.
+    try:
+        written = vendor.vendor(check=False)
+    except vendor.VendorError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
-    print("vendored helpers: up to date")
+    for path in written:
+        print(f"generated: {path.relative_to(vendor.REPO_ROOT)}")
+    print("helpers: generated from shared/")
 
     # 2. Validate every selected folder before uploading anything.
     failed = False

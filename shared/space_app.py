@@ -35,90 +35,36 @@ from typing import Any, Dict, List, Optional, Sequence
 
 
 # Some names are imported only to be importable from here (app.py and the tests use them).
-try:  # a package (shared/, tests)
-    from .space_judges import comparison_keys
-    from .space_judges import comparison_panels
-    from .space_judges import draw_prevalence
-    from .space_judges import prevalence_summary
-    from .space_options import Choice
-    from .space_options import Flag
-    from .space_options import Option
-    from .space_options import SecondPredictions
-    from .space_options import Value
-    from .space_options import Values
-    from .space_options import default_options
-    from .space_options import _shorten
-    from .space_options import describe_arguments
-    from .space_options import module_arguments
-    from .space_options import parse_option_values
-    from .space_parsing import BASELINE
-    from .space_parsing import MAX_INPUT_CHARS
-    from .space_parsing import MAX_OPTION_CHARS
-    from .space_parsing import MAX_UPLOAD_BYTES
-    from .space_parsing import MAX_VALUES
-    from .space_parsing import InputError
-    from .space_parsing import add_judge_columns
-    from .space_parsing import card_examples
-    from .space_parsing import optional_csv_columns
-    from .space_parsing import parse_options
-    from .space_parsing import parse_values
-    from .space_parsing import read_csv
-    from .space_parsing import split_card
-    from .space_parsing import unlabeled_csv_note
-    from .space_plots import MAX_TOPK_POINTS
-    from .space_plots import _draw_heatmap
-    from .space_plots import _draw_per_label
-    from .space_plots import _draw_roc
-    from .space_plots import _draw_topk
-    from .space_plots import _draw_bars
-    from .space_plots import _class_names
-    from .space_plots import _per_class_rates
-    from .space_plots import _safe_ratio
-    from .space_plots import _topk_curve
-    from .space_plots import confusion
-    from .space_plots import roc_curve
-except ImportError:  # a Space: app.py imports space_app by plain name, beside these files
-    from space_judges import comparison_keys
-    from space_judges import comparison_panels
-    from space_judges import draw_prevalence
-    from space_judges import prevalence_summary
-    from space_options import Choice
-    from space_options import Flag
-    from space_options import Option
-    from space_options import SecondPredictions
-    from space_options import Value
-    from space_options import Values
-    from space_options import default_options
-    from space_options import _shorten
-    from space_options import describe_arguments
-    from space_options import module_arguments
-    from space_options import parse_option_values
-    from space_parsing import BASELINE
-    from space_parsing import MAX_INPUT_CHARS
-    from space_parsing import MAX_OPTION_CHARS
-    from space_parsing import MAX_UPLOAD_BYTES
-    from space_parsing import MAX_VALUES
-    from space_parsing import InputError
-    from space_parsing import add_judge_columns
-    from space_parsing import card_examples
-    from space_parsing import optional_csv_columns
-    from space_parsing import parse_options
-    from space_parsing import parse_values
-    from space_parsing import read_csv
-    from space_parsing import split_card
-    from space_parsing import unlabeled_csv_note
-    from space_plots import MAX_TOPK_POINTS
-    from space_plots import _draw_heatmap
-    from space_plots import _draw_per_label
-    from space_plots import _draw_roc
-    from space_plots import _draw_topk
-    from space_plots import _draw_bars
-    from space_plots import _class_names
-    from space_plots import _per_class_rates
-    from space_plots import _safe_ratio
-    from space_plots import _topk_curve
-    from space_plots import confusion
-    from space_plots import roc_curve
+from .space_judges import comparison_keys
+from .space_judges import comparison_panels
+from .space_judges import draw_prevalence
+from .space_judges import prevalence_summary
+from .space_options import Flag
+from .space_options import Control
+from .space_options import SecondPredictions
+from .space_options import default_options
+from .space_options import _shorten
+from .space_options import describe_arguments
+from .space_options import parse_option_values
+from .space_parsing import BASELINE
+from .space_parsing import MAX_UPLOAD_BYTES
+from .space_parsing import MAX_VALUES
+from .space_parsing import InputError
+from .space_parsing import add_judge_columns
+from .space_parsing import optional_csv_columns
+from .space_parsing import parse_options
+from .space_parsing import parse_values
+from .space_parsing import read_csv
+from .space_parsing import split_card
+from .space_parsing import unlabeled_csv_note
+from .space_plots import _draw_heatmap
+from .space_plots import _draw_per_label
+from .space_plots import _draw_roc
+from .space_plots import _draw_topk
+from .space_plots import _draw_bars
+from .space_plots import _class_names
+from .space_plots import _per_class_rates
+from .space_plots import confusion
 
 
 # ----------------------------------------------------------------------------------------
@@ -148,7 +94,7 @@ class Page:
     figure: Any = None
 
 
-def compute_page(metric, options: Sequence[Option], plots: Sequence[str], source: str,
+def compute_page(metric, options: Sequence[Control], plots: Sequence[str], source: str,
                  predictions_text: str, references_text: str, csv_path: Optional[str], option_values: Sequence[Any]) -> Page:
     """Parse the page's inputs, compute, draw; every failure becomes a message."""
     try:
@@ -269,7 +215,7 @@ def status_html(page: Optional[Page]) -> str:
     )
 
 
-def example_rows(options: Sequence[Option], examples: Sequence[Sequence[str]]) -> List[list]:
+def example_rows(options: Sequence[Control], examples: Sequence[Sequence[str]]) -> List[list]:
     """Rows of (predictions, references, options JSON) as values of the page's controls."""
     by_name = {option.name: option for option in options}
     rows = []
@@ -287,7 +233,7 @@ def example_rows(options: Sequence[Option], examples: Sequence[Sequence[str]]) -
 API_INPUTS = ("source", "predictions", "references", "csv_file")  # before the options, in this order
 
 
-def api_signature(options: Sequence[Option]) -> inspect.Signature:
+def api_signature(options: Sequence[Control]) -> inspect.Signature:
     """The signature the Compute event shows to API clients: one named parameter per input.
 
     ``source`` is the page's state (which tab was used; not an API parameter), then the
@@ -307,7 +253,7 @@ def api_signature(options: Sequence[Option]) -> inspect.Signature:
     )
 
 
-def prefill_row(options: Sequence[Option], rows: Sequence[Sequence[Any]]) -> List[Any]:
+def prefill_row(options: Sequence[Control], rows: Sequence[Sequence[Any]]) -> List[Any]:
     """The page's initial values: an example's data, with every option at the module's default.
 
     The controls always start at the module's defaults, because an API client that leaves
@@ -330,7 +276,7 @@ DEFAULT_PLOTS = {
 }
 
 
-def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Option]] = None,
+def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Control]] = None,
               plots: Optional[Sequence[str]] = None):
     """A Blocks app for one metric module.
 

@@ -11,18 +11,11 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-try:  # a package (shared/, tests)
-    from .space_parsing import BASELINE
-    from .space_plots import _INTERVAL_ARGUMENTS
-    from .space_plots import _class_names
-    from .space_plots import _draw_bars
-    from .space_plots import _safe_ratio
-except ImportError:  # a Space: app.py imports space_app by plain name, beside these files
-    from space_parsing import BASELINE
-    from space_plots import _INTERVAL_ARGUMENTS
-    from space_plots import _class_names
-    from space_plots import _draw_bars
-    from space_plots import _safe_ratio
+from .space_parsing import BASELINE
+from .space_plots import _INTERVAL_ARGUMENTS
+from .space_plots import _class_names
+from .space_plots import _draw_bars
+from .space_plots import _safe_ratio
 
 
 def comparison_keys(result: Dict[str, Any]) -> Optional[str]:

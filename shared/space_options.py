@@ -12,14 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 
-try:  # a package (shared/, tests)
-    from .space_parsing import MAX_OPTION_CHARS
-    from .space_parsing import InputError
-    from .space_parsing import parse_values
-except ImportError:  # a Space: app.py imports space_app by plain name, beside these files
-    from space_parsing import MAX_OPTION_CHARS
-    from space_parsing import InputError
-    from space_parsing import parse_values
+from .space_parsing import MAX_OPTION_CHARS
+from .space_parsing import InputError
+from .space_parsing import parse_values
 
 
 # ----------------------------------------------------------------------------------------
@@ -51,7 +46,7 @@ def _shorten(text: str, limit: int = 160) -> str:
 
 
 @dataclass
-class Option:
+class Control:
     """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs."""
 
     name: str
@@ -74,7 +69,7 @@ class Option:
 
 
 @dataclass
-class Flag(Option):
+class Flag(Control):
     """A boolean argument: a checkbox."""
 
     default: bool = False
@@ -95,7 +90,7 @@ class Flag(Option):
 
 
 @dataclass
-class Choice(Option):
+class Choice(Control):
     """An argument with a few allowed values: a dropdown. ``choices`` maps shown text to value."""
 
     choices: Optional[Dict[str, Any]] = None
@@ -125,7 +120,7 @@ class Choice(Option):
 
 
 @dataclass
-class Value(Option):
+class Value(Control):
     """A single value typed as JSON (``3``, ``-100``, ``0.5``, ``[1, 2]``) or a bare word (``auto``).
 
     ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
@@ -171,7 +166,7 @@ class Value(Option):
 
 
 @dataclass
-class Values(Option):
+class Values(Control):
     """A list of values (``labels``, ``class_mask``, ``sample_weight``), parsed like predictions."""
 
     placeholder: str = ""
@@ -218,9 +213,9 @@ def module_arguments(metric) -> Dict[str, Any]:
     return {**{name: option.default for name, option in metric.OPTIONS.items()}, **{name: None for name in metric.INPUTS}}
 
 
-def default_options(metric) -> List[Option]:
+def default_options(metric) -> List[Control]:
     """One control per argument when a module gives no spec: checkboxes for flags, text otherwise."""
-    options: List[Option] = []
+    options: List[Control] = []
     for name, default in module_arguments(metric).items():
         if isinstance(default, bool):
             options.append(Flag(name, default=default))
@@ -229,7 +224,7 @@ def default_options(metric) -> List[Option]:
     return options
 
 
-def parse_option_values(options: Sequence[Option], raw_values: Sequence[Any]) -> Dict[str, Any]:
+def parse_option_values(options: Sequence[Control], raw_values: Sequence[Any]) -> Dict[str, Any]:
     parsed = {}
     for option, raw in zip(options, raw_values):
         value = option.parse(raw)

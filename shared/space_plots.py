@@ -20,7 +20,7 @@ MAX_TOPK_POINTS = 20  # k values on the recall@k curve
 
 
 @dataclass
-class ClassCounts:
+class MatrixMargins:
     """One-vs-rest counts per class, read off the module's confusion matrix."""
 
     tp: np.ndarray
@@ -38,7 +38,7 @@ class Confusion:
     """What the metric counted: classes, the (weighted) confusion counts, and scores if thresholded."""
 
     classes: list
-    counts: Optional[ClassCounts]
+    counts: Optional[MatrixMargins]
     matrix: Optional[np.ndarray]  # K x K, rows = references; None when K is too large to draw
     scores: Optional[np.ndarray] = None
     positives: Optional[np.ndarray] = None
@@ -70,7 +70,7 @@ def confusion(metric, predictions, references, arguments: Dict[str, Any], result
         return Confusion(classes=[], counts=None, matrix=None)  # nothing was counted (no samples, or all ignored)
     matrix = np.asarray(counted["confusion_matrix"], dtype=np.float64)
     classes = counted["classes"]
-    counts = ClassCounts(np.diag(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0), float(matrix.sum()))
+    counts = MatrixMargins(np.diag(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0), float(matrix.sum()))
     found = Confusion(classes=classes, counts=counts, matrix=matrix if len(classes) <= MAX_HEATMAP_CLASSES else None,
                       threshold=None if threshold is None else float(threshold), tuned="optimal_threshold" in result)
     if threshold is not None and len(classes) == 2:

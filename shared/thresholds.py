@@ -215,3 +215,8 @@ def check_scores(scores: np.ndarray, name: str = "predictions") -> None:
     if scores.dtype.kind not in "iuf":
         raise TypeError(f"{name}: expected numeric scores, found values of dtype {scores.dtype}.")
     check_finite(scores, name)
+
+
+def threshold_labels(scores: np.ndarray, threshold: float, positive_index: int) -> np.ndarray:
+    """Class indices from scores of the positive class: positive where ``score >= threshold``."""
+    return np.where(scores >= threshold, positive_index, 1 - positive_index)

@@ -27,6 +27,7 @@ import numpy as np
 
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import kept_rows
 from .inputs import as_array
 from .inputs import as_labels
 from .inputs import check_finite
@@ -37,7 +38,7 @@ from .labels import encode_labels
 from .store import Store
 
 RANKS = "ranks"
-KEYS = ("references", "higher", "tied")
+TOPK_KEYS = ("references", "higher", "tied")
 
 TOPK_TIE_RULE = """Ties are shared, not broken by class order. For a sample, let g be the
         number of classes scored strictly higher than its true class and t the number of
@@ -293,7 +294,7 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
         check_finite(scores, "predictions")  # raises, counting every non-finite value
     if unmapped.any():
         higher[unmapped], tied[unmapped] = -1, 0
-    table = CountTable(KEYS)
+    table = CountTable(TOPK_KEYS)
     table.add([references, higher, tied], weights)
     store.tables[RANKS] = table
     return store
@@ -351,13 +352,6 @@ class TopkCounts:
         return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
 
 
-def _matches(values: np.ndarray, label: Any) -> np.ndarray:
-    """Where ``values`` equal ``label`` (never across kinds: "0" is not 0)."""
-    if label is None or values.size == 0 or isinstance(label, str) != is_string_array(values):
-        return np.zeros(values.shape, dtype=bool)
-    return values == label
-
-
 def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     """What was stored, as ``TopkCounts`` under the compute-time options.
 
@@ -385,14 +379,8 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
             raise TypeError(f"references: expected class indices 0..K-1, found strings; {_NAMES_HINT}.")
         batch = count_scores(raw["predictions"], raw["references"], raw["sample_weight"], labels, None, k_values, clip=True)
         table = _merged(table, batch.tables[RANKS])
-    ranks = table.result() if table is not None else JointCounts({key: np.zeros(0, np.int64) for key in KEYS}, np.zeros(0, np.int64))
-    reason = None
-    ignore_index = options.get("ignore_index")
-    if ignore_index is not None:
-        before = ranks.num_samples
-        ranks = ranks.select(~_matches(ranks.keys["references"], ignore_index))
-        if before and not ranks.num_samples:
-            reason = "empty_after_ignore_index"
+    ranks = table.result() if table is not None else JointCounts({key: np.zeros(0, np.int64) for key in TOPK_KEYS}, np.zeros(0, np.int64))
+    ranks, reason = kept_rows(ranks, options.get("ignore_index"), drop_zero_weights=False)
     values = ranks.keys["references"]
     if labels is None and is_string_array(values) and values.size:
         raise TypeError(f"references: expected class indices 0..K-1, found strings; {_NAMES_HINT}.")
@@ -407,7 +395,7 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
 def _merged(table: Optional[CountTable], other: CountTable) -> CountTable:
     if table is None:
         return other
-    merged = CountTable(KEYS)
+    merged = CountTable(TOPK_KEYS)
     merged.absorb(table)
     merged.absorb(other)
     return merged

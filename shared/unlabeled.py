@@ -24,9 +24,9 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from .confusion import ConfusionCounts
-from .confusion import _matches
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import kept_rows
 from .inputs import _describe
 from .inputs import as_array
 from .inputs import as_labels
@@ -97,7 +97,7 @@ def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, 
     for name, table_name in UNLABELED_TABLES.items():
         if table_name in stored.tables:
             counts = stored.tables[table_name].result()
-            unlabeled[name] = counts.select(~_matches(counts.keys[name], ignore_index))
+            unlabeled[name] = counts.drop_matching(name, ignore_index)  # padding among the judge's labels
     if "unlabeled_baseline_predictions" in unlabeled and "unlabeled_predictions" not in unlabeled:
         raise ValueError("unlabeled_baseline_predictions: expected unlabeled_predictions too (the evaluated model compared "
                          "with this baseline), found only the baseline's labels.")
@@ -112,7 +112,7 @@ def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, 
             raise ValueError("groups: the per-group rates and the heterogeneity test count samples, found sample_weight "
                              "too; pass groups without sample_weight.")
         groups = stored.tables[GROUPS].result()
-        groups = groups.select(~_matches(groups.keys["references"], ignore_index))
+        groups, _ = kept_rows(groups, ignore_index)  # the golden set's rule: references at ignore_index dropped
     return JudgedCounts(confusion, unlabeled, groups)
 
 

@@ -3,6 +3,7 @@
 import os
 import runpy
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -18,14 +19,17 @@ MODULE_NAMES = [
     for name in ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")
     if (REPO_ROOT / name / f"{name}.py").exists()
 ]
-sys.path.insert(0, str(REPO_ROOT / "shared"))
+# shared/ is one package, imported one way everywhere: ``from shared import labels``.
+sys.path.insert(0, str(REPO_ROOT))
 # Tests are laid out by what they test (unit/, modules/, properties/, integration/, docs/);
 # what they share - the result contract, the fake Hub, the process workers - is in support/.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
-# The core files import each other relatively (``from .inputs import ...``): tests import
-# them as the package ``shared`` (``from shared import labels``).
-if str(REPO_ROOT) not in sys.path:
-    sys.path.append(str(REPO_ROOT))
+
+from shared import vendor  # noqa: E402
+
+# Each module folder's helpers are generated from shared/ and never committed (make vendor):
+# tests load the folders as users do, with helpers generated from shared/ as it is now.
+vendor.vendor(check=False)
 
 
 def load_module(name: str, **kwargs):
@@ -37,16 +41,26 @@ def load_module(name: str, **kwargs):
 
 def run_app(name: str) -> dict:
     """Run ``<name>/app.py`` as a Space runs it (its folder as the working directory and on
-    the import path, both restored after); returns the script's namespace."""
+    the import path, both restored after); returns the script's namespace. The app imports
+    its folder's own generated helper by plain name (``shared_space``): each run imports it
+    afresh, never another folder's copy."""
     folder = REPO_ROOT / name
     previous_cwd, previous_path = os.getcwd(), list(sys.path)
     os.chdir(folder)
     sys.path.insert(0, str(folder))
+    sys.modules.pop(vendor.SPACE_HELPER, None)
     try:
         return runpy.run_path(str(folder / "app.py"), run_name="space")
     finally:
         os.chdir(previous_cwd)
         sys.path[:] = previous_path
+        sys.modules.pop(vendor.SPACE_HELPER, None)
+
+
+def space_helper(namespace: dict) -> types.SimpleNamespace:
+    """The generated helper (``shared_space.py``) an app's namespace was built from: its
+    controls and page functions belong together (the same ``_OMITTED``, the same classes)."""
+    return types.SimpleNamespace(**namespace["build_app"].__globals__)
 
 
 def pytest_configure(config):

@@ -4,12 +4,12 @@ import re
 
 import pytest
 
-import vendor
+from shared import vendor
 
 from conftest import MODULE_NAMES, REPO_ROOT
 
-from release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
-from release import CARD_SECTIONS as SECTIONS
+from shared.release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
+from shared.release import CARD_SECTIONS as SECTIONS
 
 
 def front_matter(name):
@@ -34,7 +34,7 @@ def test_card_front_matter_and_sections(name):
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_folder_is_complete_and_gradio_pin_matches_sdk_version(name):
     folder = REPO_ROOT / name
-    for file in (f"{name}.py", "README.md", "app.py", "requirements.txt", "space_app.py", *vendor.files_for(folder)):
+    for file in (f"{name}.py", "README.md", "app.py", "requirements.txt", *(path.name for path in vendor.helper_files(folder).values())):
         assert (folder / file).is_file(), f"{name}/{file} is missing"
     header, _ = front_matter(name)
     sdk_version = re.search(r"^sdk_version: (\S+)$", header, flags=re.M).group(1)

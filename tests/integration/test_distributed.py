@@ -7,6 +7,8 @@
 2. The alternative: an accelerate job (2 ranks, gloo on loopback) gathers predictions with
    ``gather_for_metrics`` and computes; the result equals the single-process one although
    the sharded loader padded the last batch with repeated samples.
+3. The fast path across processes: each process's shard has its own dtypes and ranges, so
+   its stored counts have other storage types; process 0 reads them all back.
 """
 
 import json
@@ -14,12 +16,16 @@ import os
 import socket
 import subprocess
 import sys
+import textwrap
+import uuid
 from pathlib import Path
 
+import evaluate
 import numpy as np
 import pytest
 
 from conftest import MODULE_NAMES, REPO_ROOT
+from fast_path_data import COMPUTE_OPTIONS, MODULES, arrow_files, concatenated, make_data, same
 from processes import run_distributed
 
 SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
@@ -156,3 +162,71 @@ def test_accelerate_gather_for_metrics_then_compute_equals_single_process(tmp_pa
     single = load("balanced_accuracy").compute(predictions=scores.argmax(-1), references=references, return_per_class=True)
     assert gathered == single
     assert sum(gathered["support_per_class"]) == NUM_SAMPLES  # the loader's padding was dropped again
+
+
+# ---------------------------------------------------------------- the fast path across real processes
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import evaluate
+
+    repo, cache_dir, data_path, num_process, process_id, names = sys.argv[1:7]
+    num_process, process_id = int(num_process), int(process_id)
+    data = np.load(data_path)
+    results = {}
+    for name in names.split(","):
+        metric = evaluate.load(f"{repo}/{name}", cache_dir=cache_dir, num_process=num_process,
+                               process_id=process_id, experiment_id=f"{sys.argv[7]}-{name}", timeout=120)
+        predictions, references = data[f"{name}-predictions-{process_id}"], data[f"{name}-references-{process_id}"]
+        half = len(references) // 2
+        metric.add_batch(predictions=predictions[:half], references=references[:half])
+        metric.add_batch(predictions=predictions[half:], references=references[half:])
+        results[name] = metric.compute(**json.loads(sys.argv[8])[name])
+    print(json.dumps(results))
+    """
+)
+
+
+def test_distributed_mode_across_real_processes(tmp_path):
+    """num_process=3 in three OS processes: process 0 returns the single-process result, the others None.
+
+    Each process's shard has another dtype and range, so each stores other column types
+    (uint8, int8, int16; float32 and float64 scores); process 0 reads them all back.
+    """
+    num_process = 3
+    shards = {name: make_data(name, variants=(0, 1, 2), n=80, seed=7) for name in MODULES}
+    arrays = {}
+    for name, parts in shards.items():
+        for process_id, (predictions, references) in enumerate(parts):
+            arrays[f"{name}-predictions-{process_id}"] = predictions
+            arrays[f"{name}-references-{process_id}"] = references
+    data_path = tmp_path / "shards.npz"
+    np.savez(data_path, **arrays)
+    cache_dir = tmp_path / "cache"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
+    arguments = [str(REPO_ROOT), str(cache_dir), str(data_path), str(num_process)]
+    experiment_id = uuid.uuid4().hex
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, *arguments, str(process_id), ",".join(MODULES), experiment_id, json.dumps(COMPUTE_OPTIONS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for process_id in range(num_process)
+    ]
+    outputs = [worker.communicate(timeout=300) for worker in workers]
+    for worker, (stdout, stderr) in zip(workers, outputs):
+        assert worker.returncode == 0, stderr[-3000:]
+    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
+    for name in MODULES:
+        predictions, references = concatenated(shards[name])
+        expected = evaluate.load(str(REPO_ROOT / name), cache_dir=str(tmp_path / "single")).compute(
+            predictions=predictions, references=references, **COMPUTE_OPTIONS[name]
+        )
+        assert same(results[0][name], expected), name
+        assert all(result[name] is None for result in results[1:])
+    assert arrow_files(cache_dir) == []

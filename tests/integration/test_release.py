@@ -1,10 +1,13 @@
 """The release command and the Hub round trip, against a loopback fake Hub.
 
-`shared/release.py` runs as users run it (a child process) on a copy of the repository,
+`python -m shared.release` runs as users run it (a child process) on a copy of the repository
+as a clean checkout has it (no generated helpers: the release generates them),
 with ``HF_ENDPOINT`` pointing at ``fake_hub.FakeHub`` on 127.0.0.1. Then
 ``evaluate.load("<namespace>/<module>")`` runs in another child process against the same
 server, through evaluate's real download code, and ``huggingface_hub.hf_hub_download``
-fetches the vendored helper through huggingface_hub's. Child processes load
+fetches the generated helper through huggingface_hub's. The vendoring step itself
+(``shared/vendor.py``: one flat helper per consumer, one meaning per name, lines traced
+back to ``shared/``) is tested at the end. Child processes load
 ``tests/support/loopback_only/sitecustomize.py``, which refuses (and logs) any connection or name
 lookup off the loopback interface: the tests require that log to stay empty.
 """
@@ -22,6 +25,7 @@ from evaluate.loading import get_imports
 
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 from fake_hub import FakeHub
+from shared import vendor
 
 NAMESPACE = "release-test"
 TOKEN = "hf_test_token_for_the_loopback_hub"
@@ -53,8 +57,8 @@ EXAMPLES = {
 
 
 def copy_repository(target: Path, names=MODULE_NAMES) -> Path:
-    """shared/ and the module folders, as a clean checkout would have them."""
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    """shared/ and the module folders, as a clean checkout would have them (no generated helpers)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", f"{vendor.CORE_HELPER}.py", f"{vendor.SPACE_HELPER}.py")
     shutil.copytree(REPO_ROOT / "shared", target / "shared", ignore=ignore)
     for name in names:
         shutil.copytree(REPO_ROOT / name, target / name, ignore=ignore)
@@ -91,7 +95,7 @@ def refused_connections(tmp: Path) -> list:
 
 
 def run_release(repo: Path, env: dict, *args) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(repo / "shared" / "release.py"), "--namespace", NAMESPACE, *args]
+    command = [sys.executable, "-m", "shared.release", "--namespace", NAMESPACE, *args]
     return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -146,7 +150,10 @@ def test_dry_run_prints_exactly_what_would_be_uploaded_and_uploads_nothing(relea
             content = (folder / path).read_bytes()
             assert size == len(content) and hashlib.sha256(content).hexdigest().startswith(digest)
         assert f"would upload {name}/ to Space {NAMESPACE}/{name} (sdk gradio" in dry_run.stdout
-        assert f"checked {name}: card, requirements, imports, app," in dry_run.stdout
+        assert f"checked {name}: files, card, requirements, imports, app," in dry_run.stdout
+        # A Space holds the four committed files and the two generated helpers, nothing else.
+        assert {path for path, _, _ in plan[name]} == {f"{name}.py", "README.md", "app.py", "requirements.txt",
+                                                       "shared_core.py", "shared_space.py"}
     assert "dry run: nothing was uploaded" in dry_run.stdout
     assert released["dry_run_requests"] == []  # not even a request to the Hub
     assert refused_connections(released["tmp"]) == []
@@ -182,7 +189,7 @@ report = {}
 for name, kwargs in examples.items():
     metric = evaluate.load(f"{namespace}/{name}", cache_dir=cache)
     script = Path(sys.modules[type(metric).__module__].__file__)
-    helper = hf_hub_download(f"{namespace}/{name}", "inputs.py", repo_type="space", cache_dir=cache + "/hub")
+    helper = hf_hub_download(f"{namespace}/{name}", "shared_core.py", repo_type="space", cache_dir=cache + "/hub")
     report[name] = {
         "result": metric.compute(**kwargs),
         "script": str(script),
@@ -214,21 +221,21 @@ def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(rel
         entry = report[name]
         # The script ran from evaluate's module cache, i.e. it came from the server, with the helper next to it.
         assert Path(entry["script"]).is_relative_to(modules_cache), entry["script"]
-        # Every helper the script imports relatively (the vendored files) was fetched, unchanged.
+        # The one helper the script imports relatively was fetched, unchanged, and nothing else.
         imports = get_imports(str(repo / name / f"{name}.py"))
         relative_imports = {f"{module}.py" for kind, module, _, _ in imports if kind == "internal"}
-        assert {"inputs.py", "options.py", "metric.py", "counts.py", "store.py"} <= relative_imports
+        assert relative_imports == {"shared_core.py"}
         assert set(entry["fetched_helpers"]) == relative_imports
         for file, text in entry["fetched_helpers"].items():
             assert text == (repo / name / file).read_text(encoding="utf-8"), f"{name}/{file}"
-        assert entry["hf_hub_download_helper"] == (repo / name / "inputs.py").read_text(encoding="utf-8")
+        assert entry["hf_hub_download_helper"] == (repo / name / "shared_core.py").read_text(encoding="utf-8")
         for key, value in expected.items():
             assert entry["result"][key] == pytest.approx(value, abs=1e-12), (name, key)
         assert entry["result"] == json.loads(json.dumps(load_module(name).compute(**kwargs)))
         # evaluate asks for the script at its own version tag first, then at main, then the helper at main.
         assert ("HEAD", f"/spaces/{NAMESPACE}/{name}/resolve/v0.4.6/{name}.py") in requests
         assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/{name}.py") in requests
-        assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/inputs.py") in requests
+        assert ("GET", f"/spaces/{NAMESPACE}/{name}/resolve/main/shared_core.py") in requests
     assert unhandled == []
     assert refused_connections(tmp) == []
 
@@ -236,17 +243,18 @@ def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(rel
 # ---------------------------------------------------------------------- release refuses
 
 
-def test_release_re_vendors_and_fails_on_drift(tmp_path):
+def test_release_generates_the_helpers_over_a_hand_edited_copy(tmp_path):
+    """The helpers are generated, never committed: a hand edit cannot reach the Hub."""
     repo = copy_repository(tmp_path / "repo", names=["balanced_accuracy"])
-    copy = repo / "balanced_accuracy" / "inputs.py"
-    vendored = copy.read_text(encoding="utf-8")
-    copy.write_text(vendored.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
+    helper = repo / "balanced_accuracy" / "shared_core.py"
+    subprocess.run([sys.executable, "-m", "shared.vendor"], cwd=repo, check=True, capture_output=True)
+    generated = helper.read_text(encoding="utf-8")
+    helper.write_text(generated.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
     result = run_release(repo, child_env(tmp_path), "--dry-run")
-    assert result.returncode == 1
-    assert "re-vendored: balanced_accuracy/inputs.py" in result.stdout
-    assert "had drifted from shared/" in result.stderr
-    assert copy.read_text(encoding="utf-8") == vendored  # refreshed from shared/
-    assert "would upload" not in result.stdout
+    assert result.returncode == 0, result.stderr
+    assert "generated: balanced_accuracy/shared_core.py" in result.stdout
+    assert helper.read_text(encoding="utf-8") == generated  # regenerated from shared/
+    assert "would upload balanced_accuracy/" in result.stdout
 
 
 def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_path):
@@ -263,12 +271,14 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     (folder / "balanced_accuracy.py").write_text(script.replace(documented, "{{'balanced_accuracy': 0.5}}", 1), encoding="utf-8")
     app = (folder / "app.py").read_text(encoding="utf-8")
     (folder / "app.py").write_text("import sklearn\n" + app + "\napp = None\n", encoding="utf-8")
+    (folder / "inputs.py").write_text("# a copy left over from the old layout\n", encoding="utf-8")
 
     with FakeHub(token=TOKEN) as hub:
         result = run_release(repo, child_env(tmp_path, hub, token=TOKEN))
     assert result.returncode == 1
     errors = result.stderr
     assert "balanced_accuracy cannot be released" in errors
+    assert "inputs.py: not a file of the module" in errors
     assert "README.md: front matter lacks emoji" in errors
     assert "README.md: lacks a 'Limitations and Bias' section" in errors
     assert "requirements.txt: expected 'gradio==" in errors
@@ -285,3 +295,137 @@ def test_release_without_a_token_refuses_to_upload(tmp_path):
     result = run_release(repo, child_env(tmp_path))
     assert result.returncode == 1
     assert "set HF_TOKEN" in result.stderr
+
+
+# ---------------------------------------------------------------------- vendoring (make vendor)
+
+
+def git_files(name):
+    listed = subprocess.run(["git", "ls-files", name], cwd=REPO_ROOT, capture_output=True, text=True)
+    return None if listed.returncode else sorted(Path(line).name for line in listed.stdout.splitlines())
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_a_module_folder_commits_four_files_and_gets_two_generated_helpers(name):
+    committed = git_files(name)
+    if committed is not None:  # a git checkout (CI clones one)
+        assert committed == sorted([f"{name}.py", "README.md", "app.py", "requirements.txt"])
+    vendor.vendor(check=False)
+    present = sorted(path.name for path in (REPO_ROOT / name).iterdir() if path.is_file())
+    assert present == sorted([f"{name}.py", "README.md", "app.py", "requirements.txt", "shared_core.py", "shared_space.py"])
+    assert vendor.vendor(check=True) == []
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_the_script_imports_only_names_it_uses_from_its_one_helper(name):
+    import ast
+
+    tree = ast.parse((REPO_ROOT / name / f"{name}.py").read_text(encoding="utf-8"))
+    relative = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
+    assert {node.module for node in relative} == {"shared_core"}
+    assert all(len(node.names) == 1 for node in relative)  # one name per line, as evaluate's scanner reads
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    unused = [alias.name for node in relative for alias in node.names if alias.name not in used]
+    assert unused == [], f"imported only for the loader: {unused}"
+
+
+def test_shared_is_one_package_with_one_import_style():
+    import ast
+
+    shared_names = {path.stem for path in (REPO_ROOT / "shared").glob("*.py")}
+    for path in sorted((REPO_ROOT / "shared").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "except ImportError" not in text, path.name
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                assert node.module.split(".")[0] not in shared_names, f"{path.name}: `from {node.module} import`"
+            if isinstance(node, ast.Import):
+                assert not {alias.name.split(".")[0] for alias in node.names} & shared_names, path.name
+    # Tests, examples and benchmarks import it one way: `from shared import x` / `from shared.x import y`.
+    for folder in ("tests", "examples", "benchmarks"):
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    plain = {alias.name for alias in node.names} & shared_names
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    plain = {node.module} & shared_names
+                else:
+                    continue
+                assert not plain, f"{path.relative_to(REPO_ROOT)} imports {plain} by plain name"
+
+
+def test_a_name_with_two_meanings_in_one_helper_fails_the_vendoring(tmp_path):
+    (tmp_path / "first.py").write_text("def safe_ratio(a, b):\n    return a / b\n", encoding="utf-8")
+    (tmp_path / "second.py").write_text("from .first import safe_ratio\n\n\ndef total():\n    return 1\n\n\n"
+                                        "safe_ratio = None\n", encoding="utf-8")
+    sources = vendor.read_sources(tmp_path)
+    with pytest.raises(vendor.VendorError, match=r"'safe_ratio' is a definition in shared/first.py and a definition in shared/second.py"):
+        vendor.flat_helper("some_metric/some_metric.py", ["total"], "shared_core.py", sources)
+    (tmp_path / "third.py").write_text("def total():\n    return 2\n", encoding="utf-8")
+    with pytest.raises(vendor.VendorError, match=r"imports 'total': expected one shared/ file defining it, but it is "
+                                                 r"defined in shared/second.py, shared/third.py"):
+        vendor.flat_helper("some_metric/some_metric.py", ["total"], "shared_core.py", vendor.read_sources(tmp_path))
+
+
+def test_vendor_check_reports_a_missing_or_edited_helper(tmp_path):
+    folder = tmp_path / "some_metric"
+    folder.mkdir()
+    (folder / "some_metric.py").write_text("from .shared_core import check_flag\n", encoding="utf-8")
+    helper = folder / "shared_core.py"
+    assert vendor.vendor(check=True, root=tmp_path) == [helper]  # missing
+    vendor.vendor(check=False, root=tmp_path)
+    assert "# shared/options.py: line" in helper.read_text(encoding="utf-8")
+    assert vendor.vendor(check=True, root=tmp_path) == []
+    helper.write_text(helper.read_text(encoding="utf-8") + "# local edit\n", encoding="utf-8")
+    assert vendor.vendor(check=True, root=tmp_path) == [helper]
+    # A helper no consumer imports any more is removed.
+    (folder / "some_metric.py").write_text("import math\n", encoding="utf-8")
+    vendor.vendor(check=False, root=tmp_path)
+    assert not helper.exists()
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_every_line_of_a_helper_traces_back_to_its_shared_file(name):
+    vendor.vendor(check=False)
+    for helper in ("shared_core.py", "shared_space.py"):
+        path = REPO_ROOT / name / helper
+        lines = path.read_text(encoding="utf-8").splitlines()
+        traced = 0
+        for number, text in enumerate(lines, 1):
+            source = vendor.where(f"{path}:{number}")
+            if not source.startswith("shared/"):
+                continue
+            file, line = source.rsplit(":", 1)
+            original = (REPO_ROOT / file).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+            # Relative imports are commented out in place; every other line is the source's own.
+            assert text == original or ("# vendored: " in text or text.strip().startswith("#")) and original.strip() in text
+            traced += 1
+        assert traced > 0.95 * len(lines)
+
+
+def test_a_traceback_from_a_helper_leads_back_to_shared():
+    import traceback
+
+    metric = load_module("balanced_accuracy")
+    with pytest.raises(ValueError) as raised:
+        metric.compute(references=[0, 1, None], predictions=[0, 1, 1])
+    frames = [frame for frame in traceback.extract_tb(raised.value.__traceback__) if frame.filename.endswith("shared_core.py")]
+    assert frames, "the error was raised inside the generated helper"
+    file, line = vendor.where(f"{frames[-1].filename}:{frames[-1].lineno}").rsplit(":", 1)
+    assert (REPO_ROOT / file).read_text(encoding="utf-8").splitlines()[int(line) - 1].strip() == frames[-1].line.strip()
+    assert file == "shared/inputs.py"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_a_folder_with_only_the_script_and_its_helper_computes_the_same(name, tmp_path):
+    """What evaluate.load fetches is enough: the script and the files its imports name."""
+    import evaluate
+
+    vendor.vendor(check=False)
+    folder = tmp_path / name
+    folder.mkdir()
+    for file in (f"{name}.py", "shared_core.py"):
+        shutil.copy(REPO_ROOT / name / file, folder / file)
+    kwargs, _ = EXAMPLES[name]
+    alone = evaluate.load(str(folder), cache_dir=str(tmp_path / "cache")).compute(**kwargs)
+    assert alone == load_module(name).compute(**kwargs)

@@ -28,7 +28,7 @@ STREAM_BATCH = 1_000_000
 
 _PRELUDE = f"""
 import json, sys, time, tracemalloc, tempfile
-sys.path[:0] = [{str(REPO_ROOT / "tests")!r}, {str(REPO_ROOT / "shared")!r}]
+sys.path[:0] = [{str(REPO_ROOT / "tests")!r}, {str(REPO_ROOT)!r}]
 import numpy as np
 from conftest import load_module
 

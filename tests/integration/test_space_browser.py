@@ -18,7 +18,8 @@ import pytest
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-import space_app  # noqa: E402
+from shared import space_app  # noqa: E402
+from shared import space_parsing
 from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -140,7 +141,7 @@ def assert_no_traceback(page):
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_card_examples_compute_in_the_browser(browser, name):
     metric = load_module(name)
-    card_examples = space_app.card_examples(REPO_ROOT / name)
+    card_examples = space_parsing.card_examples(REPO_ROOT / name)
     assert card_examples, f"{name}: the card has no examples"
     with served(name) as (url, namespace), opened(browser, url) as page:
         examples = [list(row) for row in namespace["EXAMPLES"]]

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import recall_score
 
-import space_app
-from conftest import REPO_ROOT, load_module, run_app
+from shared import space_app
+from conftest import space_helper, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -29,6 +29,7 @@ def apps():
 
 
 def page(name, namespace, metric, predictions, references, options, source="paste", csv_path=None):
+    space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     (shown,) = space_app.example_rows(namespace["OPTIONS"], [[predictions, references, json.dumps(options)]])
     return space_app.compute_page(metric, namespace["OPTIONS"], space_app.DEFAULT_PLOTS[name], source, shown[0], shown[1],
                                   csv_path, shown[2:])

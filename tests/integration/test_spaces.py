@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_curve as sklearn_roc_curve
 
-import space_app
-from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app
+from shared import space_app
+from shared import space_plots
+from shared import space_parsing
+from shared import space_options
+from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
 
@@ -26,6 +29,7 @@ def apps():
 
 
 def page_for(name, namespace, metric, row, source="paste", csv_path=None):
+    space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     options = namespace.get("OPTIONS") or space_app.default_options(metric)
     plots = space_app.DEFAULT_PLOTS[name]
     (shown,) = space_app.example_rows(options, [row])
@@ -57,14 +61,14 @@ def test_every_argument_of_the_module_has_a_control(name, apps):
     metric = load_module(name)
     controls = [option.name for option in apps[name]["OPTIONS"]]
     assert len(controls) == len(set(controls))
-    assert set(controls) == set(space_app.module_arguments(metric))
+    assert set(controls) == set(space_options.module_arguments(metric))
     documented = space_app.describe_arguments(metric.inputs_description)
     assert set(controls) <= set(documented), "every control gets its help text from the module's docs"
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_the_app_offers_the_cards_examples(name, apps):
-    card = space_app.card_examples(REPO_ROOT / name)
+    card = space_parsing.card_examples(REPO_ROOT / name)
     assert card, f"{name}/README.md has no literal metric.compute(...) examples"
     offered = [list(row) for row in apps[name]["EXAMPLES"]]
     for row in card:
@@ -82,7 +86,7 @@ def test_card_examples_read_literals_only(tmp_path):
         f">>> metric.compute(predictions=__import__('pathlib').Path({str(marker)!r}).touch(), references=[0])\n"
         ">>> metric.compute(predictions=np.array([0, 1]), references=[0, 1])\n"
     )
-    assert space_app.card_examples(tmp_path) == [
+    assert space_parsing.card_examples(tmp_path) == [
         ["[[0.7, 0.3], [0.2, 0.8]]", "[0, 1]", '{"k": 1}'],
         ["[1, 1]", "[0, 1]", "{}"],
     ]
@@ -176,7 +180,7 @@ def test_the_csv_path_computes_like_a_direct_call(balanced_accuracy, apps, tmp_p
         ("__import__('os').system('true')", "[0]", "", "expected"),
         ("1\n" * (space_app.MAX_VALUES + 1), "[0]", "", "too many values"),
         ("[" * 100_000 + "]" * 100_000, "[0]", "", "predictions: the JSON is nested too deeply"),
-        ("x" * (space_app.MAX_INPUT_CHARS + 1), "[0]", "", "predictions: input too large"),
+        ("x" * (space_parsing.MAX_INPUT_CHARS + 1), "[0]", "", "predictions: input too large"),
         ('{"a": 1}', "[0]", "", "predictions: expected a list of values, found dict"),
         ("[NaN, 1]", "[0, 1]", "", "predictions: expected"),
         ('[{"a": 1}]', "[0]", "", "predictions: expected numbers or strings"),
@@ -192,12 +196,12 @@ def test_bad_input_gives_a_message_not_a_traceback(balanced_accuracy, prediction
 @pytest.mark.parametrize(
     "option, raw, message",
     [
-        (space_app.Value("threshold"), '["auto"', "threshold: not valid JSON"),
-        (space_app.Value("threshold"), '{"a": 1}', "found a JSON object"),
-        (space_app.Value("n_resamples", maximum=100_000), "1000000000", "n_resamples: at most 100,000"),
-        (space_app.Value("pos_label"), "x" * (space_app.MAX_OPTION_CHARS + 1), "input too large"),
-        (space_app.Values("labels"), "[1, 2", "labels: not valid JSON"),
-        (space_app.Choice("task", choices={"infer": None, "binary": "binary"}), "trinary", "task: expected one of"),
+        (space_options.Value("threshold"), '["auto"', "threshold: not valid JSON"),
+        (space_options.Value("threshold"), '{"a": 1}', "found a JSON object"),
+        (space_options.Value("n_resamples", maximum=100_000), "1000000000", "n_resamples: at most 100,000"),
+        (space_options.Value("pos_label"), "x" * (space_parsing.MAX_OPTION_CHARS + 1), "input too large"),
+        (space_options.Values("labels"), "[1, 2", "labels: not valid JSON"),
+        (space_options.Choice("task", choices={"infer": None, "binary": "binary"}), "trinary", "task: expected one of"),
     ],
 )
 def test_bad_option_values_give_a_message(option, raw, message):
@@ -207,11 +211,11 @@ def test_bad_option_values_give_a_message(option, raw, message):
 
 def test_controls_round_trip_every_kind_of_value():
     options = [
-        space_app.Choice("task", choices={"infer": None, "binary": "binary"}),
-        space_app.Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
-        space_app.Value("threshold"),
-        space_app.Value("pos_label"),
-        space_app.Values("labels"),
+        space_options.Choice("task", choices={"infer": None, "binary": "binary"}),
+        space_options.Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
+        space_options.Value("threshold"),
+        space_options.Value("pos_label"),
+        space_options.Values("labels"),
         space_app.Flag("adjusted"),
     ]
     given = {"task": "binary", "zero_division": 1, "threshold": "auto", "pos_label": "1", "labels": ["0", "1"], "adjusted": True}
@@ -220,7 +224,7 @@ def test_controls_round_trip_every_kind_of_value():
     assert space_app.parse_option_values(options, row[2:]) == given
     defaults = [option.default_shown() for option in options]
     assert space_app.parse_option_values(options, defaults) == {}
-    assert space_app.Value("threshold").parse("0.5") == 0.5 and space_app.Value("ignore_index").parse("-100") == -100
+    assert space_options.Value("threshold").parse("0.5") == 0.5 and space_options.Value("ignore_index").parse("-100") == -100
     with pytest.raises(ValueError, match="options .'nope'. have no control"):
         space_app.example_rows(options, [["[0]", "[0]", '{"nope": 1}']])
 
@@ -239,7 +243,7 @@ def test_an_unexpected_error_is_a_message_and_the_next_request_works(balanced_ac
 
 
 def test_status_escapes_what_the_user_typed(balanced_accuracy):
-    options = [space_app.Values("labels")]
+    options = [space_options.Values("labels")]
     page = space_app.compute_page(balanced_accuracy, options, (), "paste", '["<img src=x onerror=alert(1)>"]', '["a"]',
                                   None, ['["a"]'])
     assert not page.ok
@@ -280,7 +284,7 @@ def test_confusion_counts_agree_with_balanced_accuracy(balanced_accuracy):
         result = balanced_accuracy.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
         found = space_app.confusion(balanced_accuracy, predictions, references, arguments, result)
         assert found.classes == result["classes"]
-        recall = space_app._safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
+        recall = space_plots._safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
         np.testing.assert_allclose(recall, result["per_class_recall"])
         np.testing.assert_allclose(found.matrix.sum(axis=1), result["support_per_class"])
         np.testing.assert_allclose(space_app._per_class_rates(found)["recall"], result["per_class_recall"])
@@ -304,7 +308,7 @@ def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balance
         references = rng.integers(0, 2, n)
         scores = np.round(references * 0.8 + rng.normal(0, 0.7, n), 1)  # rounded: many ties
         weights = rng.random(n) if case % 2 else None
-        thresholds, fpr, tpr = space_app.roc_curve(scores, references, weights)
+        thresholds, fpr, tpr = space_plots.roc_curve(scores, references, weights)
         expected_fpr, expected_tpr, expected_thresholds = sklearn_roc_curve(
             references, scores, sample_weight=weights, drop_intermediate=False
         )
@@ -330,9 +334,9 @@ def test_recall_at_k_curve_rises_to_one():
     for width in (3, 7, 50):
         scores = rng.normal(size=(120, width)).tolist()
         references = rng.integers(0, width, 120).tolist()
-        k_values, balanced, _, chosen = space_app._topk_curve(metric, scores, references, {"k_list": [2]})
+        k_values, balanced, _, chosen = space_plots._topk_curve(metric, scores, references, {"k_list": [2]})
         assert k_values[0] == 1 and k_values[-1] == width and 2 in k_values and chosen == [2]
-        assert len(k_values) <= space_app.MAX_TOPK_POINTS + 1
+        assert len(k_values) <= space_plots.MAX_TOPK_POINTS + 1
         curve = [balanced[k] for k in k_values]
         assert all(low <= high + 1e-12 for low, high in zip(curve, curve[1:]))
         assert curve[-1] == 1.0
@@ -373,7 +377,7 @@ def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
     parameters = api["named_endpoints"]["/compute"]["parameters"]
     names = [parameter["parameter_name"] for parameter in parameters]
     assert names == ["predictions", "references", "csv_file", *(option.name for option in options)]
-    assert set(names[3:]) == set(space_app.module_arguments(metric))
+    assert set(names[3:]) == set(space_options.module_arguments(metric))
     defaults = {parameter["parameter_name"]: parameter["parameter_default"] for parameter in parameters}
     # An option a client leaves out is sent as the control's initial value: the module's default.
     assert [defaults[option.name] for option in options] == [option.default_shown() for option in options]

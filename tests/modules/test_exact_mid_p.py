@@ -86,8 +86,14 @@ def test_equal_weights_give_exactly_the_unweighted_results(name, weight):
         options = dict(references=references, predictions=a, baseline_predictions=b, confidence_level=0.9)
         unweighted = module.compute(**options)
         weighted = module.compute(**options, sample_weight=[weight] * size)
-        for key in (f"{name}_difference_p_value", f"{name}_difference_ci", f"{name}_difference"):
+        for key in (f"{name}_difference_p_value", f"{name}_difference_ci"):
             assert weighted[key] == unweighted[key], (key, size, num_classes)
+        # Whole-number weights sum exactly, so the rates are the same bits; 0.37 * n rounds.
+        key = f"{name}_difference"
+        if float(weight).is_integer():
+            assert weighted[key] == unweighted[key], (key, size, num_classes)
+        else:
+            assert abs(weighted[key] - unweighted[key]) <= 1e-14, (key, size, num_classes)
 
 
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])

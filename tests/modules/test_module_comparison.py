@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-import comparison
+from shared import comparison
 from conftest import REPO_ROOT
 from processes import run_distributed
 

@@ -15,8 +15,8 @@ import pytest
 from sklearn.metrics import confusion_matrix
 from sklearn.metrics import recall_score
 
-import prevalence
-from conftest import REPO_ROOT
+from shared import prevalence
+from conftest import space_helper, REPO_ROOT
 from processes import run_distributed
 
 
@@ -435,8 +435,7 @@ def informedness_app():
 
 
 def space_page(namespace, metric, predictions, references, options, source="paste", csv_path=None):
-    import space_app
-
+    space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     controls = namespace["OPTIONS"]
     (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
     return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], source, shown[0], shown[1],
@@ -484,7 +483,7 @@ def test_space_multiclass_summary_lists_each_class(informedness_app, metric):
 
 
 def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, tmp_path):
-    import space_app
+    from shared import space_app
 
     lines = ["references,predictions,unlabeled_predictions,group"]
     groups = ["a", "b"] * 15
@@ -513,7 +512,7 @@ def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, 
 
 
 def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
-    import space_app
+    from shared import space_app
     from conftest import load_module
 
     path = tmp_path / "judge.csv"

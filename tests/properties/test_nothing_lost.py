@@ -32,8 +32,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import space_app
-from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app
+from shared import space_app
+from shared import space_parsing
+from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 from robustness import check_error, scaled
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="nothing-lost-"))
@@ -283,7 +284,7 @@ GOOD = {
 }
 
 BAD_REQUESTS = [
-    ("x" * (space_app.MAX_INPUT_CHARS + 1), "[0]", "", "input too large"),
+    ("x" * (space_parsing.MAX_INPUT_CHARS + 1), "[0]", "", "input too large"),
     ("\n".join(["1"] * (space_app.MAX_VALUES + 1)), "[0]", "", "too many values"),
     ("[" * 100_000 + "]" * 100_000, "[0]", "", "nested too deeply"),
     ("[0, 1", "[0, 1]", "", "not valid JSON"),
@@ -312,6 +313,7 @@ def test_run_metric_refuses_bad_input_with_a_message_and_serves_the_next_request
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_the_page_handler_refuses_bad_input_and_serves_the_next_request(spaces, name, tmp_path):
     metric, namespace, options, plots = spaces[name]
+    space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     (shown,) = space_app.example_rows(options, [[*GOOD[name], "{}"]])  # the page's controls at their defaults
     defaults = shown[2:]
     too_big = tmp_path / "big.csv"
@@ -319,7 +321,7 @@ def test_the_page_handler_refuses_bad_input_and_serves_the_next_request(spaces, 
     garbage = tmp_path / "garbage.csv"
     garbage.write_bytes(b"\xff\xfe\x00garbage\x00")
     bad_pages = [
-        space_app.compute_page(metric, options, plots, "paste", "x" * (space_app.MAX_INPUT_CHARS + 1), "[0]", None, defaults),
+        space_app.compute_page(metric, options, plots, "paste", "x" * (space_parsing.MAX_INPUT_CHARS + 1), "[0]", None, defaults),
         space_app.compute_page(metric, options, plots, "paste", "[[[", "[0]", None, defaults),
         space_app.compute_page(metric, options, plots, "csv", "", "", str(too_big), defaults),
         space_app.compute_page(metric, options, plots, "csv", "", "", str(garbage), defaults),

@@ -14,11 +14,11 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import confusion_matrix
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "shared"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
-import comparison  # noqa: E402
-import intervals  # noqa: E402
+from shared import comparison  # noqa: E402
+from shared import paired_tests
+from shared import intervals  # noqa: E402
 
 
 def joint_counts(references, predictions, baseline, num_classes, weights=None):
@@ -214,7 +214,7 @@ def test_mid_p_is_mcnemars_mid_p_for_one_stratum():
         high = max(first_only, second_only)
         one_sided = sum(pmf[high + 1 :]) + 0.5 * pmf[high]
         expected = min(1.0, 2 * one_sided)
-        assert comparison.stratified_mcnemar_mid_p([2 * m + 1], [first_only], [second_only]) == pytest.approx(expected, rel=1e-12)
+        assert paired_tests.stratified_mcnemar_mid_p([2 * m + 1], [first_only], [second_only]) == pytest.approx(expected, rel=1e-12)
 
 
 def test_newcombe_without_correlation_is_the_unpaired_square_and_add():

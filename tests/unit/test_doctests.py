@@ -8,11 +8,10 @@ import evaluate
 import numpy as np
 import pytest
 
-import vendor
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 
-# Every shared file a module folder may carry (vendored), imported as the package ``shared``.
-CORE_FILES = sorted(name[:-3] for name in vendor.shared_names())
+# Every file of the package ``shared`` (the helpers are flattened from them), imported as such.
+CORE_FILES = sorted(path.stem for path in (REPO_ROOT / "shared").glob("*.py") if path.stem != "__init__")
 
 
 def run_doctest(text, name, globs):

@@ -1,17 +1,11 @@
-"""The fast ingestion path: everything evaluate users rely on, through whole-column storage.
+"""The fast ingestion path: everything evaluate users rely on, through whole-column storage
+(across real processes: tests/integration/test_distributed.py).
 
 Stored results are compared with the one-call result on the same data (which each
 module's own tests check against scikit-learn / torchmetrics / pycm) and, for
 balanced_accuracy, with scikit-learn directly.
 """
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-import uuid
-from pathlib import Path
 
 import evaluate
 import numpy as np
@@ -21,93 +15,16 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score
 
-from conftest import MODULE_NAMES, REPO_ROOT
+from conftest import MODULE_NAMES
+from fast_path_data import CASES, COMPUTE_OPTIONS, MODULES, arrow_files, concatenated, counts_module, make_data, same
 from shared import confusion
 from shared import inputs
 from shared import labels
 from shared import store
 from shared import thresholds
 
-# ---------------------------------------------------------------- data for every module
-#
-# Each case returns (predictions, references) for a variant; the variants differ in
-# dtype and value range so that their narrowest storage types differ (int8, uint8, int16,
-# float32, float64), and COMPUTE_OPTIONS reduces them in the same way.
-
-
-def _labels(rng, n, variant, num_classes=5):
-    references = rng.integers(0, num_classes, n)
-    predictions = np.where(rng.random(n) < 0.7, references, rng.integers(0, num_classes, n))
-    if variant == 0:
-        return predictions.astype(np.uint8), references.astype(np.uint8)
-    if variant == 1:
-        references[rng.random(n) < 0.2] = -100  # padding, dropped by ignore_index
-        return predictions, references
-    references[:3], predictions[1:4] = 300, 300  # a class that needs 16 bits
-    return predictions, references
-
-
-def _multilabel(rng, n, variant, num_labels=4):
-    references = (rng.random((n, num_labels)) < [0.5, 0.2, 0.1, 0.6]).astype(np.int64)
-    scores = np.clip(references * 0.4 + rng.random((n, num_labels)) * 0.6, 0, 1)
-    if variant == 0:
-        return scores.astype(np.float32), references.astype(np.int8)
-    if variant == 1:
-        references[rng.random((n, num_labels)) < 0.1] = -100
-    return scores, references
-
-
-def _topk(rng, n, variant, num_classes=6):
-    references = rng.integers(0, num_classes, n)
-    scores = rng.random((n, num_classes))
-    scores[np.arange(n), references] += 0.3
-    if variant == 0:
-        return scores.astype(np.float32), references.astype(np.uint8)
-    if variant == 1:
-        references[rng.random(n) < 0.2] = -100
-    return scores, references
-
-
-CASES = {
-    "balanced_accuracy": _labels,
-    "informedness": _labels,
-    "balanced_accuracy_multilabel": _multilabel,
-    "balanced_topk_accuracy": _topk,
-}
-COMPUTE_OPTIONS = {
-    "balanced_accuracy": dict(ignore_index=-100, return_per_class=True),
-    "informedness": dict(ignore_index=-100, return_per_class=True, return_markedness=True),
-    "balanced_accuracy_multilabel": dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True),
-    "balanced_topk_accuracy": dict(k_list=[1, 3], ignore_index=-100, return_per_class=True),
-}
-MODULES = [name for name in MODULE_NAMES if name in CASES]
-
-
 def test_every_module_folder_has_a_case():
     assert set(MODULE_NAMES) <= set(CASES), "add a data case for the new module to CASES"
-
-
-def make_data(name, variants=(0, 1, 2), n=120, seed=0):
-    rng = np.random.default_rng(seed)
-    return [CASES[name](rng, n, variant) for variant in variants]
-
-
-def concatenated(parts):
-    return np.concatenate([p for p, _ in parts]), np.concatenate([r for _, r in parts])
-
-
-def same(result, expected):
-    """Equal results, NaN included (as JSON, the way results are logged and checkpointed)."""
-    return json.dumps(result, sort_keys=True) == json.dumps(json.loads(json.dumps(expected)), sort_keys=True)
-
-
-def counts_module(metric):
-    """Whether the module stores counts (the counts core) rather than samples (the Arrow store)."""
-    return bool(getattr(metric, "OPTIONS", None))
-
-
-def arrow_files(folder):
-    return sorted(str(path) for path in Path(folder).rglob("*.arrow"))
 
 
 # ---------------------------------------------------------------- add_batch / add / compute
@@ -375,7 +292,7 @@ def test_labels_beyond_64_bits_are_refused_not_wrapped():
 
 
 def test_evaluate_combine(load):
-    flat = [name for name in MODULES if CASES[name] is _labels]
+    flat = [name for name in MODULES if CASES[name] is CASES["balanced_accuracy"]]
     parts = make_data("balanced_accuracy", variants=(0, 2), seed=6)
     predictions, references = concatenated(parts)
     expected = {}
@@ -386,74 +303,6 @@ def test_evaluate_combine(load):
         combined.add_batch(predictions=batch_predictions, references=batch_references)
     assert combined.compute() == expected
     assert evaluate.combine([load(name) for name in flat]).compute(predictions=predictions, references=references) == expected
-
-
-# ---------------------------------------------------------------- distributed, real processes
-
-WORKER = textwrap.dedent(
-    """
-    import json, sys
-    import numpy as np
-    import evaluate
-
-    repo, cache_dir, data_path, num_process, process_id, names = sys.argv[1:7]
-    num_process, process_id = int(num_process), int(process_id)
-    data = np.load(data_path)
-    results = {}
-    for name in names.split(","):
-        metric = evaluate.load(f"{repo}/{name}", cache_dir=cache_dir, num_process=num_process,
-                               process_id=process_id, experiment_id=f"{sys.argv[7]}-{name}", timeout=120)
-        predictions, references = data[f"{name}-predictions-{process_id}"], data[f"{name}-references-{process_id}"]
-        half = len(references) // 2
-        metric.add_batch(predictions=predictions[:half], references=references[:half])
-        metric.add_batch(predictions=predictions[half:], references=references[half:])
-        results[name] = metric.compute(**json.loads(sys.argv[8])[name])
-    print(json.dumps(results))
-    """
-)
-
-
-def test_distributed_mode_across_real_processes(tmp_path):
-    """num_process=3 in three OS processes: process 0 returns the single-process result, the others None.
-
-    Each process's shard has another dtype and range, so each stores other column types
-    (uint8, int8, int16; float32 and float64 scores); process 0 reads them all back.
-    """
-    num_process = 3
-    shards = {name: make_data(name, variants=(0, 1, 2), n=80, seed=7) for name in MODULES}
-    arrays = {}
-    for name, parts in shards.items():
-        for process_id, (predictions, references) in enumerate(parts):
-            arrays[f"{name}-predictions-{process_id}"] = predictions
-            arrays[f"{name}-references-{process_id}"] = references
-    data_path = tmp_path / "shards.npz"
-    np.savez(data_path, **arrays)
-    cache_dir = tmp_path / "cache"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_EVALUATE_OFFLINE": "1"}
-    arguments = [str(REPO_ROOT), str(cache_dir), str(data_path), str(num_process)]
-    experiment_id = uuid.uuid4().hex
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-c", WORKER, *arguments, str(process_id), ",".join(MODULES), experiment_id, json.dumps(COMPUTE_OPTIONS)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for process_id in range(num_process)
-    ]
-    outputs = [worker.communicate(timeout=300) for worker in workers]
-    for worker, (stdout, stderr) in zip(workers, outputs):
-        assert worker.returncode == 0, stderr[-3000:]
-    results = [json.loads(stdout.strip().splitlines()[-1]) for stdout, _ in outputs]
-    for name in MODULES:
-        predictions, references = concatenated(shards[name])
-        expected = evaluate.load(str(REPO_ROOT / name), cache_dir=str(tmp_path / "single")).compute(
-            predictions=predictions, references=references, **COMPUTE_OPTIONS[name]
-        )
-        assert same(results[0][name], expected), name
-        assert all(result[name] is None for result in results[1:])
-    assert arrow_files(cache_dir) == []
 
 
 # ---------------------------------------------------------------- the shared helpers behind the fast path

@@ -11,7 +11,8 @@ from pycm import ConfusionMatrix
 from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
-import intervals
+from shared import intervals
+from shared import binomial
 from conftest import REPO_ROOT, load_module
 from shared import thresholds
 
@@ -49,7 +50,7 @@ def test_docstring_examples():
 @pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
 def test_wilson_matches_scipy(trials, level):
     successes = np.unique(np.r_[np.linspace(0, trials, 12).round(), 1, trials - 1].clip(0, trials)).astype(int)
-    low, high = intervals.wilson_interval(successes, np.full(successes.size, trials), level)
+    low, high = binomial.wilson_interval(successes, np.full(successes.size, trials), level)
     for index, x in enumerate(successes):
         expected = binomtest(int(x), trials).proportion_ci(level, method="wilson")
         assert low[index] == pytest.approx(expected.low, abs=1e-12) and high[index] == pytest.approx(expected.high, abs=1e-12)
@@ -61,7 +62,7 @@ def test_agresti_coull_is_the_wald_interval_on_augmented_counts():
         n_tilde = n + z * z
         p_tilde = (x + z * z / 2) / n_tilde
         half = z * math.sqrt(p_tilde * (1 - p_tilde) / n_tilde)
-        low, high = intervals.agresti_coull_interval(x, n, 0.95)
+        low, high = binomial.agresti_coull_interval(x, n, 0.95)
         assert float(low) == pytest.approx(max(0.0, p_tilde - half), abs=1e-12)
         assert float(high) == pytest.approx(min(1.0, p_tilde + half), abs=1e-12)
 
@@ -233,9 +234,9 @@ def test_binary_columns_interval_reduces_like_the_multilabel_definition():
 
 
 def test_kish_effective_sizes():
-    assert intervals.effective_sizes([4.0], [4.0]).tolist() == [4.0]  # four weights of 1
-    assert intervals.effective_sizes([8.0], [16.0]).tolist() == [4.0]  # four weights of 2: same information
-    assert intervals.effective_sizes([4.0], [5.0]).tolist() == [3.2]  # weights 0.5, 0.5, 1.5, 1.5
+    assert binomial.effective_sizes([4.0], [4.0]).tolist() == [4.0]  # four weights of 1
+    assert binomial.effective_sizes([8.0], [16.0]).tolist() == [4.0]  # four weights of 2: same information
+    assert binomial.effective_sizes([4.0], [5.0]).tolist() == [3.2]  # weights 0.5, 0.5, 1.5, 1.5
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import intervals
-import judge_groups
-import planning
-import prevalence
-import prevalence_arrays
+from shared import intervals
+from shared import binomial
+from shared import judge_groups
+from shared import planning
+from shared import prevalence
+from shared import prevalence_arrays
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -89,7 +90,7 @@ def test_no_warning_and_nan_with_reason_when_the_judge_is_not_informed():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for reason, confusion in cases.items():
-            for method in prevalence.PREVALENCE_METHODS:
+            for method in prevalence_arrays.PREVALENCE_METHODS:
                 result = prevalence.corrected_prevalence(confusion, [500, 500], confidence_level=LEVEL, method=method, seed=0)
                 assert result["reason"] == reason.strip()
                 assert math.isnan(result["estimate"]) and all(math.isnan(v) for v in result["interval"])
@@ -181,7 +182,7 @@ def test_binary_is_the_two_class_case_of_the_general_solver():
 def test_invertibility_is_abs_j_for_two_classes_and_zero_for_a_singular_judge():
     for tpr, fpr in [(0.8, 0.1), (0.3, 0.6), (0.55, 0.5)]:
         rates = [[1 - fpr, fpr], [1 - tpr, tpr]]
-        assert float(prevalence.invertibility(rates)) == pytest.approx(abs(tpr - fpr), abs=1e-12)
+        assert float(prevalence_arrays.invertibility(rates)) == pytest.approx(abs(tpr - fpr), abs=1e-12)
     # Classes 1 and 2 indistinguishable: two equal rows, no unique solution.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -191,7 +192,7 @@ def test_invertibility_is_abs_j_for_two_classes_and_zero_for_a_singular_judge():
 
 def test_multiclass_interval_per_class_holds_the_estimate():
     confusion = [[80, 15, 5], [10, 70, 20], [5, 10, 85]]
-    for method in prevalence.PREVALENCE_METHODS:
+    for method in prevalence_arrays.PREVALENCE_METHODS:
         result = prevalence.corrected_prevalence(confusion, [500, 300, 200], confidence_level=LEVEL, method=method, seed=0)
         assert len(result["interval"]) == 3
         for value, (low, high) in zip(result["estimate"], result["interval"]):
@@ -207,7 +208,7 @@ def test_binary_delta_variance_is_the_textbook_formula():
     j = tpr - fpr
     p = (q - fpr) / j
     variance = (q * (1 - q) / total + p**2 * tpr * (1 - tpr) / positives + (1 - p) ** 2 * fpr * (1 - fpr) / negatives) / j**2
-    z = intervals.z_value(LEVEL)
+    z = binomial.z_value(LEVEL)
     result = prevalence.corrected_prevalence(binary_confusion(tp, positives, fp, negatives), [total - flagged, flagged], confidence_level=LEVEL, method="delta")
     assert result["interval"] == pytest.approx([p - z * math.sqrt(variance), p + z * math.sqrt(variance)], abs=1e-12)
 
@@ -237,7 +238,7 @@ def test_difference_is_delta_q_over_j_and_the_fpr_cancels():
 
 
 def test_difference_of_identical_samples_is_zero_with_an_interval_around_it():
-    for method in prevalence.PREVALENCE_METHODS:
+    for method in prevalence_arrays.PREVALENCE_METHODS:
         result = prevalence.corrected_prevalence_difference(
             binary_confusion(80, 100, 10, 100), [700, 300], [700, 300], confidence_level=LEVEL, method=method, seed=0
         )
@@ -439,7 +440,7 @@ def test_judge_comparison_plan_reaches_the_power(agreement):
 
         difference = (tp_b - tp_a) / positives + (tn_b - tn_a) / negatives
         se = np.sqrt(paired_variance(pos_cells, positives) + paired_variance(neg_cells, negatives))
-        rejected = np.abs(difference) / se > intervals.z_value(1 - 0.05)
+        rejected = np.abs(difference) / se > binomial.z_value(1 - 0.05)
     power = rejected.mean()
     assert 0.75 <= power <= 0.86, power
 

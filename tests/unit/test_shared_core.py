@@ -1,7 +1,5 @@
-"""The shared helper: vendoring, coercion of every supported input type, label mapping."""
+"""The shared core: coercion of every supported input type, label mapping, counting."""
 
-import subprocess
-import sys
 import tracemalloc
 
 import numpy as np
@@ -10,53 +8,11 @@ import pyarrow as pa
 import pytest
 import torch
 
-import vendor
-from conftest import MODULE_NAMES, REPO_ROOT
 from shared import confusion
 from shared import counts
 from shared import inputs
 from shared import labels
 from shared import thresholds
-
-
-def test_vendored_copies_match_the_source():
-    result = subprocess.run([sys.executable, "shared/vendor.py", "--check"], cwd=REPO_ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
-    for name in MODULE_NAMES:
-        helpers = vendor.files_for(REPO_ROOT / name)
-        assert "space_app.py" in helpers and len(helpers) > 1
-        for helper in helpers:
-            copy = (REPO_ROOT / name / helper).read_text()
-            assert copy.startswith("# GENERATED FILE")
-            assert copy.endswith((REPO_ROOT / "shared" / helper).read_text())
-        # evaluate.load fetches only what the script imports itself: every helper but the Space's.
-        assert vendor.missing_direct_imports(REPO_ROOT / name) == []
-
-
-def test_vendor_check_fails_on_drift(tmp_path):
-    folder = tmp_path / "some_metric"
-    folder.mkdir()
-    (folder / "some_metric.py").write_text("from .options import Option\n")
-    assert vendor.files_for(folder) == ["options.py"]
-    needed = vendor.files_for(folder)
-    assert vendor.vendor(check=True, root=tmp_path) == [folder / name for name in needed]  # missing
-    vendor.vendor(check=False, root=tmp_path)
-    assert vendor.vendor(check=True, root=tmp_path) == []
-    (folder / "options.py").write_text((folder / "options.py").read_text() + "# local edit\n")
-    assert vendor.vendor(check=True, root=tmp_path) == [folder / "options.py"]
-    # A copy of a helper the script no longer imports is stale, and removed by vendoring.
-    (folder / "store.py").write_text(vendor.expected_copy("store.py"))
-    assert folder / "store.py" in vendor.vendor(check=True, root=tmp_path)
-    vendor.vendor(check=False, root=tmp_path)
-    assert not (folder / "store.py").exists()
-
-
-def test_vendor_finds_helpers_the_script_needs_but_does_not_import(tmp_path):
-    folder = tmp_path / "some_metric"
-    folder.mkdir()
-    (folder / "some_metric.py").write_text("from .confusion import count_labels\n")
-    missing = vendor.missing_direct_imports(folder)
-    assert {"counts.py", "labels.py", "store.py", "inputs.py"} <= set(missing)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,10 @@ It answers, on 127.0.0.1 only, from a thread of the test process:
 Write endpoints need ``Authorization: Bearer <token>``. Every request is logged; a request
 nothing here answers is logged in ``unhandled`` (and gets a 404), so a test can require
 that the clients asked for nothing else.
+
+``latency`` (seconds, default 0) delays every reply, to stand in for the round trip to a
+real Hub; ``timed_requests`` logs every request again as ``(time.time() at arrival, method,
+path)``, so a client can tell which requests fell inside a window it timed.
 """
 
 import base64
@@ -22,6 +26,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
@@ -37,10 +42,12 @@ _INFO = re.compile(rf"^/api/spaces/{_REPO}(?:/revision/(?P<revision>[^/]+))?$")
 class FakeHub:
     """Spaces kept in memory: ``spaces["ns/name"] = {"sdk": ..., "files": {path: bytes}, "sha": ...}``."""
 
-    def __init__(self, token: str):
+    def __init__(self, token: str, latency: float = 0.0):
         self.token = token
+        self.latency = latency  # seconds added before every reply (may be changed while serving)
         self.spaces = {}
         self.requests = []  # (method, path) of every request
+        self.timed_requests = []  # (arrival time, method, path); kept apart so clearing `requests` is safe
         self.unhandled = []
         self.lock = threading.Lock()
         hub = self
@@ -102,7 +109,11 @@ class FakeHub:
         path = unquote(urlsplit(handler.path).path)
         with self.lock:
             self.requests.append((method, path))
+            self.timed_requests.append((time.time(), method, path))
         body = self._read_body(handler) if method == "POST" else b""
+        if self.latency:
+            # Outside the lock: concurrent requests wait in parallel, as on a real network.
+            time.sleep(self.latency)
         routes = [
             ("POST", re.compile(r"^/api/repos/create$"), self._create_repo),
             ("POST", re.compile(r"^/api/validate-yaml$"), self._validate_yaml),

@@ -31,6 +31,80 @@ def test_card_front_matter_and_sections(name):
         assert section in headings, f"{name}/README.md lacks a '{section}' section"
 
 
+HOW_TO_USE_BY_LINE = 80  # a Hub visitor reaches the one-line load and compute without scrolling far
+
+
+def card_lines(name):
+    """The card's lines (1-based in the file, front matter included), with fenced code blanked."""
+    lines, fenced = [], False
+    for line in (REPO_ROOT / name / "README.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            lines.append("")
+        else:
+            lines.append("" if fenced else line)
+    return lines
+
+
+def headings(name):
+    """(line number, level, text) of every heading outside code blocks."""
+    return [(number, len(match.group(1)), match.group(2).strip())
+            for number, line in enumerate(card_lines(name), start=1)
+            for match in [re.match(r"^(#{1,6}) (.+)$", line)] if match]
+
+
+def slug(heading):
+    """The anchor GitHub and the Hub give a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_links_stay_inside_the_folder(name):
+    """A Space holds only its folder: no link may leave it, and every in-page anchor exists."""
+    folder = (REPO_ROOT / name).resolve()
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    assert "](../" not in text and 'href="../' not in text
+    targets = (re.findall(r"\]\(\s*<?([^)\s>]+)", text)  # [text](target "title")
+               + re.findall(r"^\s*\[[^\]]+\]:\s*<?([^\s>]+)", text, flags=re.M)  # [label]: target
+               + re.findall(r"(?:href|src)=[\"']([^\"']+)", text))  # HTML
+    anchors = {slug(heading) for _, _, heading in headings(name)}
+    for target in targets:
+        if target.startswith("#"):
+            assert target[1:] in anchors, f"{name}/README.md links to {target}, which is no heading of the card"
+        elif not re.match(r"^[a-z][a-z0-9+.\-]*:", target, flags=re.I):  # not https:, mailto:, ...
+            path = (folder / target.split("#", 1)[0]).resolve()
+            assert path.is_relative_to(folder) and path.exists(), f"{name}/README.md links to {target}, outside its folder"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_reaches_how_to_use_early_and_keeps_evaluates_section_order(name):
+    found = headings(name)
+    how_to_use = [number for number, level, heading in found if level == 2 and heading == "How to Use"]
+    assert len(how_to_use) == 1, f"{name}/README.md: expected one '## How to Use'"
+    assert how_to_use[0] <= HOW_TO_USE_BY_LINE, f"{name}/README.md: '## How to Use' at line {how_to_use[0]}"
+    # Its first code block is the one-line load and compute.
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8").splitlines()
+    block = "\n".join(text[how_to_use[0]:]).split("```python\n", 1)[1].split("```", 1)[0]
+    assert "evaluate.load(" in block and ".compute(" in block
+    positions = []
+    for section in SECTIONS:
+        at = [number for number, level, heading in found if level in (2, 3) and heading == section]
+        assert len(at) == 1, f"{name}/README.md: expected one '{section}' heading, found {len(at)}"
+        positions.append(at[0])
+    assert positions == sorted(positions), f"{name}/README.md: sections out of evaluate's order {SECTIONS}"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_loading_a_folder_says_to_vendor_first(name):
+    """`evaluate.load` of a folder needs the generated helpers; a Hub name ("owner/name") needs nothing."""
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    loaded = re.findall(r"evaluate\.load\(\s*[\"']([^\"']+)[\"']", text)
+    assert loaded
+    folders = [path for path in loaded if path.startswith((".", "/")) or "/" not in path]
+    if folders:
+        assert "make vendor" in text, f"{name}/README.md loads {folders} without saying to run `make vendor` first"
+
+
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_folder_is_complete_and_gradio_pin_matches_sdk_version(name):
     folder = REPO_ROOT / name

@@ -36,7 +36,7 @@ def test_prevalence_recipe_prints_the_cards_numbers_and_is_the_studys_code():
     assert "corrected prevalence 0.0895, 95% interval [0.0443, 0.1368]" in printed
     text = card("balanced_accuracy")
     assert "0.0895, 95% interval [0.0443,\n0.1368]" in text
-    assert "def corrected_prevalence" not in text  # moved to examples/, the card links to it
+    assert "def corrected_prevalence" not in text  # moved to examples/, the card names it
     assert "examples/prevalence_correction.py" in text
 
 

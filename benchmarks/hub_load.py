@@ -51,9 +51,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SUPPORT_DIR = REPO_ROOT / "tests" / "support"
 sys.path.insert(0, str(SUPPORT_DIR))
-sys.path.insert(0, str(REPO_ROOT / "shared"))
+sys.path.insert(0, str(REPO_ROOT))
 from fake_hub import FakeHub  # noqa: E402
-from release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
+from shared.release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
+from shared.vendor import vendor  # noqa: E402
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "hub_load.md"
 NAMESPACE = "hub-load-bench"
@@ -360,6 +361,7 @@ def main(argv=None) -> int:
     latencies = (latency, 0.0) if latency else (0.0,)
     command = "python " + " ".join(shlex.quote(part) for part in [os.path.relpath(__file__, REPO_ROOT), *(argv if argv is not None else sys.argv[1:])])
 
+    vendor(check=False)  # the folders as a release uploads them: the generated helpers included
     started, clock = datetime.now(timezone.utc), time.perf_counter()
     rows, details = [], []
     with FakeHub(token=TOKEN) as hub:

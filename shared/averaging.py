@@ -22,15 +22,6 @@ import numpy as np
 from .inputs import _describe
 
 
-def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
-    """``numerator / denominator`` with NaN where the denominator is 0 (an undefined rate)."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
-
-
 @dataclass(frozen=True)
 class Averaging:
     """How per-class values become one value (see the module doc).

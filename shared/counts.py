@@ -108,6 +108,16 @@ class JointCounts:
         return int(self.n.sum())
 
 
+def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
+    """``numerator / denominator`` with NaN where the denominator is 0: a rate of counts where
+    nothing was counted is undefined."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
 def equal_weight_counts(w: np.ndarray, w2: np.ndarray, w2_exponent: int = 0) -> Optional[np.ndarray]:
     """The number of samples behind each tuple if every sample of positive weight had the
     same weight, else None.

@@ -52,7 +52,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .averaging import Averaging
-from .averaging import safe_ratio
+from .counts import safe_ratio
 from .options import CI_METHODS
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import Interval

@@ -52,7 +52,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SUPPORT_DIR = REPO_ROOT / "tests" / "support"
 sys.path.insert(0, str(SUPPORT_DIR))
 sys.path.insert(0, str(REPO_ROOT))
-from fake_hub import FakeHub  # noqa: E402
+from fake_hub import FakeHub, client_env  # noqa: E402
 from shared.release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
 from shared.vendor import vendor  # noqa: E402
 
@@ -135,40 +135,6 @@ def upload_modules(hub: FakeHub, names) -> dict:
 # ---------------------------------------------------------------------------- one load, in a child
 
 
-def child_env(cache_root: Path, hub: FakeHub) -> dict:
-    """Environment of a child: every cache under cache_root, online, network only to the fake Hub."""
-    # Drop the user's own Hugging Face settings (token, cache folders, offline flags, endpoint)
-    # and proxies, so only what is set here applies.
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.upper().endswith("_PROXY") and not key.startswith(("HF_", "HUGGINGFACE_")) and key != "TRANSFORMERS_OFFLINE"
-    }
-    home = cache_root / "hf-home"
-    env.update(
-        HF_ENDPOINT=hub.endpoint,
-        HF_HOME=str(home),
-        # evaluate 0.4.6 derives these from HF_HOME too; set explicitly so a change of default
-        # cannot make a child read a cache outside cache_root.
-        HF_EVALUATE_CACHE=str(home / "evaluate"),  # downloaded files (script, helpers), keyed by URL + ETag
-        HF_MODULES_CACHE=str(home / "modules"),  # the importable copy of the script and helpers
-        HF_METRICS_CACHE=str(home / "metrics"),
-        HF_DATASETS_CACHE=str(home / "datasets"),
-        HF_HUB_CACHE=str(home / "hub"),
-        XDG_CACHE_HOME=str(cache_root / "xdg-cache"),
-        HF_HUB_OFFLINE="0",
-        HF_EVALUATE_OFFLINE="0",
-        HF_DATASETS_OFFLINE="0",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_UPDATE_DOWNLOAD_COUNTS="0",  # else evaluate HEADs a download counter on S3, off the Hub
-        GRADIO_ANALYTICS_ENABLED="False",
-        NO_PROXY="127.0.0.1,localhost",
-        PYTHONPATH=str(SUPPORT_DIR / "loopback_only"),
-        LOOPBACK_ONLY_LOG=str(cache_root / "refused-connections.log"),
-    )
-    return env
-
-
 def run_load(hub: FakeHub, name: str, cache_root: Path, compute: bool) -> dict:
     """One ``evaluate.load`` in a fresh process; its time and the requests the Hub got meanwhile."""
     kwargs, expected = EXAMPLES[name]
@@ -177,7 +143,7 @@ def run_load(hub: FakeHub, name: str, cache_root: Path, compute: bool) -> dict:
     child = subprocess.run(
         [sys.executable, "-c", CHILD, f"{NAMESPACE}/{name}", json.dumps(kwargs if compute else None)],
         cwd=cache_root,
-        env=child_env(cache_root, hub),
+        env=client_env(cache_root, hub),
         capture_output=True,
         text=True,
         timeout=600,

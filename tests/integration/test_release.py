@@ -14,7 +14,6 @@ lookup off the loopback interface: the tests require that log to stay empty.
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import pytest
 from evaluate.loading import get_imports
 
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
-from fake_hub import FakeHub
+from fake_hub import FakeHub, client_env
 from shared import vendor
 
 NAMESPACE = "release-test"
@@ -63,30 +62,6 @@ def copy_repository(target: Path, names=MODULE_NAMES) -> Path:
     for name in names:
         shutil.copytree(REPO_ROOT / name, target / name, ignore=ignore)
     return target
-
-
-def child_env(tmp: Path, hub: FakeHub = None, token: str = None) -> dict:
-    """Environment of a child process: caches in tmp, network only to the fake Hub (if any)."""
-    env = {key: value for key, value in os.environ.items() if not key.upper().endswith("_PROXY") and key != "HF_TOKEN"}
-    env.update(
-        HF_HOME=str(tmp / "hf-home"),
-        XDG_CACHE_HOME=str(tmp / "xdg-cache"),
-        PYTHONPATH=str(SUPPORT_DIR / "loopback_only"),
-        LOOPBACK_ONLY_LOG=str(tmp / "refused-connections.log"),
-        NO_PROXY="127.0.0.1,localhost",
-        GRADIO_ANALYTICS_ENABLED="False",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_UPDATE_DOWNLOAD_COUNTS="0",  # evaluate would otherwise ping a download counter off the Hub
-        HF_DATASETS_OFFLINE="1",
-        HF_HUB_OFFLINE="1",
-        HF_EVALUATE_OFFLINE="1",
-    )
-    env.pop("TRANSFORMERS_OFFLINE", None)
-    if hub is not None:
-        env.update(HF_ENDPOINT=hub.endpoint, HF_HUB_OFFLINE="0", HF_EVALUATE_OFFLINE="0")
-    if token is not None:
-        env["HF_TOKEN"] = token
-    return env
 
 
 def refused_connections(tmp: Path) -> list:
@@ -130,11 +105,11 @@ def released(tmp_path_factory):
     (repo / MODULE_NAMES[0] / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"\0")
     (repo / MODULE_NAMES[0] / ".notes").write_text("local notes")
     with FakeHub(token=TOKEN) as hub:
-        dry_run = run_release(repo, child_env(tmp, hub), "--dry-run")
+        dry_run = run_release(repo, client_env(tmp, hub), "--dry-run")
         requests_during_dry_run = list(hub.requests)
         # One Space exists already, so create_repo takes its exist_ok path for it.
         hub.spaces[f"{NAMESPACE}/{MODULE_NAMES[0]}"] = {"sdk": "gradio", "private": False, "files": {}, "sha": "0" * 40}
-        release = run_release(repo, child_env(tmp, hub, token=TOKEN))
+        release = run_release(repo, client_env(tmp, hub, token=TOKEN))
         yield {"tmp": tmp, "repo": repo, "hub": hub, "dry_run": dry_run, "dry_run_requests": requests_during_dry_run, "release": release}
 
 
@@ -210,7 +185,7 @@ def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(rel
     hub.requests.clear()
     loaded = subprocess.run(
         [sys.executable, "-c", LOAD_FROM_HUB, NAMESPACE, str(tmp / "load-cache"), json.dumps(inputs)],
-        cwd=tmp, env=child_env(tmp, hub), capture_output=True, text=True, timeout=600,
+        cwd=tmp, env=client_env(tmp, hub), capture_output=True, text=True, timeout=600,
     )
     requests, unhandled = list(hub.requests), list(hub.unhandled)
     assert loaded.returncode == 0, loaded.stderr
@@ -250,7 +225,7 @@ def test_release_generates_the_helpers_over_a_hand_edited_copy(tmp_path):
     subprocess.run([sys.executable, "-m", "shared.vendor"], cwd=repo, check=True, capture_output=True)
     generated = helper.read_text(encoding="utf-8")
     helper.write_text(generated.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
-    result = run_release(repo, child_env(tmp_path), "--dry-run")
+    result = run_release(repo, client_env(tmp_path), "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "generated: balanced_accuracy/shared_core.py" in result.stdout
     assert helper.read_text(encoding="utf-8") == generated  # regenerated from shared/
@@ -274,7 +249,7 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     (folder / "inputs.py").write_text("# a copy left over from the old layout\n", encoding="utf-8")
 
     with FakeHub(token=TOKEN) as hub:
-        result = run_release(repo, child_env(tmp_path, hub, token=TOKEN))
+        result = run_release(repo, client_env(tmp_path, hub, token=TOKEN))
     assert result.returncode == 1
     errors = result.stderr
     assert "balanced_accuracy cannot be released" in errors
@@ -292,7 +267,7 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
 
 def test_release_without_a_token_refuses_to_upload(tmp_path):
     repo = copy_repository(tmp_path / "repo", names=["balanced_accuracy"])
-    result = run_release(repo, child_env(tmp_path))
+    result = run_release(repo, client_env(tmp_path))
     assert result.returncode == 1
     assert "set HF_TOKEN" in result.stderr
 

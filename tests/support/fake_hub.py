@@ -22,12 +22,15 @@ path)``, so a client can tell which requests fell inside a window it timed.
 """
 
 import base64
+import os
 import hashlib
 import json
 import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Optional
 from urllib.parse import unquote, urlsplit
 
 import yaml
@@ -221,3 +224,45 @@ class FakeHub:
         handler.end_headers()
         if send_body:
             handler.wfile.write(content)
+
+
+def client_env(cache_root: Path, hub: Optional["FakeHub"] = None, token: Optional[str] = None) -> dict:
+    """Environment of a child process that talks to ``hub`` (or, without one, to nothing).
+
+    Every Hugging Face cache lies under ``cache_root``; the user's own Hugging Face settings
+    (token, caches, offline flags, endpoint) and proxies are dropped so that only these apply;
+    ``loopback_only/sitecustomize.py`` refuses, and logs to
+    ``cache_root/refused-connections.log``, any connection off the loopback interface.
+    """
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.upper().endswith("_PROXY") and not key.startswith(("HF_", "HUGGINGFACE_")) and key != "TRANSFORMERS_OFFLINE"
+    }
+    home = cache_root / "hf-home"
+    online = "0" if hub is not None else "1"
+    env.update(
+        HF_HOME=str(home),
+        # evaluate 0.4.6 derives these from HF_HOME too; set explicitly so a change of default
+        # cannot make a child read a cache outside cache_root.
+        HF_EVALUATE_CACHE=str(home / "evaluate"),  # downloaded files (script, helpers), keyed by URL + ETag
+        HF_MODULES_CACHE=str(home / "modules"),  # the importable copy of the script and helpers
+        HF_METRICS_CACHE=str(home / "metrics"),
+        HF_DATASETS_CACHE=str(home / "datasets"),
+        HF_HUB_CACHE=str(home / "hub"),
+        XDG_CACHE_HOME=str(cache_root / "xdg-cache"),
+        HF_HUB_OFFLINE=online,
+        HF_EVALUATE_OFFLINE=online,
+        HF_DATASETS_OFFLINE="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_UPDATE_DOWNLOAD_COUNTS="0",  # else evaluate HEADs a download counter on S3, off the Hub
+        GRADIO_ANALYTICS_ENABLED="False",
+        NO_PROXY="127.0.0.1,localhost",
+        PYTHONPATH=str(Path(__file__).resolve().parent / "loopback_only"),
+        LOOPBACK_ONLY_LOG=str(cache_root / "refused-connections.log"),
+    )
+    if hub is not None:
+        env["HF_ENDPOINT"] = hub.endpoint
+    if token is not None:
+        env["HF_TOKEN"] = token
+    return env

@@ -36,8 +36,9 @@ is inverted like any other and a ``UserWarning`` says that its labels look swapp
 Other reasons: ``"class_without_golden_references"``, ``"no_unlabeled_predictions"``.
 Refusing the *interval* when J's interval includes 0 was measured and not adopted: it
 keeps exactly the golden sets that overestimate a weak judge's J, and the intervals still
-given then covered 0.51-0.87 instead of 0.88-0.93 (``examples/prevalence_study.py``);
-for Lee's interval a ``UserWarning`` says so instead, and the bootstrap widens by itself.
+given then covered 0.61-0.90 instead of 0.88-0.93 (``examples/prevalence_study.md``,
+column ``lee_if_J_excludes_0``); for Lee's interval a ``UserWarning`` says so instead, and the
+bootstrap widens by itself.
 
 **Intervals** carry both sources of error (``method``):
 
@@ -94,6 +95,7 @@ from .prevalence_arrays import corrected_prevalence_arrays
 from .prevalence_arrays import delta_covariance
 from .prevalence_arrays import delta_interval_arrays
 from .prevalence_arrays import lee_interval_arrays
+from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
 from .prevalence_ppi import SAMPLE_TEST_LEVEL
 from .prevalence_ppi import ppi_prevalence_arrays
 
@@ -336,6 +338,14 @@ def ppi_prevalence(
         reason = None
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
+        support = confusion.sum(axis=-1)
+        few = [index for index in range(num_classes) if min(support[index], confusion.sum() - support[index]) < MIN_GOLDEN_ITEMS_PER_CLASS]
+        if level is not None and few and (not binary or 1 in few):
+            index = 1 if binary else few[0]
+            warnings.warn(f"corrected_prevalence_ci: the golden set has {int(support[index])} items of {_name(classes, index)} "
+                          f"and {int(confusion.sum() - support[index])} others; PPI's normal interval falls short of its level "
+                          f"with fewer than {MIN_GOLDEN_ITEMS_PER_CLASS} on either side (examples/prevalence_study.md).",
+                          UserWarning, stacklevel=2)
     nan = np.full(num_classes, np.nan)
     estimate = found["estimate"] if reason is None else nan
     clipped_estimate = np.clip(estimate, 0.0, 1.0)

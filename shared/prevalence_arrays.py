@@ -28,9 +28,9 @@ PREVALENCE_INTERVAL_METHODS = ("lee", "bootstrap", "delta")
 # The smoothed bootstrap draws each golden row's rates from Dirichlet(row counts + this)
 # and the unlabeled shares from Dirichlet(counts + this): Laplace's add-one, the pseudo-
 # counts Lee et al. put on the judge's rates ((x + 1) / (m + 2) is the Beta(x + 1, m - x + 1)
-# mean). A rate estimated at 0 or 1 then still varies. Measured against 1/2 (Jeffreys) by
-# examples/prevalence_study.py's grid: 1/2 covered 0.93 where 1 covered 0.956 (a judge with
-# FPR 0.05 on 50 golden negatives, prevalence 2-5% in the new data).
+# mean). A rate estimated at 0 or 1 then still varies. Jeffreys' 1/2 was tried first: in a
+# pilot run (not kept) it covered about 0.93 where 1 covered 0.956 (a judge with FPR 0.05 on
+# 50 golden negatives, new-data prevalence 2-5%); examples/prevalence_study.md measures 1.
 PSEUDO_COUNT = 1.0
 
 # Informedness (or the smallest singular value) must exceed min_informedness by this much.

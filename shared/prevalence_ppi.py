@@ -43,6 +43,11 @@ from .judge_groups import chi2_sf
 # is a random sample is refused only one time in a thousand.
 SAMPLE_TEST_LEVEL = 0.001
 
+# PPI's interval is a normal approximation of a mean of 0/1 indicators: with fewer golden
+# items than this in a class (or outside it) it falls short of its level
+# (examples/prevalence_study.py: 0.88 with about 5 golden positives), and a warning says so.
+MIN_GOLDEN_ITEMS_PER_CLASS = 10
+
 
 def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidence_level: Optional[float] = None) -> Dict[str, np.ndarray]:
     """PPI++ estimate (and interval) of every class's prevalence, one-vs-rest, from counts.

@@ -330,10 +330,29 @@ def test_small_coverage_simulation(prior, rates):
 
 
 def test_the_study_script_runs_quick():
+    """A quick version of examples/prevalence_study.py: every method on a shift-up, an i.i.d.,
+    a shift-down and a 3-class setting, with loose bands (300 sets: 2 SE is about 0.025)."""
+    import time
+
     import prevalence_study
 
-    rows = prevalence_study.run(prevalence_study.quick_settings(), sets=60, resamples=200, seed=0)
-    assert rows and all(0.0 <= row["coverage"] <= 1.0 for row in rows)
+    started = time.perf_counter()
+    rows = prevalence_study.run(prevalence_study.quick_settings(), sets=300, resamples=200, seed=0)
+    assert time.perf_counter() - started < 30
+    by_design = {(row["kind"], row["design"]): row for row in rows}
+    assert set(by_design) == {("binary", "shift up"), ("binary", "i.i.d."), ("binary", "shift down"), ("3-class", "shift up")}
+    for row in rows:
+        assert row["bootstrap"]["coverage"] >= 0.9, row
+        assert 0.0 <= row["bootstrap"]["refused"] <= 0.2
+        if row["kind"] == "binary":
+            assert row["lee"]["coverage"] >= 0.9, row
+    # PPI: nominal on i.i.d. data, refused (or wrong) under shift.
+    assert by_design[("binary", "i.i.d.")]["ppi"]["coverage"] >= 0.9
+    shifted = by_design[("binary", "shift up")]["ppi"]
+    assert shifted["refused"] > 0.9 or shifted["coverage"] < 0.5
+    # The former multinomial bootstrap under shift up (3 classes, a 3% golden class): short.
+    assert by_design[("3-class", "shift up")]["multinomial"]["coverage"] < 0.9
+    assert "| lee |" in prevalence_study.headline(rows) and "bootstrap" in prevalence_study.full_table(rows)
 
 
 # ---------------------------------------------------------------- group diagnostics

@@ -201,7 +201,9 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
             if interval["confidence_level"] is not None:
                 result[f"{key}_ci"] = [math.nan, math.nan]
         return result
-    gold = _gold_matrix(judged.confusion)[np.ix_(order, order)]
+    gold = _gold_matrix(judged.confusion)
+    if order[0] != 0:  # binary with the first class positive
+        gold = np.ascontiguousarray(gold[::-1, ::-1])
     vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
     names = [to_python(classes[index]) for index in order]
     # Rogan-Gladen's interval: Lee et al.'s for one binary prevalence unless the bootstrap is asked for.
@@ -242,7 +244,8 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
     prediction = positions(groups.keys["predictions"], classes, "predictions", "the classes")
     matrices = np.zeros((ids.size, num_classes, num_classes), dtype=np.int64)
     np.add.at(matrices, (group, reference, prediction), groups.n)
-    matrices = matrices[:, order][:, :, order]  # binary: the positive class's TPR and FPR
+    if order[0] != 0:  # binary with the first class positive: its TPR and FPR
+        matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
                               n_resamples=interval["n_resamples"], seed=interval["seed"])
     per_group = {}

@@ -1,29 +1,40 @@
-"""Coverage study of the corrected prevalence (shared/prevalence.py).
+"""Coverage study of the corrected prevalence (shared/prevalence.py), where users are: prior shift, weak judges, small golden sets.
 
 A judge labels a golden set (its confusion matrix) and an unlabeled set (its label
-counts); ``corrected_prevalence`` turns the judge's measured shares into the true
+counts); the informedness module turns the judge's measured shares into the true
 prevalence with an interval. This script simulates both sets from a known truth and
-counts how often nominal 95% intervals hold it, for the parametric bootstrap (default)
-and the delta method. Everything is vectorised over the simulated sets.
+counts how often nominal 95% intervals hold it, for each method the module offers:
 
-* binary: a judge with TPR 0.85 and FPR 0.10 (J = 0.75); the truth is the prevalence p
-  of class 1;
-* 3 classes: prior ((1 - p) 0.7, (1 - p) 0.3, p), the judge's row-normalised confusion
-  ``THREE_CLASS_RATES``; coverage is reported for the class of prevalence p and as the
-  lowest over the three classes.
+* ``lee``: Rogan-Gladen with Lee et al.'s (2025) interval (the binary default);
+* ``bootstrap``: Rogan-Gladen / adjusted classify and count with the smoothed bootstrap
+  (``ci_method="bootstrap"``; the multi-class default);
+* ``ppi``: PPI++ (``prevalence_method="ppi"``), one-vs-rest;
 
-Grid: p in {1%, 5%, 20%, 50%}, golden sets of 200, 1,000 and 5,000 items, unlabeled sets
-of 500, 10,000 and 100,000 items. The golden set is drawn either from the same prior as
-the unlabeled data (``natural``: class sizes random; a set with a class missing has no
-estimate and is left out, its share reported) or with equal class sizes (``balanced``, a
-stratified golden set).
+and, for comparison, two rules that are not used: ``multinomial``, the former bootstrap
+(multinomial resamples of the counts, which cannot move a rate estimated at 0 or 1), and
+``lee_if_J_excludes_0``, Lee's interval given only when J's 95% Agresti-Coull/MOVER interval excludes
+0 (a refusal rule considered for issue 24).
 
-    python examples/prevalence_study.py                  # full grid, 2,000 sets, 1,000 resamples
-    python examples/prevalence_study.py --quick          # a few settings, 300 sets, 300 resamples
+Grid (binary): judges with J = 0.2 (TPR 0.5, FPR 0.3), 0.5 (TPR 0.7, FPR 0.2) and 0.8
+(TPR 0.85, FPR 0.05); golden prevalence -> unlabeled prevalence 0.05 -> 0.5 and 0.03 -> 0.3
+(a golden set with few positives, new data with many), the reverse 0.5 -> 0.05 and
+0.3 -> 0.03, and i.i.d. 0.05 -> 0.05 and 0.3 -> 0.3; golden sets of 100, 300 and 1,000
+items drawn from the golden prior (class sizes random); 5,000 unlabeled items. 3 classes:
+the judge ``THREE_CLASS_RATES``, priors (0.6, 0.37, 0.03) -> (0.2, 0.3, 0.5), the reverse,
+and i.i.d. at (0.6, 0.37, 0.03); the same golden sizes.
+
+Reported per setting and method: coverage among the sets that got an interval (with its
+Monte Carlo standard error), mean width, and the refusal rate (no interval: a class
+missing from the golden set, |J| or sigma <= 0.05, PPI's sampling test, Lee's pseudo-counts
+flipping J). Coverage of 3-class settings is the lowest over the classes.
+
+    python examples/prevalence_study.py                # full grid: 5,000 sets (binary), 3,000 (3 classes), 1,000 resamples
+    python examples/prevalence_study.py --quick        # 4 settings, 300 sets, 300 resamples (a few seconds)
 """
 
 import argparse
 import itertools
+import math
 import sys
 import time
 from pathlib import Path
@@ -33,142 +44,228 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared import prevalence  # noqa: E402
+from shared import intervals  # noqa: E402
+from shared import prevalence_arrays  # noqa: E402
+from shared import prevalence_ppi  # noqa: E402
 
 LEVEL = 0.95
-BINARY_RATES = np.array([[0.90, 0.10], [0.15, 0.85]])  # rows: truth 0, 1; TPR 0.85, FPR 0.10
+MIN_INFORMEDNESS = prevalence_arrays.DEFAULT_MIN_INFORMEDNESS
+JUDGES = {0.2: (0.5, 0.3), 0.5: (0.7, 0.2), 0.8: (0.85, 0.05)}  # J: (TPR, FPR)
 THREE_CLASS_RATES = np.array([[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]])
-PREVALENCES = (0.01, 0.05, 0.2, 0.5)
-GOLDEN_SIZES = (200, 1000, 5000)
-UNLABELED_SIZES = (500, 10_000, 100_000)
+BINARY_PRIORS = [(0.05, 0.5), (0.03, 0.3), (0.5, 0.05), (0.3, 0.03), (0.05, 0.05), (0.3, 0.3)]
+THREE_CLASS_PRIORS = [((0.6, 0.37, 0.03), (0.2, 0.3, 0.5)), ((0.2, 0.3, 0.5), (0.6, 0.37, 0.03)),
+                      ((0.6, 0.37, 0.03), (0.6, 0.37, 0.03))]
+GOLDEN_SIZES = (100, 300, 1000)
+UNLABELED_SIZE = 5000
+METHODS = ("lee", "bootstrap", "ppi", "multinomial", "lee_if_J_excludes_0")
 
 
-def prior_of(kind, p):
-    if kind == "binary":
-        return np.array([1.0 - p, p])
-    return np.array([(1.0 - p) * 0.7, (1.0 - p) * 0.3, p])
+def design(golden_prior, unlabeled_prior):
+    """"i.i.d.", "shift up" (the golden set has a rare class, <= 5%, common in the new data)
+    or "shift down" (the reverse: a class the golden set has plenty of is rare in the new data)."""
+    golden_prior, unlabeled_prior = np.asarray(golden_prior), np.asarray(unlabeled_prior)
+    if np.allclose(golden_prior, unlabeled_prior):
+        return "i.i.d."
+    return "shift up" if golden_prior.min() < unlabeled_prior.min() else "shift down"
 
 
 def full_settings():
-    return [
-        (kind, design, p, golden, unlabeled)
-        for kind, design in itertools.product(("binary", "3-class"), ("natural", "balanced"))
-        for p, golden, unlabeled in itertools.product(PREVALENCES, GOLDEN_SIZES, UNLABELED_SIZES)
-    ]
+    binary = [("binary", j, golden_prior, unlabeled_prior, n)
+              for (golden_prior, unlabeled_prior), j, n in itertools.product(BINARY_PRIORS, JUDGES, GOLDEN_SIZES)]
+    three = [("3-class", None, golden_prior, unlabeled_prior, n)
+             for (golden_prior, unlabeled_prior), n in itertools.product(THREE_CLASS_PRIORS, GOLDEN_SIZES)]
+    return binary + three
 
 
 def quick_settings():
-    return [
-        ("binary", "natural", 0.05, 1000, 10_000),
-        ("binary", "balanced", 0.01, 200, 100_000),
-        ("binary", "natural", 0.5, 200, 500),
-        ("3-class", "natural", 0.2, 1000, 10_000),
-        ("3-class", "balanced", 0.01, 5000, 100_000),
-    ]
+    return [("binary", 0.5, 0.05, 0.5, 300), ("binary", 0.2, 0.3, 0.3, 300), ("binary", 0.8, 0.5, 0.05, 100),
+            ("3-class", None, (0.6, 0.37, 0.03), (0.2, 0.3, 0.5), 300)]
 
 
-def simulate(rng, kind, design, p, golden, unlabeled, sets):
-    prior = prior_of(kind, p)
-    rates = BINARY_RATES if kind == "binary" else THREE_CLASS_RATES
-    num_classes = prior.size
-    if design == "natural":
-        support = rng.multinomial(golden, prior, size=sets)
-    else:
-        base = np.full(num_classes, golden // num_classes)
-        base[: golden - base.sum()] += 1
-        support = np.tile(base, (sets, 1))
-    confusion = rng.multinomial(support, rates)
-    counts = rng.multinomial(unlabeled, prior @ rates, size=sets)
-    return prior, confusion, counts
+def priors_and_rates(kind, j, golden_prior, unlabeled_prior):
+    if kind == "binary":
+        tpr, fpr = JUDGES[j]
+        return (np.array([1 - golden_prior, golden_prior]), np.array([1 - unlabeled_prior, unlabeled_prior]),
+                np.array([[1 - fpr, fpr], [1 - tpr, tpr]]))
+    return np.asarray(golden_prior), np.asarray(unlabeled_prior), THREE_CLASS_RATES
 
 
-def coverage_row(rng, setting, sets, resamples):
-    kind, design, p, golden, unlabeled = setting
-    prior, confusion, counts = simulate(rng, kind, design, p, golden, unlabeled, sets)
-    target = 1 if kind == "binary" else 2
-    point = prevalence.corrected_prevalence_arrays(confusion, counts)
+def multinomial_bootstrap(rng, confusion, unlabeled, resamples):
+    """The former default: each golden row redrawn as Multinomial(row size, row shares), the
+    unlabeled counts as Multinomial(N, shares); undefined replicates at the floor / ceiling."""
+    rates, support = prevalence_arrays.row_rates(confusion)
+    total = unlabeled.sum(axis=-1)
+    shares = unlabeled / total[..., None]
+    replicates, undefined = [], []
+    for _ in range(resamples):
+        gold = rng.multinomial(support.astype(np.int64), rates)
+        counts = rng.multinomial(total.astype(np.int64), shares)
+        point = prevalence_arrays.corrected_prevalence_arrays(gold, counts, MIN_INFORMEDNESS)
+        replicates.append(np.where(point["defined"][..., None], point["estimate"], 0.0))
+        undefined.append(~point["defined"])
+    replicates, undefined = np.array(replicates), np.array(undefined)[..., None]
+    alpha = 1 - LEVEL
+    return (np.quantile(np.where(undefined, 0.0, replicates), alpha / 2, axis=0),
+            np.quantile(np.where(undefined, 1.0, replicates), 1 - alpha / 2, axis=0))
+
+
+def intervals_of(rng, kind, confusion, unlabeled, resamples, methods):
+    """``{method: (low, high, given)}``: per set and class, and which sets got an interval."""
+    point = prevalence_arrays.corrected_prevalence_arrays(confusion, unlabeled, MIN_INFORMEDNESS)
     defined = point["defined"]
-    low, high, undefined_share = prevalence.bootstrap_prevalence_arrays(
-        confusion, [counts], confidence_level=LEVEL, n_resamples=resamples, seed=int(rng.integers(2**31)),
-        min_informedness=prevalence.DEFAULT_MIN_INFORMEDNESS,
-    )
-    covered = (low <= prior) & (prior <= high)
-    covariance = prevalence.delta_covariance(confusion, [counts], np.where(defined[:, None], point["estimate"], 0.0))
-    delta_low, delta_high = prevalence.delta_interval_arrays(point["estimate"], covariance, LEVEL, (0.0, 1.0))
-    delta_covered = (delta_low <= prior) & (prior <= delta_high)
-    use = defined
-    return {
-        "kind": kind, "design": design, "p": p, "golden": golden, "unlabeled": unlabeled,
-        "defined": float(defined.mean()),
-        "coverage": float(covered[use, target].mean()),
-        "coverage_min_class": float(covered[use].mean(axis=0).min()),
-        "width": float((high - low)[use, target].mean()),
-        "delta_coverage": float(delta_covered[use, target].mean()),
-        "delta_coverage_min_class": float(delta_covered[use].mean(axis=0).min()),
-        "delta_width": float((delta_high - delta_low)[use, target].mean()),
-        "clipped": float(point["clipped"][use].mean()),
-        "undefined_resamples": float(undefined_share[use].mean()),
-        "bias": float((point["estimate"][use, target] - prior[target]).mean()),
-    }
+    found = {}
+    if "bootstrap" in methods:
+        low, high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
+            confusion, [unlabeled], confidence_level=LEVEL, n_resamples=resamples, seed=int(rng.integers(2**31)),
+            min_informedness=MIN_INFORMEDNESS)
+        found["bootstrap"] = (low, high, defined)
+    if kind == "binary" and ({"lee", "lee_if_J_excludes_0"} & set(methods)):
+        low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
+        low, high = np.stack([1 - high, low], -1), np.stack([1 - low, high], -1)
+        found["lee"] = (low, high, defined & ~flipped)
+        informed = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="agresti_coull")
+        excludes_zero = (np.asarray(informed.low) > 0) | (np.asarray(informed.high) < 0)
+        found["lee_if_J_excludes_0"] = (low, high, defined & ~flipped & excludes_zero)
+    if "ppi" in methods:
+        ppi = prevalence_ppi.ppi_prevalence_arrays(confusion, unlabeled, LEVEL)
+        given = np.isfinite(ppi["estimate"]).all(axis=-1) & (ppi["sampling_p_value"] >= prevalence_ppi.SAMPLE_TEST_LEVEL)
+        found["ppi"] = (np.clip(ppi["low"], 0, 1), np.clip(ppi["high"], 0, 1), given)
+    if "multinomial" in methods:
+        low, high = multinomial_bootstrap(rng, confusion, unlabeled, resamples)
+        found["multinomial"] = (low, high, defined)
+    return found
 
 
-def run(settings, sets, resamples, seed=0, verbose=False):
+def coverage_row(rng, setting, sets, resamples, methods=METHODS):
+    kind, j, golden_prior, unlabeled_prior, golden = setting
+    golden_prior, unlabeled_prior, rates = priors_and_rates(kind, j, golden_prior, unlabeled_prior)
+    support = rng.multinomial(golden, golden_prior, size=sets)
+    confusion = rng.multinomial(support, rates).astype(np.float64)
+    unlabeled = rng.multinomial(UNLABELED_SIZE, unlabeled_prior @ rates, size=sets).astype(np.float64)
+    # Binary: the positive class only; 3 classes: every class (the lowest coverage is reported).
+    classes = [1] if kind == "binary" else list(range(3))
+    row = {"kind": kind, "j": j, "golden_prior": golden_prior.tolist(), "unlabeled_prior": unlabeled_prior.tolist(),
+           "golden": golden, "design": design(golden_prior, unlabeled_prior), "sets": sets}
+    for method, (low, high, given) in intervals_of(rng, kind, confusion, unlabeled, resamples, methods).items():
+        used = int(given.sum())
+        covered = (low <= unlabeled_prior) & (unlabeled_prior <= high)
+        per_class = covered[given][:, classes].mean(axis=0) if used else np.full(len(classes), np.nan)
+        worst = int(np.argmin(per_class)) if used else 0
+        coverage = float(per_class[worst])
+        row[method] = {
+            "coverage": coverage,
+            "per_class": [float(c) for c in per_class],
+            "se": math.sqrt(coverage * (1 - coverage) / used) if used else math.nan,
+            "width": float((high - low)[given][:, classes].mean()) if used else math.nan,
+            "refused": 1 - used / sets,
+        }
+    return row
+
+
+def run(settings, sets, resamples, three_class_sets=None, seed=0, verbose=False, methods=METHODS):
     rng = np.random.default_rng(seed)
     rows = []
     for setting in settings:
         started = time.perf_counter()
-        rows.append(coverage_row(rng, setting, sets, resamples))
+        count = three_class_sets if (three_class_sets and setting[0] == "3-class") else sets
+        rows.append(coverage_row(rng, setting, count, resamples, methods))
         if verbose:
             print(f"  {setting} {time.perf_counter() - started:.1f}s", file=sys.stderr)
     return rows
 
 
-def markdown(rows):
-    lines = [
-        "| judge | golden | p | golden n | unlabeled n | defined | boot cov. (class p) | boot cov. (min class) | boot width | delta cov. (class p) | delta cov. (min class) | delta width | clipped | bias |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+def _prior(values):
+    return f"{values[1]:g}" if len(values) == 2 else "(" + ", ".join(f"{v:g}" for v in values) + ")"
+
+
+def _cell(found):
+    if found is None:
+        return "–"
+    if math.isnan(found["coverage"]):
+        return f"– / – / {found['refused']:.2f}"
+    return f"{found['coverage']:.3f} ± {found['se']:.3f} / {found['width']:.3f} / {found['refused']:.2f}"
+
+
+def full_table(rows, methods=METHODS):
+    header = "| judge | J | golden → new | design | golden n | " + " | ".join(methods) + " |"
+    lines = [header, "|" + "---|" * (5 + len(methods))]
     for r in rows:
-        lines.append(
-            f"| {r['kind']} | {r['design']} | {r['p']:g} | {r['golden']:,} | {r['unlabeled']:,} | {r['defined']:.3f} | "
-            f"{r['coverage']:.3f} | {r['coverage_min_class']:.3f} | {r['width']:.4f} | {r['delta_coverage']:.3f} | "
-            f"{r['delta_coverage_min_class']:.3f} | {r['delta_width']:.4f} | {r['clipped']:.2f} | {r['bias']:+.4f} |"
-        )
+        lines.append(f"| {r['kind']} | {r['j'] if r['j'] is not None else '–'} | {_prior(r['golden_prior'])} → "
+                     f"{_prior(r['unlabeled_prior'])} | {r['design']} | {r['golden']:,} | "
+                     + " | ".join(_cell(r.get(m)) for m in methods) + " |")
     return "\n".join(lines)
 
 
-def summary(rows):
-    def band(key):
-        values = np.array([r[key] for r in rows])
-        inside = ((values >= 0.93) & (values <= 0.97)).sum()
-        return f"{inside} of {len(values)} in [0.93, 0.97], min {values.min():.3f}, max {values.max():.3f}"
+def headline(rows, methods=("lee", "bootstrap", "ppi", "multinomial", "lee_if_J_excludes_0")):
+    """Per method and group of settings: lowest coverage (its setting), widths, refusal."""
+    lines = ["| method | judge | design | settings | lowest coverage (± MC s.e.) | at | median width | max refusal |",
+             "|---|---|---|---|---|---|---|---|"]
+    for method in methods:
+        for kind, group in (("binary", "i.i.d."), ("binary", "shift up"), ("binary", "shift down"),
+                            ("3-class", "i.i.d."), ("3-class", "shift up"), ("3-class", "shift down")):
+            chosen = [r for r in rows if r["kind"] == kind and r["design"] == group and method in r
+                      and not math.isnan(r[method]["coverage"])]
+            if not chosen:
+                continue
+            worst = min(chosen, key=lambda r: r[method]["coverage"])
+            at = f"J {worst['j']}, n {worst['golden']}" if kind == "binary" else f"n {worst['golden']}"
+            if kind == "binary":
+                at += f", {_prior(worst['golden_prior'])} → {_prior(worst['unlabeled_prior'])}"
+            widths = [r[method]["width"] for r in chosen]
+            lines.append(f"| {method} | {kind} | {group} | {len(chosen)} | {worst[method]['coverage']:.3f} ± "
+                         f"{worst[method]['se']:.3f} | {at} | {np.median(widths):.3f} | "
+                         f"{max(r[method]['refused'] for r in chosen):.2f} |")
+    return "\n".join(lines)
 
-    return "\n".join(
-        f"- {name}: {band(key)}"
-        for name, key in (
-            ("bootstrap, class p", "coverage"), ("bootstrap, lowest class", "coverage_min_class"),
-            ("delta, class p", "delta_coverage"), ("delta, lowest class", "delta_coverage_min_class"),
-        )
-    )
+
+def side_by_side(rows):
+    """The card's table: Lee (default) and PPI, i.i.d. and prior shift, per J (binary)."""
+    lines = ["| J | design | golden n | Lee: coverage / width / refused | bootstrap: coverage / width / refused | "
+             "PPI: coverage / width / refused |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["kind"] != "binary" or r["golden_prior"][1] not in (0.05, 0.5) or r["unlabeled_prior"][1] not in (0.05, 0.5):
+            continue
+        lines.append(f"| {r['j']} | {r['design']} ({r['golden_prior'][1]:g} → {r['unlabeled_prior'][1]:g}) | {r['golden']:,} | "
+                     f"{_cell(r.get('lee'))} | {_cell(r.get('bootstrap'))} | {_cell(r.get('ppi'))} |")
+    return "\n".join(lines)
+
+
+def ppi_width_ratio(rows):
+    """PPI's width over Lee's (the default) in the i.i.d. settings, per J."""
+    found = {}
+    for r in rows:
+        if r["kind"] == "binary" and r["design"] == "i.i.d." and "lee" in r and "ppi" in r:
+            found.setdefault(r["j"], []).append(r["ppi"]["width"] / r["lee"]["width"])
+    return {j: (min(v), max(v)) for j, v in sorted(found.items())}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="5 settings, 300 sets, 300 resamples")
-    parser.add_argument("--sets", type=int, default=None, help="simulated (golden, unlabeled) pairs per setting")
+    parser.add_argument("--quick", action="store_true", help="4 settings, 300 sets, 300 resamples")
+    parser.add_argument("--sets", type=int, default=None, help="simulated (golden, unlabeled) pairs per binary setting")
+    parser.add_argument("--three-class-sets", type=int, default=None, help="pairs per 3-class setting")
     parser.add_argument("--resamples", type=int, default=None, help="bootstrap resamples per interval")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     settings = quick_settings() if args.quick else full_settings()
-    sets = args.sets or (300 if args.quick else 2000)
+    sets = args.sets or (300 if args.quick else 5000)
+    three = args.three_class_sets or (300 if args.quick else 3000)
     resamples = args.resamples or (300 if args.quick else 1000)
     started = time.perf_counter()
-    rows = run(settings, sets, resamples, args.seed, verbose=True)
-    print(f"{len(settings)} settings, {sets} sets each, {resamples} bootstrap resamples, nominal {LEVEL:.0%}, "
-          f"seed {args.seed}, {time.perf_counter() - started:.0f} s\n")
-    print(markdown(rows))
-    print()
-    print(summary(rows))
+    rows = run(settings, sets, resamples, three, args.seed, verbose=True)
+    elapsed = time.perf_counter() - started
+    print(f"{len(settings)} settings, {sets:,} sets per binary setting and {three:,} per 3-class one, {resamples:,} "
+          f"bootstrap resamples, nominal {LEVEL:.0%}, {UNLABELED_SIZE:,} unlabeled items, seed {args.seed}, "
+          f"{elapsed:.0f} s\n")
+    print("## Headline\n")
+    print(headline(rows))
+    print("\nPPI width / Lee width, i.i.d. settings (min, max over golden sizes and priors): "
+          + ", ".join(f"J {j}: {low:.2f}-{high:.2f}" for j, (low, high) in ppi_width_ratio(rows).items()))
+    print("\n## Side by side (binary, prevalence 0.05 and 0.5)\n")
+    print(side_by_side(rows))
+    print("\n## Full table (coverage ± MC s.e. / mean width / refusal rate)\n")
+    print(full_table(rows))
+    return rows
 
 
 if __name__ == "__main__":

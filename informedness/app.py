@@ -29,6 +29,8 @@ OPTIONS = [
     # A judge's labels on unlabeled data and its golden set's groups (corrected prevalence, per-group diagnostics).
     Values("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]"),
     Values("unlabeled_baseline_predictions", placeholder="a second model's judged labels"),
+    Choice("prevalence_method", choices={"rogan_gladen": "rogan_gladen", "ppi": "ppi"}),
+    Value("pos_label", placeholder="the class whose prevalence is corrected (two classes)"),
     Values("groups", placeholder="one group id per golden sample"),
     Flag("return_markedness"),
     Flag("return_per_class"),

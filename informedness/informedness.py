@@ -14,6 +14,8 @@ from .shared_core import check_informedness_interval
 from .shared_core import check_informedness_zero_division
 from .shared_core import check_labels
 from .shared_core import check_num_classes
+from .shared_core import check_pos_label
+from .shared_core import check_prevalence_method
 from .shared_core import choice
 from .shared_core import class_outputs
 from .shared_core import confusion_counts
@@ -122,7 +124,9 @@ Args:
         then not a sum of independent rates; an analytic method is a ValueError). None:
         "agresti_coull" for two classes, "bootstrap" otherwise. With `sample_weight`,
         each class counts as Kish's effective size (sum w)^2 / sum w^2 (an approximation for
-        importance weights; not for frequency counts).
+        importance weights; not for frequency counts). It also chooses the interval of a
+        Rogan-Gladen `corrected_prevalence`: "bootstrap" the smoothed bootstrap, anything
+        else Lee et al.'s (2025) interval for two classes (the bootstrap for more).
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
@@ -133,17 +137,35 @@ Args:
         with every batch to `add_batch` or with none. The classes are `labels`,
         0..num_classes-1, or the values seen in references and either system's predictions
         (at most 128 classes).
+    pos_label (optional): with two classes, the class whose prevalence
+        `corrected_prevalence` is (and whose TPR and FPR `per_group` gives); default: the
+        second class (`classes[1]`: 1 for 0/1 labels, the second of two sorted strings, or
+        `labels[1]`). Informedness itself is the same for either class. Given, it makes
+        the task binary (two classes, as in balanced_accuracy).
     unlabeled_predictions (array-like, optional): the judge's labels on data without
         references (any length, any shape, not aligned with `references`): adds
         `corrected_prevalence`, the class prevalence of that data corrected for the
         judge's errors on the golden set (`predictions` vs `references`). Binary: the
-        prevalence of the positive class, the second class (`classes[1]`: 1 for 0/1
-        labels, the second of two sorted strings, or `labels[1]`), by Rogan-Gladen
-        (q - FPR) / J; multi-class: a list per class, by adjusted classify and count
-        (solve q = C^T p, C the row-normalised confusion matrix), projected onto the
-        probability simplex. A label outside the classes is a ValueError; labels equal to
+        prevalence of the positive class (`pos_label`, else the second class), named by
+        `corrected_prevalence_class`; multi-class: a list per class. Its key assumption
+        (`prevalence_method="rogan_gladen"`): the judge errs on the new data as on the
+        golden set (the same rates per true class; the class mix may differ); check it
+        with `groups`. A label outside the classes is a ValueError; labels equal to
         `ignore_index` are dropped; `sample_weight` weighs the golden set only. Like
         predictions, it may come with any `add_batch`, with or without a golden batch.
+    prevalence_method ("rogan_gladen" or "ppi", defaults to "rogan_gladen"): the estimator
+        of `corrected_prevalence`. "rogan_gladen": Rogan-Gladen (q - FPR) / J for two
+        classes, adjusted classify and count for more (solve q = C^T p, C the
+        row-normalised confusion matrix, projected onto the probability simplex); it
+        assumes the judge's rates per true class transfer from the golden set to the new
+        data, and allows the class mix to differ (prior shift). "ppi": prediction-powered
+        inference (PPI++, Angelopoulos, Duchi & Zrnic 2023), the mean of the references
+        over the golden set corrected by the judge's labels with a power-tuned weight (as
+        ppi-python's ppi_mean_ci; one-vs-rest per class); it assumes the golden set is a
+        random sample of the new data (then any judge is fine and the interval is much
+        narrower), and is refused with a reason when the judge's labels show the two sets
+        differ, and with a ValueError for `unlabeled_baseline_predictions` or
+        `sample_weight`.
     unlabeled_baseline_predictions (array-like, optional): a second evaluated model's
         judged labels (with `unlabeled_predictions`): adds `corrected_prevalence_difference`,
         the corrected prevalence of `unlabeled_predictions` minus this one's (binary:
@@ -192,17 +214,28 @@ Returns:
     informedness_difference_reason (str): why the difference, interval or p-value is NaN
         (e.g. "fewer_than_two_reference_classes").
     corrected_prevalence (float, or list per class): with `unlabeled_predictions`; NaN with
-        a `corrected_prevalence_reason` when the judge cannot be inverted:
-        "judge_not_informed" (binary J <= 0), "informedness_too_small" (J, or for K > 2
-        the smallest singular value of C^T on the sum-zero directions, at most 0.05: each
-        point of error in q would grow at least 20-fold), "class_without_golden_references",
-        "no_unlabeled_predictions", "fewer_than_two_classes".
-    corrected_prevalence_clipped (bool): the unconstrained solution left [0, 1] (the
-        simplex) and was projected onto it.
+        a `corrected_prevalence_reason` when it cannot be had. Rogan-Gladen, one rule for
+        any number of classes: "informedness_too_small" when |J| (for K > 2 the smallest
+        singular value of C^T on the sum-zero directions) is at most 0.05 (each point of
+        error in q would grow at least 20-fold); a judge with J < 0 (or a class it gives
+        less often when it is the truth) is corrected with a UserWarning that its labels
+        look swapped. Also "class_without_golden_references", "no_unlabeled_predictions",
+        "fewer_than_two_classes"; PPI: "golden_set_unlike_unlabeled_data" (the judge's
+        labels differ between the golden set and the new data, chi-square p < 0.001),
+        "too_few_golden_items".
+    corrected_prevalence_clipped (bool): the estimate left [0, 1] (the simplex) and was
+        projected onto it.
     corrected_prevalence_ci (list): with `confidence_level`, [low, high] (binary) or one per
-        class: the percentile bootstrap redrawing both the golden set's rows and the
-        unlabeled counts (`n_resamples`, `seed`). Weighted golden rows count as their Kish
-        effective sizes.
+        class. Rogan-Gladen with two classes: Lee et al.'s (2025) adjusted interval (their
+        reference code's `confidence_interval`: pseudo-counts on the measured share and on
+        both rates, a bias shift, a delta-method standard error over both samples);
+        `ci_method="bootstrap"` and more classes: a smoothed percentile bootstrap drawing
+        each golden row's rates from Dirichlet(counts + 1) and the unlabeled shares
+        likewise (`n_resamples`, `seed`); weighted golden rows count as their Kish
+        effective sizes. PPI: PPI++'s normal interval. Clipped to [0, 1].
+    corrected_prevalence_ci_reason (str): why the interval alone is NaN
+        ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items).
+    corrected_prevalence_class: with two classes, the class whose prevalence is corrected.
     measured_prevalence (float, or list per class): the judge's raw shares q on the
         unlabeled data.
     corrected_prevalence_difference (float, or list per class), with its `_ci`, `_reason`
@@ -296,7 +329,7 @@ Examples:
 
     Corrected prevalence: on a golden set of 950 safe (0) and 50 unsafe (1) items the judge
     has TPR 40/50 = 0.8 and FPR 95/950 = 0.1 (J = 0.7); it flags 240 of 1,000 new responses,
-    so the true share of unsafe ones is (0.24 - 0.1) / 0.7 = 0.2:
+    so the true share of unsafe ones is (0.24 - 0.1) / 0.7 = 0.2 (Lee et al.'s interval):
 
     >>> references = [0] * 950 + [1] * 50
     >>> predictions = [0] * 855 + [1] * 95 + [0] * 10 + [1] * 40
@@ -305,13 +338,13 @@ Examples:
     ...                         confidence_level=0.95, seed=0)
     >>> round(result["corrected_prevalence"], 4), [round(x, 2) for x in result["corrected_prevalence_ci"]]
     (0.2, [0.15, 0.26])
-    >>> result["measured_prevalence"], result["corrected_prevalence_clipped"]
-    (0.24, False)
+    >>> result["measured_prevalence"], result["corrected_prevalence_clipped"], result["corrected_prevalence_class"]
+    (0.24, False, 1)
 
     A judge no better than chance cannot correct anything:
 
     >>> metric.compute(references=[0, 0, 1, 1], predictions=[0, 1, 0, 1], unlabeled_predictions=[1, 0, 0])
-    {{'informedness': 0.0, 'corrected_prevalence': nan, 'corrected_prevalence_reason': 'judge_not_informed', 'corrected_prevalence_clipped': False, 'measured_prevalence': 0.3333333333333333}}
+    {{'informedness': 0.0, 'corrected_prevalence': nan, 'corrected_prevalence_reason': 'informedness_too_small', 'corrected_prevalence_clipped': False, 'measured_prevalence': 0.3333333333333333, 'corrected_prevalence_class': 1}}
 """
 
 _CITATION = """
@@ -365,6 +398,18 @@ _CITATION = """
   number={10},
   pages={1693--1702},
   year={2008}
+}
+@article{lee2025correctly,
+  title={How to Correctly Report {LLM}-as-a-Judge Evaluations},
+  author={Lee, Chungpa and Zeng, Thomas and Jeong, Jongwon and Sohn, Jy-yong and Lee, Kangwook},
+  journal={arXiv preprint arXiv:2511.21140},
+  year={2025}
+}
+@article{angelopoulos2023ppipp,
+  title={{PPI++}: Efficient Prediction-Powered Inference},
+  author={Angelopoulos, Anastasios N. and Duchi, John C. and Zrnic, Tijana},
+  journal={arXiv preprint arXiv:2311.01453},
+  year={2023}
 }
 """
 
@@ -479,6 +524,8 @@ class Informedness(CountsMetric):
         "return_per_class": Option(False, check_flag),
         "return_markedness": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),
+        "pos_label": Option(None, check_pos_label),
+        "prevalence_method": Option("rogan_gladen", check_prevalence_method),
         **interval_options(),
     }
     INPUTS = ("sample_weight", "baseline_predictions") + JUDGE_INPUTS
@@ -505,14 +552,15 @@ class Informedness(CountsMetric):
         return count_unlabeled(store, inputs)
 
     def _counts(self, stored, options):
-        # J is the same for either class of a binary task, so there is no pos_label. With a
-        # baseline, the golden set's counts are those of `predictions` (the judge corrected for).
+        # J is the same for either class of a binary task: pos_label only says which class the
+        # corrected prevalence (and the per-group TPR/FPR) is of. With a baseline, the golden
+        # set's counts are those of `predictions` (the judge corrected for).
         paired = paired_counts(stored, options, _SCORES_HINT) if has_baseline(stored) else None
         gold = confusion_counts(stored, options, _SCORES_HINT) if paired is None else paired.system
         return replace(judged_counts(stored, gold, options), paired=paired)
 
     def _counts_from_matrix(self, matrix, options, stored=None):
-        confusion = ConfusionCounts.from_matrix(matrix, options["labels"])
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
         return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
     def _from_counts(self, counts, options):

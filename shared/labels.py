@@ -184,6 +184,12 @@ def encode_task(
         if observed and label_kind(observed[0]) != ("string" if isinstance(pos_label, str) else "integer"):
             raise TypeError(f"pos_label: expected a {label_kind(observed[0])} label like the references, found {pos_label!r}.")
         others = [value for value in _distinct(seen).tolist() if value != pos_label]
+        if len(others) > 1 and task is None:
+            # The task was inferred from pos_label (informedness has no `task`): name pos_label.
+            raise ValueError(
+                f"pos_label: applies to two classes, found {len(others) + 1}: {others[:5]} besides "
+                f"pos_label={pos_label!r}; pass the two `labels`, or no pos_label for a multi-class task."
+            )
         if len(others) > 1:
             raise ValueError(
                 f"task: binary with pos_label={pos_label!r} expects one other class, found "

@@ -229,6 +229,29 @@ def check_ci_method(value: Any, name: str = "ci_method") -> Optional[str]:
     """None (the module's default method), or one of ``CI_METHODS``."""
     return _ci_method_choice(value, name)
 
+
+# The estimators of a prevalence corrected for a judge's errors (informedness's
+# unlabeled_predictions): Rogan-Gladen / adjusted classify and count (the judge's rates
+# transfer from the golden set; prior shift allowed), or PPI++ (the golden set is a random
+# sample of the new data).
+PREVALENCE_METHODS = ("rogan_gladen", "ppi")
+_prevalence_method_choice = choice(*PREVALENCE_METHODS)
+
+
+def check_prevalence_method(value: Any, name: str = "prevalence_method") -> str:
+    """One of ``PREVALENCE_METHODS`` (``"rogan_gladen"`` is the module's default).
+
+    Examples
+    --------
+    >>> check_prevalence_method("ppi")
+    'ppi'
+    >>> check_prevalence_method("bayes")
+    Traceback (most recent call last):
+    ...
+    ValueError: prevalence_method: expected one of ('rogan_gladen', 'ppi'), found 'bayes'.
+    """
+    return _prevalence_method_choice(value, name)
+
 # More resamples than this change no percentile visibly and only cost memory and time.
 MAX_RESAMPLES = 1_000_000
 

@@ -3,7 +3,10 @@
 ``plan_golden_set``: the smallest golden set whose balanced-accuracy or informedness
 interval (the module's analytic interval at the expected counts) has at most a target
 half-width. ``plan_judge_comparison``: the golden set that detects a given difference of
-informedness between two judges with a given power (paired, McNemar-type).
+informedness between two judges with a given power (paired, McNemar-type). For the
+corrected prevalence: ``allocate_golden_budget``, Lee et al.'s split of a labelling
+budget between golden negatives and positives (Rogan-Gladen / Lee's interval), and
+``plan_ppi_golden_set``, the random golden sample PPI++ needs for a target width.
 
 A planning tool, not used by the metric modules (so not vendored into their folders):
 ``examples/plan_golden_set.py`` prints plans.
@@ -12,13 +15,14 @@ A planning tool, not used by the metric modules (so not vendored into their fold
 import math
 import numbers
 from statistics import NormalDist
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from .binomial import DEFAULT_CI_METHOD
 from .options import check_ci_method
 from .options import check_confidence_level
 from .binomial import z_value
 from .intervals import recall_mean_interval
+from .prevalence_arrays import lee_interval_arrays
 
 
 def _check_rate(name: str, value: Any, low_open: bool = False, high_open: bool = False) -> float:
@@ -209,4 +213,157 @@ def plan_judge_comparison(
         "power": power,
         "alpha": alpha,
         "agreement": agreement,
+    }
+
+
+def _check_count(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name}: expected an integer of at least {minimum}, found {value!r}.")
+    return int(value)
+
+
+def _lee_half_width(negatives: float, positives: float, tnr: float, tpr: float, share: float, unlabeled: int, level: float) -> float:
+    """Half-width of Lee et al.'s interval when every count equals its expectation."""
+    confusion = [[tnr * negatives, (1 - tnr) * negatives], [(1 - tpr) * positives, tpr * positives]]
+    low, high, _ = lee_interval_arrays(confusion, [(1 - share) * unlabeled, share * unlabeled], level)
+    return float(high - low) / 2.0
+
+
+def allocate_golden_budget(
+    budget: int,
+    *,
+    measured_prevalence: float,
+    tnr: float,
+    tpr: float,
+    pilot: int = 0,
+    unlabeled_size: Optional[int] = None,
+    confidence_level: float = 0.95,
+) -> Dict[str, Any]:
+    """Lee et al.'s (2025) adaptive split of a labelling budget between golden negatives and positives.
+
+    The corrected prevalence's variance has a term for the judge's specificity (TNR), over
+    the golden negatives, and one for its sensitivity (TPR), over the golden positives; the
+    split that balances them gives positives ``m1 = m / (1 + (1/q - 1) sqrt(kappa))`` of
+    the budget ``m``, where ``q`` is the share the judge flags on the new data
+    (``measured_prevalence``) and ``kappa = (n_p (1 - TNR) + 1) / (n_p (1 - TPR) + 1)`` is
+    the ratio of the judge's error rates from a pilot of ``n_p`` items of each class
+    (``pilot``; with ``pilot=0`` the rates are taken as given: ``kappa = (1 - TNR) /
+    (1 - TPR)``, TPR capped at 1 - 10^-6). ``m1`` is rounded (half to even) and kept in
+    ``[pilot, m - pilot]``; the negatives are the rest. As the reference code
+    ``allocate_calibration_sample(m, p, q0_pilot, q1_pilot, m_pilot)`` of
+    ``llm_judge_reporting``, except for ``q < 10^-6``: the reference then gives all but the
+    pilot to the positives, the opposite of its formula's limit; here the formula's limit
+    (the pilot's positives only, the rest to negatives).
+
+    With ``unlabeled_size``, also the expected half-widths of Lee's interval (every count at
+    its expectation) for this split and for an equal one.
+
+    Examples
+    --------
+    Their README's example: a budget of 200, q = 0.4, pilot specificity 0.7 and sensitivity
+    0.9 from 10 items of each class:
+
+    >>> plan = allocate_golden_budget(200, measured_prevalence=0.4, tnr=0.7, tpr=0.9, pilot=10)
+    >>> plan["negatives"], plan["positives"]
+    (136, 64)
+    """
+    budget = _check_count("budget", budget, 2)
+    pilot = _check_count("pilot", pilot, 0)
+    if 2 * pilot > budget:
+        raise ValueError(f"pilot: expected at most half the budget ({budget // 2}) per class, found {pilot}.")
+    share = _check_rate("measured_prevalence", measured_prevalence)
+    tnr, tpr = _check_rate("tnr", tnr), _check_rate("tpr", tpr)
+    level = check_confidence_level(confidence_level)
+    if pilot == 0:
+        kappa = (1.0 - tnr) / (1.0 - min(tpr, 1.0 - 1e-6))
+    else:
+        kappa = (pilot * (1.0 - tnr) + 1.0) / (pilot * (1.0 - tpr) + 1.0)
+    if share < 1e-6:
+        positives = pilot  # the limit of the formula as q -> 0
+    else:
+        positives = budget / (1.0 + (1.0 / share - 1.0) * math.sqrt(kappa))
+        positives = max(pilot, round(min(budget - pilot, positives)))
+    plan = {"negatives": budget - positives, "positives": positives, "total": budget, "kappa": kappa}
+    if unlabeled_size is not None:
+        unlabeled_size = _check_count("unlabeled_size", unlabeled_size, 1)
+        if tnr + tpr - 1.0 <= 0:
+            raise ValueError(f"tnr, tpr: expected a judge better than chance (tnr + tpr > 1), found {tnr + tpr:g}.")
+        plan["expected_half_width"] = _lee_half_width(plan["negatives"], positives, tnr, tpr, share, unlabeled_size, level)
+        plan["equal_split_half_width"] = _lee_half_width(budget / 2, budget / 2, tnr, tpr, share, unlabeled_size, level)
+    return plan
+
+
+def ppi_correlation(tpr: float, tnr: float, prevalence: float) -> float:
+    """Correlation of ``[truth is positive]`` and ``[judge says positive]`` for a judge with
+    these rates at this prevalence (the phi coefficient; PPI's "PPI correlation"):
+    ``J sqrt(pi (1 - pi) / (q (1 - q)))`` with ``q = FPR + J pi``.
+
+    Examples
+    --------
+    >>> round(ppi_correlation(0.8, 0.9, 0.2), 4)
+    0.6556
+    """
+    tpr, tnr = _check_rate("tpr", tpr), _check_rate("tnr", tnr)
+    prevalence = _check_rate("prevalence", prevalence, low_open=True, high_open=True)
+    informedness = tpr + tnr - 1.0
+    flagged = (1.0 - tnr) + informedness * prevalence
+    if flagged <= 0.0 or flagged >= 1.0:
+        return 0.0  # the judge gives one label to everything: no information
+    return informedness * math.sqrt(prevalence * (1.0 - prevalence) / (flagged * (1.0 - flagged)))
+
+
+def plan_ppi_golden_set(
+    target_half_width: float,
+    *,
+    tpr: float,
+    tnr: float,
+    prevalence: float,
+    unlabeled_size: int,
+    confidence_level: float = 0.95,
+) -> Dict[str, Any]:
+    """Golden-set size for a target half-width of the PPI++ prevalence interval.
+
+    The golden set is a random sample of the new data (PPI's assumption), whose prevalence
+    is ``prevalence``; the judge has rates ``tpr``, ``tnr`` and labels ``unlabeled_size``
+    new items. With the power-tuned weight, PPI++'s variance with ``n`` golden items is
+    ``pi (1 - pi) / n_eff``, ``n_eff = n (n + N) / (n + (1 - rho^2) N)`` (the "effective
+    sample size" of Broska, Howes & van Loon, as in ppi-python's power analysis), with
+    ``rho`` the correlation of truth and judge (``ppi_correlation``). The plan is the
+    smallest ``n`` with ``z sqrt(pi (1 - pi) / n_eff) <= target``: ``n_eff`` must reach
+    ``z^2 pi (1 - pi) / target^2`` (``classical_size``: the golden set alone would need that
+    many), and for fixed ``N`` that is a quadratic in ``n``. A large ``N`` brings it down to
+    ``(1 - rho^2)`` times the classical size, never below.
+
+    Returns ``golden``, ``classical_size``, ``correlation``, ``expected_half_width`` (at
+    ``golden``).
+
+    Examples
+    --------
+    >>> plan = plan_ppi_golden_set(0.02, tpr=0.8, tnr=0.9, prevalence=0.2, unlabeled_size=100_000)
+    >>> plan["golden"] < plan["classical_size"]
+    True
+    """
+    if isinstance(target_half_width, bool) or not isinstance(target_half_width, numbers.Real) or not 0.0 < target_half_width < 0.5:
+        raise ValueError(f"target_half_width: expected a number in (0, 0.5), found {target_half_width!r}.")
+    unlabeled_size = _check_count("unlabeled_size", unlabeled_size, 1)
+    level = check_confidence_level(confidence_level)
+    correlation = ppi_correlation(tpr, tnr, prevalence)
+    variance = prevalence * (1.0 - prevalence)
+    z = z_value(level)
+    effective = z * z * variance / target_half_width**2
+    inverse = 1.0 / effective
+    slope = inverse * unlabeled_size - 1.0
+    golden = (-slope + math.sqrt(slope**2 + 4.0 * inverse * (1.0 - correlation**2) * unlabeled_size)) / (2.0 * inverse)
+    golden = max(2, int(math.ceil(golden - 1e-9)))
+
+    def half_width(n):
+        return z * math.sqrt(variance * (n + (1.0 - correlation**2) * unlabeled_size) / (n * (n + unlabeled_size)))
+
+    return {
+        "golden": golden,
+        "classical_size": int(math.ceil(effective - 1e-9)),
+        "correlation": correlation,
+        "expected_half_width": half_width(golden),
+        "unlabeled_size": unlabeled_size,
+        "confidence_level": level,
     }

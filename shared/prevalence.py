@@ -20,45 +20,62 @@ projection is clipping ``p`` into [0, 1], so both cases are one estimator. A cli
 estimate is reported (``clipped: True``): the point lies on the boundary because the
 noisy rates put it outside.
 
-**When the correction is refused (NaN with a reason).** The correction divides by J
-(binary): an error ``e`` in ``q`` becomes ``e / J`` in ``p``. In general the amplification
-is ``1 / sigma``, with ``sigma`` the smallest singular value of ``C^T`` on the sum-zero
-subspace (the directions in which prevalences can change); ``sigma = |J|`` for K = 2.
-``min_informedness`` (default 0.05) is the smallest ``J`` (binary, which must also be
-positive) or ``sigma`` (multi-class) accepted. Why 0.05: below it each point of error in
-the judge's measured prevalence is amplified at least 20 times, and telling a judge with
-J = 0.05 from a guessing one (J = 0) at two standard errors already takes about 800
-golden positives and 800 negatives (TPR and FPR near 0.5); a judge that weak measures
-nothing useful. Reasons: ``"judge_not_informed"`` (binary J <= 0),
-``"informedness_too_small"`` (0 < J <= min_informedness, or sigma <= min_informedness),
-``"class_without_golden_references"``, ``"no_unlabeled_predictions"``.
+**When the correction is refused (NaN with a reason): one rule for any K.** The
+correction divides by J (binary): an error ``e`` in ``q`` becomes ``e / J`` in ``p``. In
+general the amplification is ``1 / sigma``, with ``sigma`` the smallest singular value of
+``C^T`` on the sum-zero subspace (the directions in which prevalences can change). Its
+signed version (``conditioning``: negative when the inversion flips orientation) is
+exactly J for K = 2. The estimate is refused when ``|J|`` (K = 2) or ``sigma`` (K > 2) is
+at most ``min_informedness`` (default 0.05): ``"informedness_too_small"``. Why 0.05: below
+it each point of error in the judge's measured prevalence is amplified at least 20 times,
+and telling a judge with J = 0.05 from a guessing one (J = 0) at two standard errors
+already takes about 800 golden positives and 800 negatives (TPR and FPR near 0.5); a
+judge that weak measures nothing useful. A judge with negative J (binary) or a negative
+per-class J_c (a class it gives *less* often when it is the truth: two labels swapped)
+is inverted like any other and a ``UserWarning`` says that its labels look swapped.
+Other reasons: ``"class_without_golden_references"``, ``"no_unlabeled_predictions"``.
+Refusing the *interval* when J's interval includes 0 was measured and not adopted: it
+keeps exactly the golden sets that overestimate a weak judge's J, and the intervals still
+given then covered 0.61-0.90 instead of 0.88-0.93 (``examples/prevalence_study.md``,
+column ``lee_if_J_excludes_0``); for Lee's interval a ``UserWarning`` says so instead, and the
+bootstrap widens by itself.
 
-**Intervals** carry both sources of error:
+**Intervals** carry both sources of error (``method``):
 
-* ``method="bootstrap"`` (default): a parametric bootstrap over both samples. Each golden
-  reference row is redrawn as Multinomial(row size, row shares) (class sizes kept, as in
-  ``intervals.py``), the unlabeled counts as Multinomial(N, observed shares); the estimate
-  (with its projection) is recomputed on each of ``n_resamples`` replicates and the
-  **percentile** interval returned. A replicate whose J (or sigma) is at most
-  ``min_informedness`` has no estimate; it is counted as "could be anything": at the
-  bound's floor for the lower percentile and at its ceiling for the upper one. So a golden
-  set that cannot tell the judge from a guesser widens the interval towards [0, 1] instead
-  of silently dropping the worst replicates. Their share is returned
-  (``undefined_resample_share``).
-* ``method="delta"``: the first-order (delta-method) normal interval,
+* ``"lee"`` (the default for one binary prevalence): Lee, Zeng, Jeong, Sohn & Lee (2025),
+  the adjusted plug-in interval of their reference code (``lee_interval_arrays``):
+  pseudo-counts on the measured share and on both rates, a shift for the bias of the
+  ratio, and a delta-method standard error over the golden and the unlabeled sample.
+* ``"bootstrap"`` (the default for K > 2 and for differences): a smoothed bootstrap over
+  both samples. Each replicate draws each golden reference row's rates from
+  Dirichlet(row counts + 1) (Beta(x + 1, n - x + 1) for a binary rate) and the unlabeled
+  shares from Dirichlet(counts + 1); the estimate (with its projection) is recomputed on
+  each of ``n_resamples`` replicates and the **percentile** interval returned. Unlike a
+  multinomial resample, the draws move a rate estimated at 0 or 1. A replicate whose
+  conditioning is at most ``min_informedness`` in size has no estimate; it is counted as
+  "could be anything": at the bound's floor for the lower percentile and at its ceiling
+  for the upper one. So a golden set that cannot tell the judge from a guesser widens the
+  interval towards [0, 1] instead of silently dropping the worst replicates. Their share
+  is returned (``undefined_resample_share``).
+* ``"delta"``: the first-order (delta-method) normal interval,
   ``Var(p) = C^-T [Cov(q) + sum_i p_i^2 Cov(C_i.)] C^-1`` (binary:
   ``[q(1-q)/N + p^2 TPR(1-TPR)/n_1 + (1-p)^2 FPR(1-FPR)/n_0] / J^2``), clipped to [0, 1].
   Fast and deterministic, but symmetric: poor near p = 0 with small sets.
 
+``ppi_prevalence`` is the other estimator: prediction-powered inference (PPI++), valid
+when the golden set is a random sample of the new data (``prevalence_ppi.py``).
+
 Coverage is measured by ``examples/prevalence_study.py`` (see ``examples/prevalence_study.md``).
 
-The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, the delta
-method) live in ``prevalence_arrays.py`` and are importable from here too; judge
-diagnostics per group are in ``judge_groups.py``, golden-set planning in ``planning.py``.
-NumPy and the standard library only (plus those files, ``binomial.py`` and ``intervals.py``).
+The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, Lee's
+interval, the delta method) live in ``prevalence_arrays.py`` and are importable from here
+too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning in
+``planning.py``. NumPy and the standard library only (plus those files, ``binomial.py``
+and ``intervals.py``).
 """
 
-from typing import Any, Dict, Optional
+import warnings
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -66,17 +83,21 @@ from .options import check_confidence_level
 from .options import check_n_resamples
 from .options import check_seed
 from .intervals import informedness_from_confusion
+from .intervals import informedness_interval
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
 from .prevalence_arrays import bootstrap_prevalence_arrays
 from .prevalence_arrays import check_confusion
 from .prevalence_arrays import check_min_informedness
-from .prevalence_arrays import check_prevalence_method
+from .prevalence_arrays import check_prevalence_interval_method
 from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
 from .prevalence_arrays import delta_covariance
 from .prevalence_arrays import delta_interval_arrays
-
+from .prevalence_arrays import lee_interval_arrays
+from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
+from .prevalence_ppi import SAMPLE_TEST_LEVEL
+from .prevalence_ppi import ppi_prevalence_arrays
 
 
 # ----------------------------------------------------------------------------------------
@@ -89,9 +110,7 @@ def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informed
         return "class_without_golden_references"
     if any(u.sum() <= 0 for u in unlabeled_list):
         return "no_unlabeled_predictions"
-    if confusion.shape[-1] == 2 and strength <= 0:
-        return "judge_not_informed"
-    if strength <= min_informedness + THRESHOLD_MARGIN:
+    if abs(strength) <= min_informedness + THRESHOLD_MARGIN:
         return "informedness_too_small"
     return None
 
@@ -111,8 +130,55 @@ def _plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
 def _summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
     return {
         "informedness": float(informedness_from_confusion(confusion)),
-        "min_singular_value": float(abs(strength)) if confusion.shape[-1] == 2 else float(strength),
+        "min_singular_value": float(abs(strength)),
     }
+
+
+def _name(classes: Optional[Sequence[Any]], index: int) -> str:
+    return repr(classes[index]) if classes is not None else f"class {index}"
+
+
+def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None) -> None:
+    """A ``UserWarning`` when the judge gives some class less often when it is the truth than
+    when it is not (per-class J_c = TPR_c - FPR_c < 0): two labels look swapped.
+
+    The correction inverts such a judge all the same (J = -0.75 is as informative as 0.75);
+    the warning is for the label order, which is more often wrong than a judge is perverse.
+    """
+    confusion = np.asarray(confusion, dtype=np.float64)
+    support = confusion.sum(axis=-1)
+    predicted = confusion.sum(axis=-2)
+    total = support.sum()
+    hits = np.diagonal(confusion)
+    others = total - support
+    defined = (support > 0) & (others > 0)
+    per_class = np.divide(hits, support, out=np.zeros_like(hits), where=defined) - np.divide(
+        predicted - hits, others, out=np.zeros_like(hits), where=defined)
+    swapped = [index for index in np.flatnonzero(defined & (per_class < -THRESHOLD_MARGIN))]
+    if not swapped:
+        return
+    if confusion.shape[-1] == 2:
+        described = f"J = {per_class[1]:.3f} < 0: it says {_name(classes, 1)} more often when the truth is {_name(classes, 0)}"
+    else:
+        described = "per-class J < 0 for " + ", ".join(f"{_name(classes, i)} ({per_class[i]:.3f})" for i in swapped) + \
+            ": it gives those labels less often when they are the truth than when they are not"
+    warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
+                  "inverts it all the same; check that the judge's labels and the references use the same label order.",
+                  UserWarning, stacklevel=3)
+
+
+def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
+    """Lee's interval is a delta-method interval of a ratio with J in the denominator: a
+    ``UserWarning`` when the golden set cannot tell the judge from a guesser (J's
+    Agresti-Coull / MOVER interval at ``level`` includes 0)."""
+    found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
+    low, high = float(found.low), float(found.high)
+    if low <= 0.0 <= high:
+        warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
+                      f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
+                      "short of its level (examples/prevalence_study.md); the smoothed bootstrap (method='bootstrap'; "
+                      "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
+                      "class narrow both.", UserWarning, stacklevel=3)
 
 
 def corrected_prevalence(
@@ -120,29 +186,33 @@ def corrected_prevalence(
     unlabeled_predicted: Any,
     *,
     confidence_level: Optional[float] = None,
-    method: str = "bootstrap",
+    method: Optional[str] = None,
     n_resamples: int = 10_000,
     seed: Optional[int] = None,
     min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
     weighted_gold: bool = False,
+    classes: Optional[Sequence[Any]] = None,
 ) -> Dict[str, Any]:
     """The true class prevalence of unlabeled data, corrected for the judge's errors.
 
     ``gold_confusion``: ``K x K`` counts of the judge on the golden set (rows = references,
     columns = the judge's labels; non-integral counts, e.g. a weighted golden set's rows
     scaled to their Kish effective sizes, are accepted with ``weighted_gold=True``: the
-    bootstrap draws each row with its size rounded). ``unlabeled_predicted``: the judge's ``K`` label counts on the
-    unlabeled data (whole numbers). Binary (K = 2): the prevalence of class 1, Rogan-Gladen
-    ``(q - FPR) / J``; multi-class: adjusted classify and count, one value per class (see
-    the module doc for the method, the projection, the interval and the threshold).
+    bootstrap then draws each row with those sizes). ``unlabeled_predicted``: the judge's
+    ``K`` label counts on the unlabeled data (whole numbers). Binary (K = 2): the
+    prevalence of class 1, Rogan-Gladen ``(q - FPR) / J``; multi-class: adjusted classify
+    and count, one value per class (see the module doc for the method, the projection, the
+    intervals and the refusal rule). ``method``: the interval, None for the default
+    (``"lee"`` for two classes, ``"bootstrap"`` for more). ``classes``: names for warnings.
 
     Returns a dict of plain Python values: ``estimate`` (float, or list per class; NaN when
     refused), ``reason`` (None, or why NaN), ``clipped`` (the unconstrained solution was
     outside [0, 1] / the simplex and was projected), ``measured_prevalence`` (the judge's
     raw shares q), ``informedness`` (Youden's J; Powers' bookmaker informedness when
     K > 2), ``min_singular_value`` (``|J|`` for K = 2) and, with ``confidence_level``,
-    ``interval`` ([low, high], or a list of them per class) and ``method`` (and
-    ``undefined_resample_share`` for the bootstrap).
+    ``interval`` ([low, high], or a list of them per class), ``method``,
+    ``interval_reason`` (None, or why the interval alone is NaN) and, for the bootstrap,
+    ``undefined_resample_share``.
 
     Examples
     --------
@@ -153,6 +223,13 @@ def corrected_prevalence(
     (0.2, False, None)
     >>> corrected_prevalence([[50, 50], [48, 52]], [500, 500])["reason"]  # J = 0.02
     'informedness_too_small'
+
+    Lee et al.'s README example (q = 0.4 of 1,000; specificity 0.7 and sensitivity 0.9 on
+    200 golden items each):
+
+    >>> result = corrected_prevalence([[140, 60], [20, 180]], [600, 400], confidence_level=0.95)
+    >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]], result["method"]
+    (0.1667, [0.0564, 0.2627], 'lee')
     """
     confusion = check_confusion(gold_confusion, whole=not weighted_gold)
     if confusion.ndim != 2:
@@ -162,7 +239,7 @@ def corrected_prevalence(
     if unlabeled.ndim != 1:
         raise ValueError("unlabeled_predicted: expected one vector of K counts.")
     level = check_confidence_level(confidence_level)
-    method = check_prevalence_method(method)
+    method = check_prevalence_interval_method(method, num_classes)
     n_resamples = check_n_resamples(n_resamples)
     seed = check_seed(seed)
     min_informedness = check_min_informedness(min_informedness)
@@ -171,6 +248,8 @@ def corrected_prevalence(
     point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
     strength = float(point["strength"])
     reason = _reason(confusion, [unlabeled], strength, min_informedness)
+    if reason is None:
+        warn_if_labels_look_swapped(confusion, classes)
     result = {
         "estimate": _plain(point["estimate"], binary),
         "reason": reason,
@@ -182,10 +261,17 @@ def corrected_prevalence(
         return result
     result["method"] = method
     nan = np.full(num_classes, np.nan)
+    result["interval_reason"] = None
     if reason is not None:
         result["interval"] = _plain_interval(nan, nan, binary)
         return result
-    if method == "bootstrap":
+    if method == "lee":
+        _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
+        low, high, flipped = lee_interval_arrays(confusion, unlabeled, level)
+        low, high = np.array([1.0 - high, low]), np.array([1.0 - low, high])
+        if bool(flipped):
+            result["interval_reason"] = "too_few_golden_items"
+    elif method == "bootstrap":
         low, high, share = bootstrap_prevalence_arrays(
             confusion, [unlabeled], confidence_level=level, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness
         )
@@ -197,13 +283,101 @@ def corrected_prevalence(
     return result
 
 
+def ppi_prevalence(
+    gold_confusion: Any,
+    unlabeled_predicted: Any,
+    *,
+    confidence_level: Optional[float] = None,
+    classes: Optional[Sequence[Any]] = None,
+) -> Dict[str, Any]:
+    """Prediction-powered (PPI++) prevalence: the golden set taken as a random sample of the new data.
+
+    The mean of ``[truth is c]`` estimated from the golden set's references, the judge's
+    labels on it and its labels on the new data, with the power-tuned weight (see
+    ``prevalence_ppi.py``): equal to ppi-python's ``ppi_mean_pointestimate`` and
+    ``ppi_mean_ci`` (``lam=None``) on the one-vs-rest indicators, then clipped to [0, 1]
+    (``clipped`` says when the estimate was). Valid for any judge, even one no better than
+    chance, **if** the golden set is a uniformly random sample of the data corrected; under
+    prior shift (a golden set enriched in a class, or drawn from other data) it is biased
+    and its interval covers nothing. Refused (NaN with a ``reason``):
+    ``"golden_set_unlike_unlabeled_data"`` when the judge's labels are distributed
+    differently on the two sets (chi-square test, p < 0.001: then they cannot be one
+    population), ``"too_few_golden_items"`` (fewer than 2), ``"no_unlabeled_predictions"``.
+
+    Returns ``estimate``, ``reason``, ``clipped``, ``measured_prevalence``,
+    ``informedness``, ``min_singular_value`` (as ``corrected_prevalence``), ``lam`` (the
+    weight, a float or a list per class), ``sampling_p_value`` and, with
+    ``confidence_level``, ``interval``, ``interval_reason`` and ``method`` (``"ppi"``).
+
+    Examples
+    --------
+    >>> result = ppi_prevalence([[72, 8], [4, 16]], [700, 300], confidence_level=0.95)
+    >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]]
+    (0.2294, [0.1677, 0.2911])
+    """
+    confusion = check_confusion(gold_confusion)
+    if confusion.ndim != 2:
+        raise ValueError("gold_confusion: expected one K x K matrix.")
+    num_classes = confusion.shape[-1]
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
+    if unlabeled.ndim != 1:
+        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    level = check_confidence_level(confidence_level)
+    binary = num_classes == 2
+    found = ppi_prevalence_arrays(confusion, unlabeled, level)
+    total = unlabeled.sum()
+    measured = unlabeled / total if total > 0 else np.zeros(num_classes)
+    p_value = float(found["sampling_p_value"])
+    if confusion.sum() < 2:
+        reason = "too_few_golden_items"
+    elif total <= 0:
+        reason = "no_unlabeled_predictions"
+    elif p_value < SAMPLE_TEST_LEVEL:
+        reason = "golden_set_unlike_unlabeled_data"
+    else:
+        reason = None
+    if reason is None:
+        warn_if_labels_look_swapped(confusion, classes)
+        support = confusion.sum(axis=-1)
+        few = [index for index in range(num_classes) if min(support[index], confusion.sum() - support[index]) < MIN_GOLDEN_ITEMS_PER_CLASS]
+        if level is not None and few and (not binary or 1 in few):
+            index = 1 if binary else few[0]
+            warnings.warn(f"corrected_prevalence_ci: the golden set has {int(support[index])} items of {_name(classes, index)} "
+                          f"and {int(confusion.sum() - support[index])} others; PPI's normal interval falls short of its level "
+                          f"with fewer than {MIN_GOLDEN_ITEMS_PER_CLASS} on either side (examples/prevalence_study.md).",
+                          UserWarning, stacklevel=2)
+    nan = np.full(num_classes, np.nan)
+    estimate = found["estimate"] if reason is None else nan
+    clipped_estimate = np.clip(estimate, 0.0, 1.0)
+    rates = confusion.sum(axis=-1)
+    strength = float(np.nan) if (rates <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
+    result = {
+        "estimate": _plain(clipped_estimate, binary),
+        "reason": reason,
+        "clipped": bool(reason is None and np.abs(clipped_estimate - estimate).max() > 0),
+        "measured_prevalence": _plain(measured, binary),
+        **_summary(confusion, strength),
+        "lam": _plain(found["lam"], binary),
+        "sampling_p_value": p_value,
+    }
+    if level is None:
+        return result
+    result["method"] = "ppi"
+    result["interval_reason"] = None
+    if reason is not None:
+        result["interval"] = _plain_interval(nan, nan, binary)
+        return result
+    result["interval"] = _plain_interval(np.clip(found["low"], 0.0, 1.0), np.clip(found["high"], 0.0, 1.0), binary)
+    return result
+
+
 def corrected_prevalence_difference(
     gold_confusion: Any,
     unlabeled_a: Any,
     unlabeled_b: Any,
     *,
     confidence_level: Optional[float] = None,
-    method: str = "bootstrap",
+    method: Optional[str] = None,
     n_resamples: int = 10_000,
     seed: Optional[int] = None,
     min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
@@ -215,8 +389,9 @@ def corrected_prevalence_difference(
     ``C^-T (q_a - q_b)`` per class. The difference of the *unconstrained* estimates (so it
     is exactly ``Delta q / J``), clipped to [-1, 1] (``clipped`` reports it). The two
     unlabeled samples are taken as independent; the golden set is shared, so each
-    bootstrap replicate redraws it once for both (which is why the FPR's noise cancels and
-    the TPR's scales with the difference). ``method="delta"``:
+    bootstrap replicate draws its rates once for both (which is why the FPR's noise cancels
+    and the TPR's scales with the difference). ``method``: ``"bootstrap"`` (the default;
+    Lee's interval is for one prevalence) or ``"delta"``:
     ``Var = C^-T [Cov(q_a) + Cov(q_b) + sum_i d_i^2 Cov(C_i.)] C^-1``. Keys as in
     ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``; ``weighted_gold`` as there).
 
@@ -235,7 +410,7 @@ def corrected_prevalence_difference(
     if first.ndim != 1 or second.ndim != 1:
         raise ValueError("unlabeled_a, unlabeled_b: expected one vector of K counts each.")
     level = check_confidence_level(confidence_level)
-    method = check_prevalence_method(method)
+    method = check_prevalence_interval_method(method, num_classes, difference=True)
     n_resamples = check_n_resamples(n_resamples)
     seed = check_seed(seed)
     min_informedness = check_min_informedness(min_informedness)
@@ -257,6 +432,7 @@ def corrected_prevalence_difference(
     if level is None:
         return result
     result["method"] = method
+    result["interval_reason"] = None
     nan = np.full(num_classes, np.nan)
     if reason is not None:
         result["interval"] = _plain_interval(nan, nan, binary)
@@ -272,5 +448,3 @@ def corrected_prevalence_difference(
         low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
     result["interval"] = _plain_interval(low, high, binary)
     return result
-
-

@@ -126,7 +126,7 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
         message = f"could not compute ({type(error).__name__}: {error})"
         return Page(False, message, json.dumps({"error": message}, indent=2))
     shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
-    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result)
+    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
     figure = None
     if plots:
         try:
@@ -178,7 +178,7 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
             panels.extend(comparison_panels(metric, predictions, references, arguments, result))
         elif plot == "prevalence":
             if "corrected_prevalence" in result:
-                panels.append(lambda axes: draw_prevalence(axes, result, found.classes if found else []))
+                panels.append(lambda axes: draw_prevalence(axes, result, found.classes if found else [], arguments))
         else:
             raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
     if not panels:

@@ -7,6 +7,7 @@ prevalence and its interval, and a line for the status message. Part of the Spac
 """
 
 import math
+import textwrap
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
@@ -91,8 +92,24 @@ def _format_interval(interval: Any) -> str:
 
 
 
-def prevalence_summary(result: Dict[str, Any]) -> str:
-    """The corrected prevalence (and difference) in words, for the status line; "" without one."""
+# What the correction assumes, said where its result is shown (issue 26: it was only in the
+# card's Limitations, and a judge erring more on the new data gave 0.165 for a true 0.053).
+PREVALENCE_ASSUMPTIONS = {
+    "rogan_gladen": ("Assumes the judge errs on the new data as on the golden set (the same TPR and FPR per true "
+                     "class; the class mix may differ): check it with groups (per-group diagnostics)."),
+    "ppi": ("Assumes the golden set is a random sample of the new data (prevalence_method='ppi'); then the "
+            "judge may be poor, but a golden set drawn elsewhere makes it wrong."),
+}
+
+
+def prevalence_assumption(arguments: Optional[Dict[str, Any]] = None) -> str:
+    """The key assumption of the chosen ``prevalence_method`` in one sentence."""
+    return PREVALENCE_ASSUMPTIONS[(arguments or {}).get("prevalence_method") or "rogan_gladen"]
+
+
+def prevalence_summary(result: Dict[str, Any], arguments: Optional[Dict[str, Any]] = None) -> str:
+    """The corrected prevalence (and difference) in words, with its key assumption, for the
+    status line; "" without one."""
     if "corrected_prevalence" not in result:
         return ""
     parts = []
@@ -107,18 +124,21 @@ def prevalence_summary(result: Dict[str, Any]) -> str:
             shown = ", ".join(f"{v:.4f}" + (_format_interval(ci) if ci else "") for v, ci in zip(value, intervals))
             parts.append(f"{label} per class: {shown}")
         else:
-            parts.append(f"{label} {value:.4f}" + (_format_interval(result[f"{key}_ci"]) if f"{key}_ci" in result else ""))
+            of = f" (class {result['corrected_prevalence_class']!r})" if key == "corrected_prevalence" and \
+                "corrected_prevalence_class" in result else ""
+            parts.append(f"{label} {value:.4f}" + (_format_interval(result[f"{key}_ci"]) if f"{key}_ci" in result else "") + of)
         if result.get(f"{key}_clipped"):
             parts[-1] += " (clipped)"
-    return " " + "; ".join(parts) + "."
+    return " " + "; ".join(parts) + ". " + prevalence_assumption(arguments)
 
 
-def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any]) -> None:
-    """The judge's measured shares next to the corrected prevalence, with its interval."""
+def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any], arguments: Optional[Dict[str, Any]] = None) -> None:
+    """The judge's measured shares next to the corrected prevalence, with its interval, and
+    the key assumption of the method under the axes."""
     corrected = np.atleast_1d(np.asarray(result["corrected_prevalence"], dtype=np.float64))
     measured = np.atleast_1d(np.asarray(result["measured_prevalence"], dtype=np.float64))
     if corrected.size == 1:
-        names = [f"{classes[1]!r}" if len(classes) == 2 else "positive class"]
+        names = [f"{result['corrected_prevalence_class']!r}" if "corrected_prevalence_class" in result else "positive class"]
     else:
         names = _class_names(classes) if len(classes) == corrected.size else [str(i) for i in range(corrected.size)]
     positions = np.arange(corrected.size)
@@ -138,3 +158,4 @@ def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any]) -> Non
     reason = result.get("corrected_prevalence_reason")
     axes.set_title("Corrected prevalence" + (f" (undefined: {reason})" if reason else ""))
     axes.legend(fontsize=8, loc="upper right")
+    axes.set_xlabel(textwrap.fill(prevalence_assumption(arguments), 70), fontsize=7, color="dimgray")

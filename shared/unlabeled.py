@@ -13,8 +13,13 @@ set of (reference, prediction) pairs. Two more inputs say what the judge is *for
 At compute time ``judged_counts`` reads those tables under the options (``ignore_index``,
 the classes of the golden set) and ``judged_results`` turns them into the corrected
 prevalence, its difference between two models and the per-group diagnostics, with the
-statistics of ``prevalence.py``. Table names start with "_" so that ``len(store)`` keeps
-counting golden-set samples only.
+statistics of ``prevalence.py``: ``prevalence_method`` chooses the estimator
+(``"rogan_gladen"``, or ``"ppi"`` for a golden set that is a random sample of the new
+data) and ``ci_method`` the Rogan-Gladen interval (Lee et al.'s for two classes unless
+``"bootstrap"``). With two classes the corrected class is the positive one:
+``pos_label``, else the second class; the binary outputs name it
+(``corrected_prevalence_class``), and the per-group TPR and FPR are its rates. Table names
+start with "_" so that ``len(store)`` keeps counting golden-set samples only.
 """
 
 import math
@@ -30,12 +35,14 @@ from .counts import kept_rows
 from .inputs import _describe
 from .inputs import as_array
 from .inputs import as_labels
+from .inputs import to_python
 from .judge_groups import group_diagnostics
 from .labels import _distinct
 from .labels import positions
 from .prevalence import DEFAULT_MIN_INFORMEDNESS
 from .prevalence import corrected_prevalence
 from .prevalence import corrected_prevalence_difference
+from .prevalence import ppi_prevalence
 from .store import Store
 
 UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
@@ -146,10 +153,15 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
         confusion.check_materialised("unlabeled_predictions")
     level = options.get("confidence_level")
     interval = {"confidence_level": level, "n_resamples": options.get("n_resamples", 10_000), "seed": options.get("seed")}
+    # Two classes: the corrected class is the positive one; matrices are put in the order
+    # (other, positive) so that the statistics' class 1 is it.
+    order = np.arange(len(classes))
+    if len(classes) == 2 and confusion.encoded.positive_index == 0:
+        order = order[::-1]
     if judged.unlabeled:
-        result.update(_prevalence_results(judged, classes, interval))
+        result.update(_prevalence_results(judged, classes, order, interval, options))
     if judged.groups is not None:
-        result.update(_group_results(judged.groups, classes, interval))
+        result.update(_group_results(judged.groups, classes, order, interval))
     return result
 
 
@@ -157,9 +169,28 @@ def _nan_like(num_classes: int, binary: bool):
     return math.nan if binary else [math.nan] * num_classes
 
 
-def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+def _check_ppi_inputs(judged: JudgedCounts) -> None:
+    """PPI needs a golden set that is a random sample of the data corrected: refuse where it cannot be."""
+    if "unlabeled_baseline_predictions" in judged.unlabeled:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+            "unlabeled_baseline_predictions too: one golden set cannot be a random sample of two models' different "
+            "outputs. Use prevalence_method='rogan_gladen' for corrected_prevalence_difference (it needs only the "
+            "judge's rates to transfer), or one compute per model with a golden set sampled from that model's outputs.")
+    if judged.confusion.w is not None:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be an unweighted random sample of the data it corrects, "
+            "found sample_weight; pass the golden set without weights, or use prevalence_method='rogan_gladen' (whose "
+            "rates accept weights).")
+
+
+def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
+                        options: Dict[str, Any]) -> Dict[str, Any]:
     num_classes = len(classes)
     binary = num_classes == 2
+    ppi = options.get("prevalence_method", "rogan_gladen") == "ppi"
+    if ppi:
+        _check_ppi_inputs(judged)
     result: Dict[str, Any] = {}
     outputs = {"corrected_prevalence": ["unlabeled_predictions"]}
     if "unlabeled_baseline_predictions" in judged.unlabeled:
@@ -171,16 +202,25 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, interval: Dic
                 result[f"{key}_ci"] = [math.nan, math.nan]
         return result
     gold = _gold_matrix(judged.confusion)
-    vectors = {name: _class_counts(counts, classes, name) for name, counts in judged.unlabeled.items()}
+    if order[0] != 0:  # binary with the first class positive
+        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
+    names = [to_python(classes[index]) for index in order]
+    # Rogan-Gladen's interval: Lee et al.'s for one binary prevalence unless the bootstrap is asked for.
+    method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else "lee"
     arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": judged.confusion.w is not None}
-    for key, names in outputs.items():
-        if key == "corrected_prevalence":
-            found = corrected_prevalence(gold, vectors[names[0]], **arguments)
+    for key, inputs in outputs.items():
+        if ppi:
+            found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=interval["confidence_level"], classes=names)
+        elif key == "corrected_prevalence":
+            found = corrected_prevalence(gold, vectors[inputs[0]], method=method, classes=names, **arguments)
         else:
-            found = corrected_prevalence_difference(gold, vectors[names[0]], vectors[names[1]], **arguments)
+            found = corrected_prevalence_difference(gold, vectors[inputs[0]], vectors[inputs[1]], **arguments)
         result[key] = found["estimate"]
         if interval["confidence_level"] is not None:
             result[f"{key}_ci"] = found["interval"]
+            if found["interval_reason"] is not None:
+                result[f"{key}_ci_reason"] = found["interval_reason"]
         if found["reason"] is not None:
             result[f"{key}_reason"] = found["reason"]
         result[f"{key}_clipped"] = found["clipped"]
@@ -188,10 +228,12 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, interval: Dic
             # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
             empty = found["reason"] == "no_unlabeled_predictions"
             result["measured_prevalence"] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+    if binary:
+        result["corrected_prevalence_class"] = to_python(classes[order[1]])
     return result
 
 
-def _group_results(groups: JointCounts, classes: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
     num_classes = len(classes)
     ids = _distinct([groups.keys["groups"]])
     if num_classes < 2 or not ids.size:
@@ -202,11 +244,13 @@ def _group_results(groups: JointCounts, classes: np.ndarray, interval: Dict[str,
     prediction = positions(groups.keys["predictions"], classes, "predictions", "the classes")
     matrices = np.zeros((ids.size, num_classes, num_classes), dtype=np.int64)
     np.add.at(matrices, (group, reference, prediction), groups.n)
+    if order[0] != 0:  # binary with the first class positive: its TPR and FPR
+        matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
                               n_resamples=interval["n_resamples"], seed=interval["seed"])
     per_group = {}
     for index, group_id in enumerate(ids.tolist()):
-        entry = {"support": found["support"][index]}
+        entry = {"support": [found["support"][index][position] for position in np.argsort(order)]}  # class order
         if num_classes == 2:
             entry.update(tpr=found["tpr"][index], fpr=found["fpr"][index])
         else:

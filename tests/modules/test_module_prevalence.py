@@ -184,19 +184,202 @@ def test_labels_with_a_class_absent_from_the_golden_set(metric):
     assert all(math.isnan(x) for pair in result["corrected_prevalence_ci"] for x in pair)
 
 
+# ---------------------------------------------------------------- which class is corrected (issue 26)
+
+
+def test_pass_fail_labels_name_the_corrected_class_and_pos_label_chooses_it(metric):
+    """Issue 26: with "pass"/"fail" the output was the prevalence of "pass" (the second sorted
+    class) without saying so, and pos_label was refused."""
+    rng = np.random.default_rng(14)
+    references, predictions = judge_data(rng, 900, 0.35, 0.85, 0.1)
+    judged = unlabeled_data(rng, 1500, 0.25, 0.85, 0.1)
+    words = np.array(["fail", "pass"])  # 1 = "pass"
+    options = {"unlabeled_predictions": words[judged], "confidence_level": 0.95}
+    default = metric.compute(references=words[references], predictions=words[predictions], **options)
+    assert default["corrected_prevalence_class"] == "pass"
+    tpr, fpr = predictions[references == 1].mean(), predictions[references == 0].mean()
+    assert default["corrected_prevalence"] == pytest.approx((judged.mean() - fpr) / (tpr - fpr), abs=1e-12)
+    chosen = metric.compute(references=words[references], predictions=words[predictions], pos_label="fail", **options)
+    assert chosen["corrected_prevalence_class"] == "fail"
+    # The prevalence of "fail" by hand: its TPR is "pass"'s TNR, and so on.
+    tpr_fail, fpr_fail = 1 - fpr, 1 - tpr
+    assert chosen["corrected_prevalence"] == pytest.approx((1 - judged.mean() - fpr_fail) / (tpr_fail - fpr_fail), abs=1e-12)
+    assert chosen["corrected_prevalence"] == pytest.approx(1 - default["corrected_prevalence"], abs=1e-12)
+    low, high = default["corrected_prevalence_ci"]
+    assert chosen["corrected_prevalence_ci"] == pytest.approx([1 - high, 1 - low], abs=1e-12)  # Lee's interval mirrors
+    assert chosen["informedness"] == default["informedness"] and chosen["informedness_ci"] == default["informedness_ci"]
+    assert chosen["measured_prevalence"] == pytest.approx(1 - default["measured_prevalence"], abs=1e-15)
+    # At load time too, and with labels in another order.
+    loaded = load_module_with(pos_label="fail").compute(references=words[references], predictions=words[predictions], **options)
+    assert loaded == chosen
+    ordered = metric.compute(references=words[references], predictions=words[predictions], labels=["pass", "fail"],
+                             pos_label="fail", **options)
+    assert ordered["corrected_prevalence"] == chosen["corrected_prevalence"]
+
+
+def load_module_with(**options):
+    from conftest import load_module
+
+    return load_module("informedness", **options)
+
+
+def test_pos_label_gives_the_per_group_rates_of_that_class(metric):
+    rng = np.random.default_rng(15)
+    references, predictions = judge_data(rng, 600, 0.4, 0.8, 0.15)
+    groups = rng.choice(["a", "b"], size=references.size)
+    words = np.array(["fail", "pass"])
+    result = metric.compute(references=words[references], predictions=words[predictions], groups=groups, pos_label="fail")
+    for name in ("a", "b"):
+        mine = groups == name
+        found = result["per_group"][name]
+        assert found["tpr"] == pytest.approx(recall_score(words[references[mine]], words[predictions[mine]], pos_label="fail"))
+        assert found["fpr"] == pytest.approx(1 - recall_score(words[references[mine]], words[predictions[mine]], pos_label="pass"))
+        assert found["support"] == [int((references[mine] == 0).sum()), int((references[mine] == 1).sum())]  # class order
+
+
+def test_pos_label_is_validated_and_applies_to_two_classes(metric):
+    with pytest.raises(TypeError, match="pos_label: expected one label value"):
+        metric.compute(references=[0, 1], predictions=[0, 1], pos_label=[1])
+    with pytest.raises(ValueError, match=r"pos_label: expected one of the labels \['fail', 'pass'\], found 'maybe'"):
+        metric.compute(references=["fail", "pass"], predictions=["fail", "pass"], labels=["fail", "pass"], pos_label="maybe")
+    with pytest.raises(ValueError, match="pos_label: applies to two classes, found 3"):
+        metric.compute(references=[0, 1, 2], predictions=[0, 1, 2], pos_label=2)
+    # Informedness itself does not depend on it.
+    references, predictions = [0, 0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 1, 2, 0]
+    two = ([r % 2 for r in references], [p % 2 for p in predictions])
+    assert metric.compute(references=two[0], predictions=two[1], pos_label=0) == metric.compute(references=two[0], predictions=two[1])
+
+
+# ---------------------------------------------------------------- PPI++ (prevalence_method="ppi")
+
+
+def ppi_python(references, predictions, unlabeled, classes, level):
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    found = []
+    for value in classes:
+        y, yhat, new = (np.asarray(a) == value for a in (references, predictions, unlabeled))
+        estimate = float(np.squeeze(ppi_mean_pointestimate(y.astype(float), yhat.astype(float), new.astype(float))))
+        low, high = ppi_mean_ci(y.astype(float), yhat.astype(float), new.astype(float), alpha=1 - level)
+        found.append((estimate, [float(np.squeeze(low)), float(np.squeeze(high))]))
+    return found
+
+
+def test_ppi_equals_ppi_python_on_the_modules_labels(metric):
+    rng = np.random.default_rng(16)
+    # Binary, string labels, the golden set a random sample of the new data (prevalence 0.3).
+    truth = rng.random(4200) < 0.3
+    judge = np.where(truth, rng.random(truth.size) < 0.7, rng.random(truth.size) < 0.2)
+    words = np.array(["safe", "unsafe"])
+    references, predictions, judged = words[truth[:200].astype(int)], words[judge[:200].astype(int)], words[judge[200:].astype(int)]
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            prevalence_method="ppi", confidence_level=0.9)
+    ((estimate, interval),) = ppi_python(references, predictions, judged, ["unsafe"], 0.9)
+    assert result["corrected_prevalence"] == pytest.approx(estimate, abs=1e-9)
+    assert result["corrected_prevalence_ci"] == pytest.approx(interval, abs=1e-9)
+    assert result["corrected_prevalence_class"] == "unsafe" and "corrected_prevalence_reason" not in result
+    flipped = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                             prevalence_method="ppi", confidence_level=0.9, pos_label="safe")
+    ((estimate, interval),) = ppi_python(references, predictions, judged, ["safe"], 0.9)
+    assert flipped["corrected_prevalence"] == pytest.approx(estimate, abs=1e-9)
+    assert flipped["corrected_prevalence_ci"] == pytest.approx(interval, abs=1e-9)
+    # Three classes: one-vs-rest per class.
+    references, predictions, judged = three_class_data(rng, 300, 3000)
+    truth = rng.choice(3, size=3000, p=[0.5, 0.3, 0.2])  # the golden set's prior: i.i.d. with the new data
+    rates = np.array([[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]])
+    judged = np.array([rng.choice(3, p=rates[t]) for t in truth])
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                            prevalence_method="ppi", confidence_level=0.95)
+    expected = ppi_python(references, predictions, judged, [0, 1, 2], 0.95)
+    assert result["corrected_prevalence"] == pytest.approx([e for e, _ in expected], abs=1e-9)
+    for found, (_, interval) in zip(result["corrected_prevalence_ci"], expected):
+        assert found == pytest.approx(interval, abs=1e-9)
+
+
+def test_ppi_refuses_combinations_where_its_assumption_cannot_hold(metric):
+    references, predictions = [0] * 60 + [1] * 40, [0] * 55 + [1] * 5 + [0] * 8 + [1] * 32
+    with pytest.raises(ValueError, match="prevalence_method: 'ppi' .* unlabeled_baseline_predictions"):
+        metric.compute(references=references, predictions=predictions, unlabeled_predictions=[0, 1] * 50,
+                       unlabeled_baseline_predictions=[0, 1] * 50, prevalence_method="ppi")
+    with pytest.raises(ValueError, match="prevalence_method: 'ppi' .* sample_weight"):
+        metric.compute(references=references, predictions=predictions, unlabeled_predictions=[0, 1] * 50,
+                       sample_weight=[1.0] * 100, prevalence_method="ppi")
+    # Prior shift: the judge flags 37% of the golden set and 90% of the new data.
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=[1] * 900 + [0] * 100,
+                            prevalence_method="ppi", confidence_level=0.95)
+    assert result["corrected_prevalence_reason"] == "golden_set_unlike_unlabeled_data"
+    assert math.isnan(result["corrected_prevalence"]) and all(math.isnan(x) for x in result["corrected_prevalence_ci"])
+
+
+def test_prevalence_method_is_validated_first_naming_the_allowed_values(metric):
+    with pytest.raises(ValueError, match=r"prevalence_method: expected one of \('rogan_gladen', 'ppi'\), found 'bayes'"):
+        metric.compute(references=[0, 1, 2], predictions=[0.5], prevalence_method="bayes")  # bad data too: the option first
+    with pytest.raises(ValueError, match="prevalence_method: expected one of"):
+        load_module_with(prevalence_method="PPI")
+
+
+# ---------------------------------------------------------------- the key assumption (issue 26)
+
+
+def test_the_key_assumption_is_stated_where_the_feature_is_introduced_and_groups_check_it(metric):
+    """Issue 26: the judge errs more on the new data (FPR 2% on the golden set, 12% on the new
+    responses) and the correction is wrong with a narrow interval. The README says so with
+    this case and points to `groups`, whose test flags it."""
+    references = [0] * 900 + [1] * 100
+    predictions = [0] * 882 + [1] * 18 + [0] * 15 + [1] * 85  # TPR 0.85, FPR 0.02
+    # 2,000 new responses, 106 unsafe (0.053): 90 of them flagged and 227 of the 1,894 safe (FPR 0.12).
+    judged = [1] * (90 + 227) + [0] * (2000 - 317)
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged, confidence_level=0.95)
+    low, high = result["corrected_prevalence_ci"]
+    assert result["corrected_prevalence"] == pytest.approx((317 / 2000 - 0.02) / 0.83, abs=1e-12)
+    assert low > 0.053 * 2  # far from the truth, and sure of it
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"gives {result['corrected_prevalence']:.3f}\n[{low:.3f}, {high:.3f}] for a true 0.053" in readme
+    assert "**Its key assumption: the judge errs on the new responses as it did on the golden set**" in readme
+    # The check the README points to: 200 new responses labelled too, as a group of their own.
+    checked = metric.compute(references=references + [0] * 189 + [1] * 11,
+                             predictions=predictions + [0] * 166 + [1] * 23 + [0] * 2 + [1] * 9,
+                             groups=["golden"] * 1000 + ["new"] * 200)
+    assert checked["per_group"]["golden"]["fpr"] == pytest.approx(0.02)
+    assert checked["per_group"]["new"]["fpr"] == pytest.approx(23 / 189)
+    assert checked["group_heterogeneity_p_value"] < 1e-8 and "p = 2·10⁻¹⁰" in readme
+    card = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    assert "class-conditional rates" in card and "random sample of the new data" in card
+
+
 # ---------------------------------------------------------------- refusals
 
 
-@pytest.mark.parametrize("predictions, reason", [
-    ([0, 1, 0, 1], "judge_not_informed"),        # TPR = FPR = 0.5: J = 0
-    ([1, 1, 0, 0], "judge_not_informed"),        # TPR 0, FPR 1: J = -1
-])
-def test_uninformed_judge_gives_nan_with_a_reason(metric, predictions, reason):
-    result = metric.compute(references=[0, 0, 1, 1], predictions=predictions, unlabeled_predictions=[0, 1, 1],
+def test_uninformed_judge_gives_nan_with_a_reason(metric):
+    # TPR = FPR = 0.5: J = 0.
+    result = metric.compute(references=[0, 0, 1, 1], predictions=[0, 1, 0, 1], unlabeled_predictions=[0, 1, 1],
                             confidence_level=0.95)
     assert math.isnan(result["corrected_prevalence"])
-    assert result["corrected_prevalence_reason"] == reason
+    assert result["corrected_prevalence_reason"] == "informedness_too_small"
     assert all(math.isnan(x) for x in result["corrected_prevalence_ci"])
+
+
+def test_one_rule_a_label_swapped_judge_is_corrected_with_a_warning_binary_and_multiclass(metric):
+    """Issue 24: binary J = -0.75 was refused (judge_not_informed) while a 3-class judge with two
+    labels swapped was corrected. Now both are corrected, both warn, and each equals the judge
+    with its labels swapped back."""
+    rng = np.random.default_rng(13)
+    references, predictions = judge_data(rng, 800, 0.3, 0.85, 0.1)
+    judged = unlabeled_data(rng, 2000, 0.25, 0.85, 0.1)
+    with pytest.warns(UserWarning, match="looks label-swapped"):
+        swapped = metric.compute(references=references, predictions=1 - predictions, unlabeled_predictions=1 - judged,
+                                 confidence_level=0.95)
+    straight = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                              confidence_level=0.95)
+    assert swapped["informedness"] == pytest.approx(-straight["informedness"], abs=1e-12)
+    assert swapped["corrected_prevalence"] == pytest.approx(straight["corrected_prevalence"], abs=1e-12)
+    assert swapped["corrected_prevalence_ci"] == pytest.approx(straight["corrected_prevalence_ci"], abs=1e-12)
+    references, predictions, judged = three_class_data(rng, 900, 3000)
+    swap = np.array([0, 2, 1])
+    with pytest.warns(UserWarning, match="looks label-swapped"):
+        swapped = metric.compute(references=references, predictions=swap[predictions], unlabeled_predictions=swap[judged])
+    straight = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged)
+    assert swapped["corrected_prevalence"] == pytest.approx(straight["corrected_prevalence"], abs=1e-12)
 
 
 def test_tiny_informedness_is_refused_not_blown_up(metric):
@@ -400,15 +583,87 @@ def test_informedness_card_examples_are_exact_doctests(metric, heading):
     assert runner.summarize(verbose=False).failed == 0
 
 
-def test_informedness_card_states_the_threshold_and_the_studys_figures():
+def study_rows():
+    """The study's full table as {(judge, J, golden -> new, golden n): {method: (coverage, width, refused)}}."""
+    study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
+    table = study.split("## Full table", 1)[1]
+    lines = [line for line in table.splitlines() if line.startswith("| ")]
+    methods = [cell.strip() for cell in lines[0].strip("|").split("|")][5:]
+    rows = {}
+    for line in lines[1:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        found = {}
+        for method, cell in zip(methods, cells[5:]):
+            if cell == "–":
+                continue
+            coverage, width, refused = (part.strip() for part in cell.split("/"))
+            found[method] = (None if coverage == "–" else float(coverage.split("±")[0]),
+                             None if width == "–" else float(width), float(refused))
+        rows[(cells[0], cells[1], cells[2], int(cells[4].replace(",", "")))] = found
+    return rows
+
+
+def test_informedness_card_states_the_rule_and_the_studys_figures():
     section = card_section("informedness", "### Corrected prevalence from a judge's labels")
-    assert f"J ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
+    assert f"|J| ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
     study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
     assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
-    assert "1,212 s" in section and "1,212 s" in study
-    assert "- bootstrap, class p: 140 of 144 in [0.93, 0.97], min 0.927, max 0.973" in study
-    assert "- bootstrap, lowest class: 140 of 144 in [0.93, 0.97], min 0.925, max 0.973" in study
-    assert "140 of 144 settings within 93–97%" in section and "lowest 0.925–0.929" in section
+    assert "828 s" in section and "828 s" in study
+    rows = study_rows()
+    assert len(rows) == 63
+
+    def coverages(method, keep=lambda key: True):
+        return [found[method][0] for key, found in rows.items() if method in found and found[method][0] is not None and keep(key)]
+
+    boot = coverages("bootstrap")
+    assert len(boot) == 63 and f"all 63 settings ({min(boot):.3f}–{max(boot):.3f})" in section
+    shift_up = lambda key: key[0] == "binary" and key[2] in ("0.05 → 0.5", "0.03 → 0.3")  # noqa: E731
+    weak = coverages("lee", lambda key: shift_up(key) and key[1] == "0.2")
+    assert f"{min(weak):.3f}–{max(weak):.3f} for J = 0.2" in section
+    others = coverages("lee", lambda key: key[0] == "binary" and not shift_up(key))
+    assert f"setting ({min(others):.3f}–{max(others):.3f})" in section
+    strong = coverages("lee", lambda key: shift_up(key) and key[1] != "0.2")
+    assert f"J ≥ 0.5 ({min(strong):.3f}–{max(strong):.3f})" in section
+    refused_rule = coverages("lee_if_J_excludes_0", lambda key: shift_up(key) and key[1] == "0.2")
+    assert f"covered {min(refused_rule):.3f}–{max(refused_rule):.3f}, worse" in section
+    multinomial = [coverages("multinomial", lambda key, kind=kind: key[0] == kind) for kind in ("binary", "3-class")]
+    assert f"fell to {min(multinomial[0]):.3f} (binary) and {min(multinomial[1]):.3f} (3 classes)" in section
+    # The card's table: the study's golden sets of 300, cell for cell.
+    table = section.split("| J | golden → new prevalence |", 1)[1].split("\n\n", 1)[0]
+    checked = 0
+    for line in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        priors = cells[1].split(": ", 1)[1]
+        full = [line for line in study.split("## Full table", 1)[1].splitlines()
+                if line.startswith(f"| binary | {cells[0]} | {priors} |") and "| 300 |" in line]
+        assert len(full) == 1 and all(f"| {cell} |" in full[0] for cell in cells[2:]), line
+        checked += 1
+    assert checked == 12
+
+
+def test_card_shows_lee_et_als_readme_example_beside_the_published_interval(metric):
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    golden = [0] * 200 + [1] * 200
+    verdicts = [0] * 140 + [1] * 60 + [0] * 20 + [1] * 180
+    result = metric.compute(references=golden, predictions=verdicts, unlabeled_predictions=[0] * 600 + [1] * 400,
+                            confidence_level=0.95)
+    low, high = result["corrected_prevalence_ci"]
+    assert f"| this module, on the labels above | 0.1666667 | [{low!r}, {high!r}] |" in section
+    # The published interval (the reference's README example; see test_prevalence.LEE_PUBLISHED).
+    assert "| 0.1666667 | [0.05635072484160894, 0.2627330257859588] |" in section
+    assert [low, high] == pytest.approx([0.05635072484160894, 0.2627330257859588], abs=1e-15)
+    assert result["corrected_prevalence"] == pytest.approx(1 / 6, abs=1e-15)
+
+
+def test_card_worked_allocation_and_ppi_plan_are_the_planners_output():
+    from shared import planning
+
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    plan = planning.allocate_golden_budget(200, measured_prevalence=0.4, tnr=0.7, tpr=0.9, pilot=10, unlabeled_size=1000)
+    assert (plan["negatives"], plan["positives"]) == (136, 64)
+    assert f"{plan['expected_half_width']:.4f}, against {plan['equal_split_half_width']:.4f}" in section
+    ppi = planning.plan_ppi_golden_set(0.02, tpr=0.8, tnr=0.9, prevalence=0.2, unlabeled_size=100_000)
+    assert f"{ppi['golden']} items, where the golden set alone\nwould need {ppi['classical_size']:,}" in section
 
 
 def test_balanced_accuracy_card_points_to_the_informedness_output(metric):
@@ -468,8 +723,8 @@ def test_space_unlabeled_box_shows_the_corrected_prevalence_with_its_interval(in
 def test_space_refused_correction_is_said_in_words(informedness_app, metric):
     page = space_page(informedness_app, metric, [0, 1, 0, 1], [0, 0, 1, 1], {"unlabeled_predictions": [1, 0, 0]})
     assert page.ok, page.message
-    assert "Corrected prevalence: undefined (judge_not_informed)" in page.message
-    assert "undefined: judge_not_informed" in page.figure.axes[-1].get_title()
+    assert "Corrected prevalence: undefined (informedness_too_small)" in page.message
+    assert "undefined: informedness_too_small" in page.figure.axes[-1].get_title()
 
 
 def test_space_multiclass_summary_lists_each_class(informedness_app, metric):
@@ -526,3 +781,23 @@ def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
     assert space_app.optional_csv_columns(balanced_accuracy) == ["sample_weight", "baseline_predictions"]
     assert space_app.optional_csv_columns(load_module("informedness")) == [
         "sample_weight", "baseline_predictions", "groups", "unlabeled_predictions", "unlabeled_baseline_predictions"]
+
+
+def test_space_offers_the_method_and_says_the_key_assumption(informedness_app, metric):
+    controls = {option.name: option for option in informedness_app["OPTIONS"]}
+    assert list(controls["prevalence_method"].choices.values()) == ["rogan_gladen", "ppi"]
+    assert "pos_label" in controls
+    options = {"unlabeled_predictions": JUDGED, "confidence_level": 0.95}
+    page = space_page(informedness_app, metric, GOLD_PREDICTIONS, GOLD_REFERENCES, options)
+    assert "Assumes the judge errs on the new data as on the golden set" in page.message
+    assert "groups" in page.message and "(class 1)" in page.message
+    axes = page.figure.axes[-1]
+    assert "Assumes the judge errs on the new data" in axes.get_xlabel().replace("\n", " ")
+    assert [tick.get_text() for tick in axes.get_xticklabels()] == ["1"]
+    ppi = {**options, "prevalence_method": "ppi", "pos_label": 0}
+    page = space_page(informedness_app, metric, GOLD_PREDICTIONS, GOLD_REFERENCES, ppi)
+    assert page.ok, page.message
+    expected = metric.compute(predictions=GOLD_PREDICTIONS, references=GOLD_REFERENCES, **ppi)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    assert "random sample of the new data" in page.message and "(class 0)" in page.message
+    assert [tick.get_text() for tick in page.figure.axes[-1].get_xticklabels()] == ["0"]

@@ -19,6 +19,7 @@ from shared import judge_groups
 from shared import planning
 from shared import prevalence
 from shared import prevalence_arrays
+from shared import prevalence_ppi
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -80,25 +81,63 @@ def test_clipping_is_reported(flagged, expected):
     assert 0.0 <= low <= expected <= high <= 1.0
 
 
-def test_no_warning_and_nan_with_reason_when_the_judge_is_not_informed():
+INTERVAL_METHODS = ("lee", "bootstrap", "delta")
+
+
+def test_one_refusal_rule_nan_with_a_reason_and_no_warning_when_the_judge_cannot_be_inverted():
     cases = {
-        "judge_not_informed": binary_confusion(50, 100, 50, 100),  # J = 0: division by zero
-        "judge_not_informed ": binary_confusion(30, 100, 60, 100),  # J = -0.3
-        "informedness_too_small": binary_confusion(54, 100, 50, 100),  # J = 0.04
-        "informedness_too_small ": binary_confusion(55, 100, 50, 100),  # J = 0.05 = the threshold
+        "J = 0: division by zero": binary_confusion(50, 100, 50, 100),
+        "J = 0.04": binary_confusion(54, 100, 50, 100),
+        "J = 0.05 = the threshold": binary_confusion(55, 100, 50, 100),
+        "J = -0.04: the size counts, not the sign": binary_confusion(50, 100, 54, 100),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for reason, confusion in cases.items():
-            for method in prevalence_arrays.PREVALENCE_METHODS:
+        for confusion in cases.values():
+            for method in INTERVAL_METHODS:
                 result = prevalence.corrected_prevalence(confusion, [500, 500], confidence_level=LEVEL, method=method, seed=0)
-                assert result["reason"] == reason.strip()
+                assert result["reason"] == "informedness_too_small"
                 assert math.isnan(result["estimate"]) and all(math.isnan(v) for v in result["interval"])
             difference = prevalence.corrected_prevalence_difference(confusion, [500, 500], [600, 400], confidence_level=LEVEL)
-            assert difference["reason"] == reason.strip() and math.isnan(difference["estimate"])
+            assert difference["reason"] == "informedness_too_small" and math.isnan(difference["estimate"])
     # Just above the threshold: a number. The threshold is a parameter.
     assert not math.isnan(prevalence.corrected_prevalence(binary_confusion(56, 100, 50, 100), [500, 500])["estimate"])
     assert not math.isnan(prevalence.corrected_prevalence(binary_confusion(54, 100, 50, 100), [500, 500], min_informedness=0.01)["estimate"])
+
+
+def swapped_three_class_judge():
+    """Issue 24's case: a 3-class judge that gives class 2 for class 1 and the reverse."""
+    rows = [[80, 12, 8], [6, 10, 84], [5, 85, 10]]
+    return np.asarray(rows), [[80, 8, 12], [6, 84, 10], [5, 10, 85]]
+
+
+def test_a_label_swapped_judge_is_corrected_with_a_warning_binary_and_multiclass_alike():
+    # Binary J = -0.75 (TPR 0.1, FPR 0.85): p = (q - FPR) / J, by hand, and a warning.
+    confusion = binary_confusion(10, 100, 85, 100)
+    tpr, fpr, q = Fraction(10, 100), Fraction(85, 100), Fraction(600, 1000)
+    for method in INTERVAL_METHODS:
+        with pytest.warns(UserWarning, match="label-swapped"):
+            result = prevalence.corrected_prevalence(confusion, [400, 600], confidence_level=LEVEL, method=method, seed=0)
+        assert result["reason"] is None and result["estimate"] == pytest.approx(float((q - fpr) / (tpr - fpr)), abs=1e-12)
+        low, high = result["interval"]
+        assert 0 <= low < result["estimate"] < high <= 1
+    # It is the judge with its labels swapped back, judging the unlabeled data swapped back:
+    # the same prevalence and, for Lee's interval and the delta method, the same interval.
+    unswapped = [row[::-1] for row in confusion]
+    for method in ("lee", "delta"):
+        with pytest.warns(UserWarning):
+            swapped = prevalence.corrected_prevalence(confusion, [400, 600], confidence_level=LEVEL, method=method)
+        straight = prevalence.corrected_prevalence(unswapped, [600, 400], confidence_level=LEVEL, method=method)
+        assert swapped["estimate"] == pytest.approx(straight["estimate"], abs=1e-12)
+        assert swapped["interval"] == pytest.approx(straight["interval"], abs=1e-12)
+    # Three classes, labels 1 and 2 swapped: corrected, with a warning naming them, and
+    # equal to the un-swapped judge on the un-swapped counts.
+    judge, straight_judge = swapped_three_class_judge()
+    assert prevalence_arrays.conditioning(judge / judge.sum(axis=1, keepdims=True)) < 0
+    with pytest.warns(UserWarning, match=r"label-swapped.*'b' \(-0\.\d+\), 'c'"):
+        result = prevalence.corrected_prevalence(judge, [400, 250, 350], classes=["a", "b", "c"])
+    expected = prevalence.corrected_prevalence(straight_judge, [400, 350, 250])["estimate"]
+    assert result["estimate"] == pytest.approx(expected, abs=1e-12) and result["reason"] is None
 
 
 def test_other_undefined_cases():
@@ -108,13 +147,18 @@ def test_other_undefined_cases():
         prevalence.corrected_prevalence([[9, 1], [1, 9]], [1, 2, 3])
     with pytest.raises(ValueError):
         prevalence.corrected_prevalence([[9, 1], [1, 9.5]], [1, 2])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="method: expected one of"):
         prevalence.corrected_prevalence([[9, 1], [1, 9]], [1, 2], method="bayes")
+    with pytest.raises(ValueError, match="method: 'lee' is the interval of one binary prevalence, found 3 classes"):
+        prevalence.corrected_prevalence(np.eye(3) * 10, [1, 2, 3], method="lee")
+    with pytest.raises(ValueError, match="found a difference of two prevalences"):
+        prevalence.corrected_prevalence_difference([[9, 1], [1, 9]], [1, 2], [2, 1], method="lee")
 
 
 def test_weak_golden_set_widens_the_interval_instead_of_dropping_replicates():
     # J = 0.3 on 20 + 20 items: some resamples have J <= 0.05, counted as "anything".
-    result = prevalence.corrected_prevalence(binary_confusion(12, 20, 6, 20), [700, 300], confidence_level=LEVEL, seed=1)
+    result = prevalence.corrected_prevalence(binary_confusion(12, 20, 6, 20), [700, 300], confidence_level=LEVEL, seed=1,
+                                             method="bootstrap")
     assert result["undefined_resample_share"] > 0.01
     low, high = result["interval"]
     assert high - low > 0.5
@@ -187,12 +231,13 @@ def test_invertibility_is_abs_j_for_two_classes_and_zero_for_a_singular_judge():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = prevalence.corrected_prevalence([[80, 10, 10], [10, 45, 45], [10, 45, 45]], [300, 350, 350], confidence_level=LEVEL)
+    assert float(prevalence_arrays.conditioning(np.array([[80, 10, 10], [10, 45, 45], [10, 45, 45]]) / 100)) == pytest.approx(0, abs=1e-12)
     assert result["reason"] == "informedness_too_small" and all(math.isnan(v) for v in result["estimate"])
 
 
 def test_multiclass_interval_per_class_holds_the_estimate():
     confusion = [[80, 15, 5], [10, 70, 20], [5, 10, 85]]
-    for method in prevalence_arrays.PREVALENCE_METHODS:
+    for method in ("bootstrap", "delta"):
         result = prevalence.corrected_prevalence(confusion, [500, 300, 200], confidence_level=LEVEL, method=method, seed=0)
         assert len(result["interval"]) == 3
         for value, (low, high) in zip(result["estimate"], result["interval"]):
@@ -215,10 +260,13 @@ def test_binary_delta_variance_is_the_textbook_formula():
 
 def test_bootstrap_and_delta_agree_in_a_large_sample():
     confusion, unlabeled = binary_confusion(1600, 2000, 400, 4000), [21000, 9000]
-    boot = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0, n_resamples=4000)["interval"]
+    boot = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0, n_resamples=4000,
+                                           method="bootstrap")["interval"]
     delta = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, method="delta")["interval"]
-    assert boot[1] - boot[0] == pytest.approx(delta[1] - delta[0], rel=0.1)
-    assert sum(boot) / 2 == pytest.approx(sum(delta) / 2, abs=0.005)
+    lee = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL)["interval"]
+    for other in (boot, lee):
+        assert other[1] - other[0] == pytest.approx(delta[1] - delta[0], rel=0.1)
+        assert sum(other) / 2 == pytest.approx(sum(delta) / 2, abs=0.005)
 
 
 def test_difference_is_delta_q_over_j_and_the_fpr_cancels():
@@ -238,7 +286,7 @@ def test_difference_is_delta_q_over_j_and_the_fpr_cancels():
 
 
 def test_difference_of_identical_samples_is_zero_with_an_interval_around_it():
-    for method in prevalence_arrays.PREVALENCE_METHODS:
+    for method in ("bootstrap", "delta"):
         result = prevalence.corrected_prevalence_difference(
             binary_confusion(80, 100, 10, 100), [700, 300], [700, 300], confidence_level=LEVEL, method=method, seed=0
         )
@@ -282,10 +330,29 @@ def test_small_coverage_simulation(prior, rates):
 
 
 def test_the_study_script_runs_quick():
+    """A quick version of examples/prevalence_study.py: every method on a shift-up, an i.i.d.,
+    a shift-down and a 3-class setting, with loose bands (300 sets: 2 SE is about 0.025)."""
+    import time
+
     import prevalence_study
 
-    rows = prevalence_study.run(prevalence_study.quick_settings(), sets=60, resamples=200, seed=0)
-    assert rows and all(0.0 <= row["coverage"] <= 1.0 for row in rows)
+    started = time.perf_counter()
+    rows = prevalence_study.run(prevalence_study.quick_settings(), sets=300, resamples=200, seed=0)
+    assert time.perf_counter() - started < 30
+    by_design = {(row["kind"], row["design"]): row for row in rows}
+    assert set(by_design) == {("binary", "shift up"), ("binary", "i.i.d."), ("binary", "shift down"), ("3-class", "shift up")}
+    for row in rows:
+        assert row["bootstrap"]["coverage"] >= 0.9, row
+        assert 0.0 <= row["bootstrap"]["refused"] <= 0.2
+        if row["kind"] == "binary":
+            assert row["lee"]["coverage"] >= 0.9, row
+    # PPI: nominal on i.i.d. data, refused (or wrong) under shift.
+    assert by_design[("binary", "i.i.d.")]["ppi"]["coverage"] >= 0.9
+    shifted = by_design[("binary", "shift up")]["ppi"]
+    assert shifted["refused"] > 0.9 or shifted["coverage"] < 0.5
+    # The former multinomial bootstrap under shift up (3 classes, a 3% golden class): short.
+    assert by_design[("3-class", "shift up")]["multinomial"]["coverage"] < 0.9
+    assert "| lee |" in prevalence_study.headline(rows) and "bootstrap" in prevalence_study.full_table(rows)
 
 
 # ---------------------------------------------------------------- group diagnostics
@@ -465,3 +532,309 @@ def test_plan_command_prints_the_plan(capsys):
     assert f"{plan['total']:,}" in capsys.readouterr().out
     plan = plan_golden_set.main(["compare", "--delta-j", "0.1", "--tpr", "0.8,0.9", "--tnr", "0.9", "--prevalence", "0.3"])
     assert plan["judge_b"]["tpr"] == 0.9 and plan["judge_b"]["tnr"] == 0.9
+
+
+# ---------------------------------------------------------------- Lee et al. (2025): the binary default interval
+
+# Published values of the reference implementation: the R port jansim/LLM-judge-repoRting
+# (tests/testthat/fixtures/confidence_interval.csv), generated from the Python package
+# llm_judge_reporting at commit 082884d with
+# confidence_interval(p, q0, q1, n, m0, m1, alpha); row 1 is the README's example, whose
+# printed interval is (0.0564, 0.2627).
+LEE_PUBLISHED = [
+    # p, q0, q1, n, m0, m1, alpha, lower, upper
+    (0.4, 0.7, 0.9, 1000, 200, 200, 0.05, 0.05635072484160894, 0.2627330257859588),
+    (0.5, 0.8, 0.8, 500, 100, 100, 0.05, 0.3799746588561528, 0.6200253411438469),
+    (0.62, 0.85, 0.93, 2000, 150, 350, 0.05, 0.5544774781496563, 0.6456327845409667),
+    (0.1, 0.95, 0.6, 300, 50, 80, 0.1, 0.0, 0.17813731660303905),
+    (0.9, 0.6, 0.99, 10000, 1000, 1000, 0.01, 0.8273348478706124, 0.8686713102464316),
+    (0.05, 0.9, 0.9, 1000, 200, 200, 0.05, 0.0, 0.0),
+    (0.97, 0.9, 0.9, 1000, 200, 200, 0.05, 1.0, 1.0),
+    (0.3333, 0.777, 0.888, 123, 45, 67, 0.2, 0.012521172499902977, 0.2816724189695818),
+    (0.0, 1.0, 1.0, 50, 10, 10, 0.05, 0.0, 0.09568563633822108),
+    (1.0, 1.0, 1.0, 50, 10, 10, 0.05, 0.9043143636617791, 1.0),
+    (0.4, 0.7, 0.9, 1000, 1, 1, 0.05, 0.0, 1.0),
+    (0.55, 0.75, 0.85, 1, 30, 40, 0.5, 0.0, 0.9666883803310964),
+]
+
+
+def lee_by_hand(p, q0, q1, n, m0, m1, alpha):
+    """Lee et al.'s adjusted interval written out from its definition (SciPy's normal quantile)."""
+    from scipy.stats import norm  # scikit-learn depends on SciPy: always installed with the test requirements
+
+    z = norm.ppf(1 - alpha / 2)
+    share, size = (n * p + z**2 / 2) / (n + z**2), n + z**2
+    spec, spec_size = (m0 * q0 + 1) / (m0 + 2), m0 + 2
+    sens, sens_size = (m1 * q1 + 1) / (m1 + 2), m1 + 2
+    theta = (share + spec - 1) / (spec + sens - 1)
+    bias = 2 * z**2 * (theta * sens * (1 - sens) / sens_size - (1 - theta) * spec * (1 - spec) / spec_size)
+    variance = share * (1 - share) / size + (1 - theta) ** 2 * spec * (1 - spec) / spec_size + theta**2 * sens * (1 - sens) / sens_size
+    se = math.sqrt(variance) / abs(spec + sens - 1)
+    return min(1.0, max(0.0, theta + bias - z * se)), min(1.0, max(0.0, theta + bias + z * se))
+
+
+def lee_counts(p, q0, q1, n, m0, m1):
+    """Golden confusion and unlabeled counts giving those shares (rows: negatives, positives)."""
+    return [[q0 * m0, (1 - q0) * m0], [(1 - q1) * m1, q1 * m1]], [(1 - p) * n, p * n]
+
+
+@pytest.mark.parametrize("row", LEE_PUBLISHED)
+def test_lee_interval_equals_the_published_values_and_an_independent_implementation(row):
+    *inputs, alpha, lower, upper = row
+    confusion, unlabeled = lee_counts(*inputs)
+    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, 1 - alpha)
+    assert not flipped
+    assert [float(low), float(high)] == pytest.approx([lower, upper], abs=1e-12)
+    assert [float(low), float(high)] == pytest.approx(lee_by_hand(*inputs, alpha), abs=1e-12)
+
+
+def test_lee_interval_on_random_counts_equals_the_independent_implementation():
+    rng = np.random.default_rng(21)
+    negatives, positives = rng.integers(1, 400, 300), rng.integers(1, 400, 300)
+    tn, tp = rng.binomial(negatives, 0.8), rng.binomial(positives, 0.75)
+    total = rng.integers(1, 5000, 300)
+    flagged = rng.binomial(total, 0.4)
+    confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
+    level = 0.9
+    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, np.stack([total - flagged, flagged], -1), level)
+    checked = 0
+    for index in np.flatnonzero(~flipped):
+        expected = lee_by_hand(flagged[index] / total[index], tn[index] / negatives[index], tp[index] / positives[index],
+                               total[index], negatives[index], positives[index], 1 - level)
+        assert [low[index], high[index]] == pytest.approx(expected, abs=1e-12)
+        checked += 1
+    assert checked > 250
+
+
+def test_lee_is_the_binary_default_on_golden_labels_giving_the_readme_shares():
+    # The README example as labels: 200 golden negatives (140 judged negative: q0 = 0.7),
+    # 200 golden positives (180 judged positive: q1 = 0.9), 400 of 1,000 new items flagged.
+    confusion = binary_confusion(180, 200, 60, 200)
+    result = prevalence.corrected_prevalence(confusion, [600, 400], confidence_level=0.95)
+    assert result["method"] == "lee" and result["interval_reason"] is None
+    assert result["estimate"] == pytest.approx((0.4 + 0.7 - 1) / (0.7 + 0.9 - 1), abs=1e-12)  # their point_estimator
+    assert result["interval"] == pytest.approx([0.05635072484160894, 0.2627330257859588], abs=1e-12)
+    # The bootstrap on request; the two agree roughly here.
+    boot = prevalence.corrected_prevalence(confusion, [600, 400], confidence_level=0.95, method="bootstrap", seed=0)
+    assert boot["interval"] == pytest.approx(result["interval"], abs=0.02)
+
+
+def test_lee_refuses_an_interval_whose_smoothing_flips_the_sign_of_j():
+    # One golden positive, judged positive (TPR 1); FPR 0.7 on 100 negatives: J = 0.3, but the
+    # pseudo-counts make TPR 2/3 and FPR 71/102: J~ < 0.
+    with pytest.warns(UserWarning, match="does not tell this judge from a guesser"):
+        result = prevalence.corrected_prevalence(binary_confusion(1, 1, 70, 100), [200, 800], confidence_level=LEVEL)
+    assert result["reason"] is None and not math.isnan(result["estimate"])
+    assert result["interval_reason"] == "too_few_golden_items" and all(math.isnan(x) for x in result["interval"])
+
+
+def test_lee_warns_when_the_golden_set_cannot_tell_the_judge_from_a_guesser():
+    with pytest.warns(UserWarning, match="does not tell this judge from a guesser"):
+        prevalence.corrected_prevalence(binary_confusion(5, 8, 10, 30), [700, 300], confidence_level=LEVEL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prevalence.corrected_prevalence(binary_confusion(80, 100, 10, 100), [700, 300], confidence_level=LEVEL)
+
+
+# ---------------------------------------------------------------- the smoothed bootstrap, prior shift
+
+
+def test_smoothed_bootstrap_moves_a_rate_estimated_at_one():
+    """Issue 24's cause: the judge caught every golden positive (TPR 10/10). A multinomial
+    resample keeps TPR = 1; the truth (TPR 0.85, FPR 0.1, prevalence 0.5: q = 0.475) needs a
+    lower one. The smoothed draws and Lee's pseudo-counts both reach it."""
+    confusion, unlabeled = binary_confusion(10, 10, 19, 190), [5250, 4750]
+    assert prevalence.corrected_prevalence(confusion, unlabeled)["estimate"] == pytest.approx((0.475 - 0.1) / 0.9, abs=1e-12)
+    for method in ("bootstrap", "lee"):
+        low, high = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, method=method, seed=0)["interval"]
+        assert low < 0.5 < high, method
+    # What a multinomial resample of the counts does: TPR stays 1 in every replicate.
+    rng = np.random.default_rng(0)
+    resampled_tpr = rng.multinomial(10, [0.0, 1.0], size=1000)[:, 1] / 10
+    assert (resampled_tpr == 1).all()
+
+
+def coverage_under_shift(rng, sets, golden_size, golden_prior, unlabeled_size, unlabeled_prior, rates, methods, resamples=400):
+    golden_prior, unlabeled_prior, rates = np.asarray(golden_prior), np.asarray(unlabeled_prior), np.asarray(rates)
+    support = rng.multinomial(golden_size, golden_prior, size=sets)
+    confusion = rng.multinomial(support, rates)
+    unlabeled = rng.multinomial(unlabeled_size, unlabeled_prior @ rates, size=sets)
+    defined = prevalence.corrected_prevalence_arrays(confusion, unlabeled)["defined"]
+    found = {}
+    for method in methods:
+        if method == "lee":
+            low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
+            low, high = np.stack([1 - high, low], -1), np.stack([1 - low, high], -1)
+            use = defined & ~flipped
+        else:
+            low, high, _ = prevalence.bootstrap_prevalence_arrays(
+                confusion, [unlabeled], confidence_level=LEVEL, n_resamples=resamples, seed=1, min_informedness=0.05)
+            use = defined
+        found[method] = ((low <= unlabeled_prior) & (unlabeled_prior <= high))[use].mean(axis=0)
+    return found
+
+
+def test_prior_shift_coverage_of_the_issue_reproducer():
+    """Issue 24: golden n = 200 at prevalence 0.05, new data at 0.5, judge TPR 0.85, FPR 0.10:
+    the multinomial bootstrap covered 0.779. 400 sets: 2 SE is about 0.022."""
+    rng = np.random.default_rng(24)
+    found = coverage_under_shift(rng, 400, 200, [0.95, 0.05], 5000, [0.5, 0.5], [[0.9, 0.1], [0.15, 0.85]], ("lee", "bootstrap"))
+    for method, coverage in found.items():
+        assert coverage[1] >= 0.92, (method, coverage)
+
+
+def test_three_class_prior_shift_with_a_three_percent_golden_class_covers_per_class():
+    rng = np.random.default_rng(3)
+    rates = [[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]]
+    found = coverage_under_shift(rng, 300, 1000, [0.6, 0.37, 0.03], 5000, [0.2, 0.3, 0.5], rates, ("bootstrap",))
+    assert np.all(found["bootstrap"] >= 0.91), found
+
+
+# ---------------------------------------------------------------- PPI++ against ppi-python
+
+
+def ppi_peer(references, predictions, unlabeled, num_classes, level):
+    """ppi-python on the one-vs-rest indicators of each class (the power-tuned lambda)."""
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    estimates, intervals_found = [], []
+    for c in range(num_classes):
+        y, yhat, yhat_unlabeled = (np.asarray(a) == c for a in (references, predictions, unlabeled))
+        y, yhat, yhat_unlabeled = y.astype(float), yhat.astype(float), yhat_unlabeled.astype(float)
+        estimates.append(float(np.squeeze(ppi_mean_pointestimate(y, yhat, yhat_unlabeled))))
+        low, high = ppi_mean_ci(y, yhat, yhat_unlabeled, alpha=1 - level)
+        intervals_found.append([float(np.squeeze(low)), float(np.squeeze(high))])
+    return np.array(estimates), np.array(intervals_found)
+
+
+@pytest.mark.parametrize("num_classes", [2, 3, 4])
+def test_ppi_equals_ppi_python_to_1e_9(num_classes):
+    rng = np.random.default_rng(num_classes)
+    compared = 0
+    for _ in range(40):
+        prior = rng.dirichlet(np.ones(num_classes) * 2)
+        golden, new = int(rng.integers(10, 400)), int(rng.integers(10, 3000))
+        references = rng.choice(num_classes, golden, p=prior)
+        truth = rng.choice(num_classes, new, p=prior)
+        noise = lambda labels: np.where(rng.random(labels.size) < 0.7, labels, rng.integers(0, num_classes, labels.size))  # noqa: E731
+        predictions, unlabeled = noise(references), noise(truth)
+        confusion = np.zeros((num_classes, num_classes), dtype=np.int64)
+        np.add.at(confusion, (references, predictions), 1)
+        counts = np.bincount(unlabeled, minlength=num_classes)
+        found = prevalence_ppi.ppi_prevalence_arrays(confusion, counts, 0.9)
+        estimate, interval = ppi_peer(references, predictions, unlabeled, num_classes, 0.9)
+        assert found["estimate"] == pytest.approx(estimate, abs=1e-9)
+        assert np.stack([found["low"], found["high"]], -1) == pytest.approx(interval, abs=1e-9)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a small class can look label-swapped by chance
+            result = prevalence.ppi_prevalence(confusion, counts, confidence_level=0.9)
+        if result["reason"] is None:
+            expected = np.clip(estimate, 0, 1)
+            shown = [result["estimate"]] if num_classes == 2 else result["estimate"]
+            assert shown == pytest.approx((expected[1:] if num_classes == 2 else expected).tolist(), abs=1e-9)
+            intervals_shown = np.array([result["interval"]] if num_classes == 2 else result["interval"])
+            assert intervals_shown == pytest.approx(np.clip(interval[1:] if num_classes == 2 else interval, 0, 1), abs=1e-9)
+            compared += 1
+    assert compared >= 30
+
+
+def test_ppi_refuses_where_the_golden_set_cannot_be_a_sample_of_the_new_data():
+    # The judge flags 5% of the golden set and 48% of the new data.
+    result = prevalence.ppi_prevalence([[180, 10], [2, 8]], [5200, 4800], confidence_level=LEVEL)
+    assert result["reason"] == "golden_set_unlike_unlabeled_data" and result["sampling_p_value"] < 1e-6
+    assert math.isnan(result["estimate"]) and all(math.isnan(x) for x in result["interval"])
+    assert prevalence.ppi_prevalence([[1, 0], [0, 0]], [5, 5])["reason"] == "too_few_golden_items"
+    assert prevalence.ppi_prevalence([[40, 10], [5, 45]], [0, 0])["reason"] == "no_unlabeled_predictions"
+    # A judge no better than chance is fine for PPI (the weight goes to 0: the golden share).
+    result = prevalence.ppi_prevalence([[25, 25], [25, 25]], [500, 500], confidence_level=LEVEL)
+    assert result["reason"] is None and result["lam"] == 0.0 and result["estimate"] == 0.5
+
+
+def test_ppi_sampling_test_is_pearsons_chi_square():
+    from scipy.stats import chi2_contingency
+
+    table = np.array([[30, 50, 20], [350, 480, 170]])
+    confusion = np.array([[20, 5, 3], [6, 40, 4], [4, 5, 13]])  # column sums 30, 50, 20
+    expected = chi2_contingency(table, correction=False)[1]
+    assert float(prevalence_ppi.ppi_prevalence_arrays(confusion, table[1])["sampling_p_value"]) == pytest.approx(expected, rel=1e-9)
+
+
+# ---------------------------------------------------------------- planning the golden set for the corrected prevalence
+
+# The reference allocate_calibration_sample's published outputs (same fixture source as
+# LEE_PUBLISHED: allocate_calibration_sample.csv): m, p, q0_pilot, q1_pilot, m_pilot, m0, m1.
+ALLOCATION_PUBLISHED = [
+    (200, 0.4, 0.7, 0.9, 10, 136, 64),
+    (200, 0.4, 0.9, 0.9, 0, 120, 80),
+    (100, 0.5, 0.8, 0.8, 5, 50, 50),
+    (1000, 0.1, 0.95, 0.6, 50, 786, 214),
+    (1000, 0.9, 0.6, 0.99, 50, 294, 706),
+    (500, 1e-07, 0.9, 0.9, 0, 0, 500),  # q < 1e-6: the reference's branch (see below)
+    (50, 0.3, 0.7, 1.0, 0, 50, 0),
+    (50, 1.0, 0.7, 0.8, 5, 5, 45),
+    (300, 0.62, 0.85, 0.93, 0, 142, 158),
+    (20, 0.02, 0.5, 0.99, 8, 12, 8),
+    (7, 0.5, 0.6, 0.6, 1, 3, 4),
+    (5, 0.5, 0.6, 0.6, 1, 3, 2),
+]
+
+
+@pytest.mark.parametrize("row", ALLOCATION_PUBLISHED)
+def test_golden_budget_allocation_equals_the_reference(row):
+    budget, share, tnr, tpr, pilot, negatives, positives = row
+    plan = planning.allocate_golden_budget(budget, measured_prevalence=share, tnr=tnr, tpr=tpr, pilot=pilot)
+    if share < 1e-6:
+        # The reference gives all but the pilot to the positives; its formula's limit as q -> 0 is
+        # the opposite (m1 = m / (1 + (1/q - 1) sqrt(kappa)) -> 0), which the planner follows.
+        assert (plan["negatives"], plan["positives"]) == (budget - pilot, pilot)
+    else:
+        assert (plan["negatives"], plan["positives"]) == (negatives, positives)
+
+
+def test_lee_allocation_narrows_the_expected_interval_and_the_planner_command_prints_it(capsys):
+    import plan_golden_set
+
+    plan = plan_golden_set.main(["allocate", "--budget", "200", "--measured", "0.4", "--tnr", "0.7", "--tpr", "0.9",
+                                 "--pilot", "10", "--unlabeled", "1000"])
+    assert (plan["negatives"], plan["positives"]) == (136, 64)
+    assert plan["expected_half_width"] < plan["equal_split_half_width"]
+    assert "136" in capsys.readouterr().out
+    # The expected half-widths are Lee's interval at the expected counts, written out by hand.
+    expected = lee_by_hand(0.4, 0.7, 0.9, 1000, 136, 64, 0.05)
+    assert plan["expected_half_width"] == pytest.approx((expected[1] - expected[0]) / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("tpr, tnr, prevalence_value, effective, cost", [
+    (0.8, 0.9, 0.2, 2000, 0.01), (0.95, 0.9, 0.5, 500, 0.05), (0.6, 0.7, 0.1, 800, 0.001), (0.99, 0.99, 0.3, 3000, 0.1)])
+def test_ppi_golden_size_matches_ppi_python_power_analysis(tpr, tnr, prevalence_value, effective, cost):
+    """ppi-python's cheapest (n, N) for an effective sample size; with its N our planner needs its n."""
+    from ppi_py import ppi_power
+
+    correlation = planning.ppi_correlation(tpr, tnr, prevalence_value)
+    peer = ppi_power(correlation, cost_X=0, cost_Y=1.0, cost_Yhat=cost, effective_n=effective)
+    half_width = binomial.z_value(LEVEL) * math.sqrt(prevalence_value * (1 - prevalence_value) / effective)
+    plan = planning.plan_ppi_golden_set(half_width, tpr=tpr, tnr=tnr, prevalence=prevalence_value, unlabeled_size=peer["N"])
+    assert abs(plan["golden"] - peer["n"]) <= 1  # both round a real size
+    assert plan["expected_half_width"] <= half_width * (1 + 1e-9)
+
+
+def test_ppi_correlation_equals_ppi_python_on_a_pilot():
+    from ppi_py import ppi_mean_power
+
+    references = np.r_[np.ones(50), np.zeros(150)]  # prevalence 0.25
+    judged = np.r_[np.ones(40), np.zeros(10), np.ones(15), np.zeros(135)]  # TPR 0.8, TNR 0.9
+    peer = ppi_mean_power(references, judged, cost_Y=1.0, cost_Yhat=0.01, effective_n=1000)["ppi_corr"]
+    assert planning.ppi_correlation(0.8, 0.9, 0.25) == pytest.approx(peer, abs=1e-12)
+
+
+def test_ppi_plan_holds_by_simulation():
+    """Golden samples of the planned size: PPI++ half-widths centre on the target."""
+    plan = planning.plan_ppi_golden_set(0.03, tpr=0.8, tnr=0.9, prevalence=0.2, unlabeled_size=20_000)
+    rng = np.random.default_rng(8)
+    rates = np.array([[0.9, 0.1], [0.2, 0.8]])
+    support = rng.multinomial(plan["golden"], [0.8, 0.2], size=2000)
+    confusion = rng.multinomial(support, rates)
+    unlabeled = rng.multinomial(20_000, np.array([0.8, 0.2]) @ rates, size=2000)
+    found = prevalence_ppi.ppi_prevalence_arrays(confusion, unlabeled, LEVEL)
+    half = (found["high"][:, 1] - found["low"][:, 1]) / 2
+    assert np.median(half) == pytest.approx(0.03, rel=0.05)

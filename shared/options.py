@@ -256,6 +256,8 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> Option
     """None, or a number strictly between 0 and 1."""
     if value is None:
         return None
+    if isinstance(value, str):  # e.g. "95%" or "0.95" typed as text
+        raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found the string {value!r}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found {type(value).__name__}.")
     if not 0.0 < float(value) < 1.0:

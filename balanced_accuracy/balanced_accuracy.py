@@ -307,15 +307,17 @@ def balanced_accuracy_from_counts(
         result["balanced_accuracy_ci"] = [math.nan, math.nan]
     if counts.optimal_threshold is not None:
         result["optimal_threshold"] = counts.optimal_threshold
-    if counts.reason is not None:
-        return {**result, "reason": counts.reason}
     encoded = counts.encoded
-    class_counts = counts.class_counts()
-    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
-    averaging = Averaging.over(
+    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
+        return {**result, "reason": counts.reason}  # no class known to check class_mask against
+    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
         encoded.num_classes, class_mask, zero_division, adjusted,
         observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
     )
+    if counts.reason is not None:
+        return {**result, "reason": counts.reason}
+    class_counts = counts.class_counts()
+    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
     if zero_division == "skip":
         _warn_undefined_recall(class_counts, encoded, averaging)
     value, averaged = averaging.combine(per_class_recall)

@@ -399,18 +399,20 @@ def informedness_from_counts(
     The options mean what they mean in ``compute`` and are already checked; ``counts`` is
     what ``compute`` counted from samples, or a confusion matrix given to it.
     """
+    encoded = counts.encoded
+    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
+        return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
+    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
+        encoded.num_classes, class_mask, zero_division,
+        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
+    )
     if counts.reason is not None:
         return undefined_informedness(counts.reason, confidence_level, return_markedness)
-    encoded = counts.encoded
     if return_per_class:
         counts.check_materialised("return_per_class")
     if confidence_level is not None:
         check_informedness_interval(encoded, average, zero_division, ci_method, n_resamples)
     class_counts = counts.class_counts()
-    averaging = Averaging.over(
-        encoded.num_classes, class_mask, zero_division,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
     if not class_counts.total > 0:
         return undefined_informedness(NO_SAMPLES, confidence_level, return_markedness)
     value, averaged, per_class_informedness = informedness(

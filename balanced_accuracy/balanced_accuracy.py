@@ -55,9 +55,9 @@ sample weights, and on binary scores with a fixed or a Youden-optimal threshold.
 _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (array-like of any shape): predicted labels, or with `threshold` the
-        scores of the positive class (probabilities in [0, 1] for a numeric threshold,
-        any finite reals with `threshold="auto"`). Lists, NumPy arrays, torch tensors,
-        pandas Series and pyarrow arrays are accepted.
+        scores of the positive class (any finite reals: probabilities, logits, a judge's
+        1-10 scores). Lists, NumPy arrays, torch tensors, pandas Series and pyarrow arrays
+        are accepted.
     references (array-like, same shape as predictions): true labels.
     task (`"binary"`, `"multiclass"` or None): None infers binary for 0/1 labels, two
         `labels` or a `pos_label`; multi-class otherwise. The value of balanced accuracy
@@ -78,13 +78,19 @@ Args:
         predictions but no references (or a binary task's class without references, where
         the value is then the other class's recall alone) raises a UserWarning, as
         scikit-learn's does.
-    threshold (float in [0, 1], `"auto"` or None): binary only. A number turns scores
-        into labels (positive iff score >= threshold). `"auto"` picks the threshold that
-        maximises balanced accuracy (Youden's J) and returns it as `optimal_threshold`.
-        {THRESHOLD_TIE_RULE} With threshold=None, predictions must be labels: non-integer
-        scores raise a ValueError asking for a threshold.
+    threshold (float, `"auto"` or None): binary only. A number turns scores into labels
+        (positive iff score >= threshold) on the scores' own scale: 0.5 for probabilities,
+        or the `optimal_threshold` that "auto" returned on another split, for logits or a
+        judge's scores too (inf: nothing positive). A number outside [0, 1] with
+        predictions all in [0, 1] is a ValueError: nothing (or everything) would be
+        positive. `"auto"` picks the threshold that maximises balanced accuracy (Youden's
+        J) and returns it as `optimal_threshold`. {THRESHOLD_TIE_RULE} With
+        threshold=None, predictions must be labels: non-integer scores raise a ValueError
+        asking for a threshold.
     ignore_index (optional): samples whose reference equals this value are dropped
-        (e.g. -100 for padded tokens, 255 for void pixels).
+        (e.g. -100 for padded tokens, 255 for void pixels). Without it, references
+        holding -100 (or 255 in a uint8 array) are counted as a class, with a
+        UserWarning that names `ignore_index`.
     class_mask (list of int, optional): average only over these class indices (positions
         in the class order).
     sample_weight (array-like, optional): one non-negative finite weight per sample;
@@ -124,8 +130,10 @@ Args:
 
 Returns:
     balanced_accuracy (float): in [0, 1] ([-1/(K-1), 1] when adjusted); NaN with a
-        `reason` when nothing can be averaged ("empty_after_ignore_index",
-        "empty_class_mask_after_filtering", "no_reference_classes").
+        `reason` when nothing can be averaged: "no_samples" (empty input: no samples,
+        or only samples of weight 0; the same in all four modules),
+        "empty_after_ignore_index", "empty_class_mask_after_filtering",
+        "adjusted_needs_two_classes".
     balanced_accuracy_ci (list of two floats): with `confidence_level`, [low, high],
         inside the metric's range; [nan, nan] when the value is undefined.
     optimal_threshold (float): with `threshold="auto"`.
@@ -299,15 +307,17 @@ def balanced_accuracy_from_counts(
         result["balanced_accuracy_ci"] = [math.nan, math.nan]
     if counts.optimal_threshold is not None:
         result["optimal_threshold"] = counts.optimal_threshold
-    if counts.reason is not None:
-        return {**result, "reason": counts.reason}
     encoded = counts.encoded
-    class_counts = counts.class_counts()
-    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
-    averaging = Averaging.over(
+    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
+        return {**result, "reason": counts.reason}  # no class known to check class_mask against
+    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
         encoded.num_classes, class_mask, zero_division, adjusted,
         observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
     )
+    if counts.reason is not None:
+        return {**result, "reason": counts.reason}
+    class_counts = counts.class_counts()
+    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
     if zero_division == "skip":
         _warn_undefined_recall(class_counts, encoded, averaging)
     value, averaged = averaging.combine(per_class_recall)

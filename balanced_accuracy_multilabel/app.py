@@ -21,7 +21,7 @@ OPTIONS = [
     Values("class_mask", placeholder="label indices, e.g. [0, 2]"),
     Values("sample_weight", placeholder="one weight per row"),
     Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
-    Value("confidence_level", placeholder="e.g. 0.95"),
+    Value("confidence_level", placeholder="e.g. 0.95 or 95%", percent=True),
     Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),
     Value("n_resamples", placeholder="10000", maximum=100_000),
     Value("seed", placeholder="e.g. 0"),

@@ -26,6 +26,7 @@ from .shared_core import label_average_reason
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import multilabel_counts
 from .shared_core import MultilabelCounts
+from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
 from .shared_core import to_python
@@ -57,15 +58,17 @@ Args:
         probabilities of each label. Lists of lists, NumPy, torch and boolean arrays are
         accepted.
     references (array-like, shape (N, L)): true 0/1 labels (and `ignore_index`, if given).
-    from_probas (bool, defaults to False): predictions are probabilities (or, with
-        `threshold="auto"`, any finite scores such as logits), turned into labels with
-        `threshold`. With False, predictions must be 0/1 and `threshold` plays no part.
-    threshold (float in [0, 1], `"auto"`, or one such number per label; defaults to 0.5):
-        a label is predicted iff probability >= threshold. `"auto"` searches, per label,
-        the threshold that maximises BA_l and returns them as `per_label_thresholds`. {THRESHOLD_TIE_RULE}
+    from_probas (bool, defaults to False): predictions are scores (probabilities, or any
+        finite scores such as logits), turned into labels with `threshold`. With False,
+        predictions must be 0/1 and `threshold` plays no part.
+    threshold (float, `"auto"`, or one number per label; defaults to 0.5): a label is
+        predicted iff score >= threshold, on the scores' own scale (0.5 suits
+        probabilities, not logits). `"auto"` searches, per label, the threshold that
+        maximises BA_l and returns them as `per_label_thresholds`. {THRESHOLD_TIE_RULE}
         A label for which predicting no positive at all is best gets threshold inf. A list of
-        L thresholds (e.g. the `per_label_thresholds` of a tuning split; inf allowed)
-        applies one threshold per label.
+        L thresholds (e.g. the `per_label_thresholds` of a tuning split, logits included;
+        inf allowed) applies one threshold per label. A threshold outside [0, 1] with
+        predictions all in [0, 1] is a ValueError (nothing, or everything, would be positive).
     average (`"macro"`, `"weighted"` or `"micro"`, defaults to "macro"): "micro" is not
         prevalence-invariant (it moves with label prevalences at fixed TPR/TNR). See
         above; compare micro values only across data with the same label frequencies.
@@ -73,7 +76,8 @@ Args:
         "micro": pool only these labels).
     ignore_index (int, optional): entries whose reference equals it are dropped (the rest
         of their row still counts); they take no part in the counts nor in the "auto"
-        threshold search.
+        threshold search. Without it, a -100 among the references (or 255 in a uint8
+        array) is an error that names `ignore_index`.
     sample_weight (array-like of N numbers, optional): one non-negative weight per row;
         counts and supports become weighted sums.
     zero_division ("skip", 0.0 or 1.0, defaults to "skip"): a label with no positives has
@@ -115,10 +119,11 @@ Args:
 
 Returns:
     balanced_accuracy (float): in [0, 1]; NaN with a `reason` when nothing can be
-        averaged: "empty_after_ignore_index" (every entry ignored),
+        averaged: "no_samples" (empty input: no samples, or only samples
+        of weight 0; the same in all four modules),
+        "empty_after_ignore_index" (every entry ignored),
         "empty_class_mask_after_filtering" (no selected label left to average),
-        "no_defined_labels" (no label has a defined BA), "no_positive_support"
-        ("weighted" and no label has a positive).
+        "no_positive_support" ("weighted" and no label has a positive).
     balanced_accuracy_ci (list of two floats): with `confidence_level`, [low, high] for
         the averaged value, inside [0, 1]; [nan, nan] when the value is undefined.
     per_label_thresholds (list of float): with `threshold="auto"`, in label order.
@@ -254,7 +259,8 @@ _SCORES_HINT = "For probabilities or scores pass from_probas=True."
 
 
 def check_multilabel_threshold(threshold, name):
-    """A number in [0, 1], "auto", or one number in [0, 1] (or inf) per label (their count is checked with the data)."""
+    """A number, "auto", or one number per label (their count is checked with the data): any finite
+    score, or inf (no positive), as "auto" returns them; whether they fit the scores is checked with the data."""
     if isinstance(threshold, (list, tuple, np.ndarray)) or hasattr(threshold, "detach"):
         values = as_array(threshold, name)
         if values.dtype.kind not in "iuf":
@@ -262,11 +268,12 @@ def check_multilabel_threshold(threshold, name):
         values = values.astype(np.float64)
         if values.ndim != 1:
             raise ValueError(f"{name}: expected one threshold per label (a list of numbers), found shape {values.shape}.")
-        if np.isnan(values).any() or ((values < 0) | ((values > 1) & (values != np.inf))).any():
-            raise ValueError(f"{name}: expected per-label thresholds in [0, 1] or inf, found {values.tolist()}.")
+        if np.isnan(values).any() or (values == -np.inf).any():
+            raise ValueError(f"{name}: expected per-label thresholds that are finite numbers or inf (no positive), "
+                             f"found {values.tolist()}.")
         return values
     if threshold is None:
-        raise TypeError(f"{name}: expected a number in [0, 1], 'auto' or one number per label, found None.")
+        raise TypeError(f"{name}: expected a number, 'auto' or one number per label, found None.")
     return check_threshold(threshold, name)
 
 
@@ -311,15 +318,18 @@ def balanced_accuracy_multilabel_from_counts(
     what ``compute`` counted from samples, or an (L, 2, 2) confusion matrix given to it.
     """
     num_labels = counts.num_labels
-    check_num_labels(num_labels, label_names=label_names)
-    averaging = Averaging.over(num_labels, class_mask)  # checks class_mask against the labels
     result = {"balanced_accuracy": math.nan}
     # With an interval requested, an undefined value gets an undefined interval too.
     undefined_ci = {} if confidence_level is None else {"balanced_accuracy_ci": [math.nan, math.nan]}
-    if counts.reason is not None:
-        return {**result, "reason": counts.reason, **undefined_ci}
     if counts.thresholds is not None:
         result["per_label_thresholds"] = counts.thresholds
+    if num_labels == 0:  # only empty lists: the number of labels is unknown, so nothing can be checked against it
+        return to_python({**result, "reason": counts.reason or NO_SAMPLES, **undefined_ci})
+    check_num_labels(num_labels, label_names=label_names)
+    averaging = Averaging.over(num_labels, class_mask)  # checks class_mask against the labels
+    reason = counts.reason or (NO_SAMPLES if not np.any(counts.cells) else None)
+    if reason is not None:
+        return to_python({**result, "reason": reason, **undefined_ci})
     per_label_ba = binary_balanced_accuracy(counts.tp, counts.positives, counts.tn, counts.negatives, zero_division)
     score = label_average(counts.tp, counts.positives, counts.tn, counts.negatives, per_label_ba, average,
                           averaging.selected, zero_division)
@@ -393,7 +403,8 @@ class BalancedAccuracyMultilabel(CountsMetric):
         return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer)
 
     def _counts(self, stored, options):
-        check_num_labels(stored.settings["num_labels"], options["threshold"], options["label_names"])
+        if stored.settings.get("num_labels") is not None:  # None: only empty lists were given
+            check_num_labels(stored.settings["num_labels"], options["threshold"], options["label_names"])
         return multilabel_counts(stored, options["from_probas"], options["threshold"], options["ignore_index"], _SCORES_HINT)
 
     def _counts_from_matrix(self, matrix, options):

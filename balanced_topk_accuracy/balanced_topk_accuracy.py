@@ -20,6 +20,7 @@ from .shared_core import CountsMetric
 from .shared_core import DEFAULT_CI_METHOD
 from .shared_core import interval_options
 from .shared_core import LOAD_TIME_DOC
+from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import rank_counts
 from .shared_core import recall_mean_interval
@@ -63,6 +64,8 @@ Args:
     class_mask (list of int, optional): average only over these class indices (score
         columns).
     ignore_index (optional): samples whose reference equals this value are dropped.
+        Without it, a -100 among the references (or 255 in a uint8 array) is an error
+        that names `ignore_index`.
     sample_weight (array-like of shape (N,), optional): one non-negative finite weight
         per sample; hits and supports become weighted sums.
     {ZERO_DIVISION_DOC}
@@ -90,8 +93,9 @@ Args:
 
 Returns:
     balanced_topk_accuracy (float, or dict {{k: float}} with `k_list`): in [0, 1]; NaN
-        with a `reason` when nothing can be averaged ("empty_after_ignore_index",
-        "empty_class_mask_after_filtering", "no_reference_classes"). In JSON (and in a
+        with a `reason` when nothing can be averaged: "no_samples" (empty input: no
+        samples, or only samples of weight 0; the same in all four modules),
+        "empty_after_ignore_index", "empty_class_mask_after_filtering". In JSON (and in a
         Trainer's saved state) the int keys of the dict become strings.
     balanced_top{{k}}_accuracy (float): with `k_list`, one flat key per k, e.g.
         `balanced_top5_accuracy`, for loggers and `metric_for_best_model`.
@@ -216,8 +220,10 @@ def balanced_topk_accuracy_from_counts(
     """
     num_classes = counts.num_classes
     k_values, several = check_k_values(k, k_list, num_classes)
-    averaging = Averaging.over(num_classes, class_mask, zero_division)  # checks the mask's range first
     with_ci = confidence_level is not None
+    if num_classes == 0:  # only empty lists and no `labels`: no classes to check class_mask against
+        return _undefined(k_values, several, counts.reason or NO_SAMPLES, with_ci)
+    averaging = Averaging.over(num_classes, class_mask, zero_division)  # checks the mask's range first
     if counts.reason is not None:
         return _undefined(k_values, several, counts.reason, with_ci)
     hits, support = counts.hits(k_values), counts.support()

@@ -38,6 +38,7 @@ from .shared_core import judged_results
 from .shared_core import JudgedCounts
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import markedness_outputs
+from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import paired_counts
 from .shared_core import PairedCounts
@@ -91,7 +92,9 @@ Args:
         [0, K-1]. If omitted (and no `labels`), the classes are the distinct values seen
         in references and predictions, sorted (0/1 labels always give classes [0, 1]).
     ignore_index (optional): samples whose reference equals this value are dropped
-        (e.g. -100 for padded tokens, 255 for void pixels).
+        (e.g. -100 for padded tokens, 255 for void pixels). Without it, references
+        holding -100 (or 255 in a uint8 array) are counted as a class, with a
+        UserWarning that names `ignore_index`.
     class_mask (list of int, optional): combine only these class indices (positions in
         the class order). Their averaging weights (bias for "bookmaker", prevalence for
         "weighted") are renormalised to sum to 1 over the classes averaged, so the result
@@ -176,8 +179,9 @@ Args:
 
 Returns:
     informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
-        can be averaged: "empty_after_ignore_index", "no_samples" (no samples or all
-        weights zero), "fewer_than_two_reference_classes", "empty_class_mask_after_filtering",
+        can be averaged: "no_samples" (empty input: no samples, or only samples of
+        weight 0; the same in all four modules), "empty_after_ignore_index",
+        "fewer_than_two_reference_classes", "empty_class_mask_after_filtering",
         "averaged_classes_have_zero_weight".
     informedness_ci (list of two floats): with `confidence_level`, [low, high] inside
         [-1, 1]; [nan, nan] when the informedness is undefined. Also [nan, nan], with an
@@ -415,9 +419,8 @@ _CITATION = """
 
 # Informedness takes labels only; scores must become labels first.
 _SCORES_HINT = (
-    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold); "
-    "for the best Youden's J over thresholds of binary scores use balanced_accuracy with "
-    "threshold='auto' and adjusted=True."
+    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold: 0.5 for "
+    "probabilities, or one tuned on another split, where balanced_accuracy with threshold='auto' finds the best)."
 )
 
 
@@ -441,20 +444,22 @@ def informedness_from_counts(
     The options mean what they mean in ``compute`` and are already checked; ``counts`` is
     what ``compute`` counted from samples, or a confusion matrix given to it.
     """
+    encoded = counts.encoded
+    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
+        return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
+    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
+        encoded.num_classes, class_mask, zero_division,
+        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
+    )
     if counts.reason is not None:
         return undefined_informedness(counts.reason, confidence_level, return_markedness)
-    encoded = counts.encoded
     if return_per_class:
         counts.check_materialised("return_per_class")
     if confidence_level is not None:
         check_informedness_interval(encoded, average, zero_division, ci_method, n_resamples)
     class_counts = counts.class_counts()
-    averaging = Averaging.over(
-        encoded.num_classes, class_mask, zero_division,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
     if not class_counts.total > 0:
-        return undefined_informedness("no_samples", confidence_level, return_markedness)
+        return undefined_informedness(NO_SAMPLES, confidence_level, return_markedness)
     value, averaged, per_class_informedness = informedness(
         class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
     result = {"informedness": float(value)}

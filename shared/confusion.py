@@ -16,6 +16,7 @@ import numpy as np
 
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import NO_SAMPLES
 from .counts import kept_rows
 from .inputs import EXACT_INTEGERS
 from .inputs import SCORES_HINT
@@ -28,9 +29,12 @@ from .inputs import is_string_array
 from .labels import EncodedLabels
 from .labels import MAX_MATERIALISED_CLASSES
 from .labels import encode_task
+from .labels import padding_hint
+from .labels import padding_values
+from .labels import warn_padding
 from .store import Store
-from .thresholds import check_probabilities
 from .thresholds import check_scores
+from .thresholds import check_threshold_scale
 from .thresholds import threshold_labels
 from .thresholds import youden_thresholds
 
@@ -57,9 +61,10 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
     predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
     check_same_shape(predictions, references)
     weights = check_sample_weight(sample_weight, references.size, references.shape)
+    store = Store()
+    store.note_references(references)
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
     predictions = predictions.reshape(-1)
-    store = Store()
     if _are_labels(predictions):
         table = CountTable(["references", "predictions"])
         table.add([references, as_labels(predictions, "predictions")], weights)
@@ -184,8 +189,12 @@ class ConfusionCounts:
         return _encode_pairs(counts, task, labels, None, pos_label)
 
 
-def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None) -> ConfusionCounts:
-    encoded = encode_task(pairs.keys["references"], pairs.keys["predictions"], task, labels, num_classes, pos_label)
+def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None, padding=()) -> ConfusionCounts:
+    with padding_hint(padding):
+        encoded = encode_task(pairs.keys["references"], pairs.keys["predictions"], task, labels, num_classes, pos_label)
+    warn_padding(padding, encoded, labels)
+    if reason is None and not pairs.n.size:  # a confusion matrix of zeros (samples pass through kept_rows)
+        reason = NO_SAMPLES
     return ConfusionCounts(encoded, encoded.reference_indices, encoded.prediction_indices, pairs.n, pairs.w, pairs.w2, reason,
                            w2_exponent=pairs.w2_exponent)
 
@@ -198,19 +207,25 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
     labels (``"auto"``: the Youden-optimal threshold, over all of them).
     """
     rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
+    # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
+    padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))
     threshold = options.get("threshold")
     if threshold is None:
         rows.keys["predictions"] = as_labels(rows.keys["predictions"], "predictions", scores_hint)  # raises, naming a score
-        return _encode_pairs(rows, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"), reason)
-    return _thresholded(rows, threshold, options, reason)
+        return _encode_pairs(rows, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"),
+                             reason, padding)
+    return _thresholded(rows, threshold, options, reason, padding)
 
 
-def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str]) -> ConfusionCounts:
+def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str], padding=()) -> ConfusionCounts:
     """Binary scores of the positive class turned into labels."""
     if is_string_array(rows.keys["predictions"]) and rows.n.size:
         raise TypeError(f"predictions: expected numeric scores with a threshold, found strings such as {rows.keys['predictions'][0]!r}.")
     scores = rows.keys["predictions"].astype(np.float64)
-    encoded = encode_task(rows.keys["references"], None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+    with padding_hint(padding):
+        encoded = encode_task(rows.keys["references"], None, "binary", options.get("labels"), options.get("num_classes"),
+                              options.get("pos_label"))
+    warn_padding(padding, encoded, options.get("labels"))
     positive = encoded.reference_indices == encoded.positive_index
     optimal = None
     if threshold == "auto":
@@ -220,7 +235,7 @@ def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], rea
         best, _, _ = youden_thresholds(scores[:, None], positive[:, None], None if search_weight is None else search_weight[:, None])
         threshold = optimal = float(best[0])
     else:
-        check_probabilities(scores)
+        check_threshold_scale(scores, threshold)
     cell = encoded.reference_indices * 2 + threshold_labels(scores, threshold, encoded.positive_index)
     n = np.bincount(cell, weights=rows.n, minlength=4)
     present = np.flatnonzero(n)

@@ -149,17 +149,24 @@ def equal_weight_counts(w: np.ndarray, w2: np.ndarray, w2_exponent: int = 0) -> 
     return counts.astype(np.int64)
 
 
+# The reason of every module's NaN when nothing was counted: no samples, or only samples of weight 0.
+NO_SAMPLES = "no_samples"
+
+
 def kept_rows(rows: JointCounts, ignore_index: Any, drop_zero_weights: bool = True) -> Tuple[JointCounts, Optional[str]]:
     """The rows a metric counts, and why none are left: ``ignore_index`` drops rows whose
     reference is that value (reason ``"empty_after_ignore_index"`` when it drops all), and
     samples of weight 0 are dropped as if never added (``drop_zero_weights``; top-k keeps
-    them until its classes are checked, so that their labels are validated too)."""
+    them until its classes are checked, so that their labels are validated too). With no
+    sample, or none of positive weight, the reason is ``NO_SAMPLES``."""
     reason = None
     if ignore_index is not None:
         before = rows.num_samples
         rows = rows.drop_matching("references", ignore_index)
         if before and not rows.num_samples:
             reason = "empty_after_ignore_index"
+    if reason is None and not (rows.n.size and (rows.w is None or (rows.w > 0).any())):
+        reason = NO_SAMPLES
     if rows.w is not None and drop_zero_weights:
         rows = rows.select(rows.w > 0)
     return rows, reason

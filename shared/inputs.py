@@ -296,7 +296,8 @@ def check_finite(array: np.ndarray, name: str) -> None:
 
 
 SCORES_HINT = (
-    "For scores or probabilities of the positive class pass threshold=0.5 (or another number) or threshold='auto'."
+    "For scores of the positive class pass a threshold: 0.5 for probabilities, or a number tuned on another split "
+    "(threshold='auto' there returns it as optimal_threshold)."
 )
 
 

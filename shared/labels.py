@@ -7,8 +7,13 @@ a count table holds to classes once, at compute time, when ``labels``, ``num_cla
 number of samples.
 """
 
+import contextlib
+import os
+import re
+import sys
+import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Collection, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -20,6 +25,71 @@ TASKS = ("binary", "multiclass")
 # A declared ``num_classes`` above this is not materialised: the classes are then the
 # observed ones, and the others (which have no samples) are counted in ``unobserved``.
 MAX_MATERIALISED_CLASSES = 1 << 20
+
+
+# Reference values that usually mark padding, not a class, and why.
+PADDING_VALUES = {
+    -100: "the ignore index of PyTorch's cross-entropy and of transformers' data collators",
+    255: "void pixels in uint8 segmentation maps",
+}
+
+
+def padding_values(references: np.ndarray, reference_dtypes: Collection[str], ignore_index: Any = None) -> List[int]:
+    """The reference values that look like padding, when no ``ignore_index`` is given: -100,
+    and 255 if references came as uint8 (``reference_dtypes``: the dtypes the batches' references had).
+
+    ``references`` are the stored reference values (the distinct values of a count table,
+    or raw rows), so the check costs nothing per sample for counted labels.
+
+    Examples
+    --------
+    >>> padding_values(np.array([-100, 0, 1]), {"int64"}), padding_values(np.array([0, 255]), {"uint8"})
+    ([-100], [255])
+    >>> padding_values(np.array([0, 255]), {"int64"}), padding_values(np.array([-100, 0]), {"int64"}, ignore_index=-1)
+    ([], [])
+    """
+    if ignore_index is not None or not references.size or references.dtype.kind not in "iu":
+        return []
+    candidates = [-100] + ([255] if "uint8" in reference_dtypes else [])
+    return [value for value in candidates if (references == value).any()]
+
+
+def padding_note(values: Sequence[int]) -> str:
+    """Why ``values`` look like padding, and what to pass: one sentence per value."""
+    return " ".join(f"{value} looks like padding ({PADDING_VALUES[value]}): pass ignore_index={value} to drop those samples."
+                    for value in values)
+
+
+@contextlib.contextmanager
+def padding_hint(padding: Sequence[int]) -> Iterator[None]:
+    """A ``ValueError`` about label values that names one of ``padding`` says how to drop it."""
+    try:
+        yield
+    except ValueError as error:
+        message = str(error)
+        named = [value for value in padding if re.search(rf"(?<![\w.-]){value}(?![\w.])", message)]
+        if not named:
+            raise
+        raise ValueError(f"{message} {padding_note(named)}") from None
+
+
+def warn_padding(padding: Sequence[int], encoded: "EncodedLabels", labels: Optional[list]) -> None:
+    """Warn (once per call: once per compute) that a padding-like reference value is counted as a
+    class. Not when ``labels`` is given: the classes are then the user's own list."""
+    counted = [value for value in padding if labels is None and value in encoded.classes.tolist()]
+    if counted:
+        warnings.warn(f"references: {padding_note(counted)} Without ignore_index it is counted as a class "
+                      f"(classes {_describe(encoded.classes)}).", UserWarning, stacklevel=_outside_this_folder())
+
+
+def _outside_this_folder() -> int:
+    """The ``stacklevel`` (for a warning issued by our caller) of the first frame outside this
+    file's folder: the user's ``compute``, not the helper that found the problem."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 @dataclass

@@ -32,6 +32,7 @@ from datasets.utils.py_utils import temp_seed
 from .inputs import to_python
 from .options import Option
 from .options import check_names
+from .options import did_you_mean
 from .options import resolve
 from .store import Store
 
@@ -56,6 +57,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         super().__init__(*args, **{name: value for name, value in kwargs.items() if name in EVALUATE_ARGUMENTS})
         if "seed" in kwargs and "seed" in self.OPTIONS:
             options["seed"] = kwargs["seed"]  # also the bootstrap's seed, for reproducible intervals
+        data = [name for name in options if name in self._data_arguments()]
+        if data:
+            raise TypeError(f"{data[0]}: expected options at evaluate.load ({', '.join(self.OPTIONS)}), found a data argument; "
+                            "pass data to compute(...) or add_batch(...).")
         check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
         resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
         self.load_options = options
@@ -69,7 +74,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         The batch is validated and counted on its own first: an invalid batch raises and
         leaves what was added before untouched.
         """
-        self._check_inputs(inputs)
+        self._check_inputs(inputs, "add_batch")
         batch = self._count(predictions, references, inputs, self._count_options())
         if self.writer is None:
             if self.num_process > 1:
@@ -86,7 +91,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         ``predictions=``/``references=``, which are accepted too)."""
         prediction = inputs.pop("predictions", prediction)
         reference = inputs.pop("references", reference)
-        self._check_inputs(inputs)
+        self._check_inputs(inputs, "add")
         one = {name: value if name in self.UNALIGNED_INPUTS else [value] for name, value in inputs.items() if value is not None}
         self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"), **one)
 
@@ -99,7 +104,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         the others return None.
         """
         inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.INPUTS or name == "confusion_matrix"}
-        options = resolve(self.OPTIONS, kwargs, self.load_options, self.name)
+        options = resolve(self.OPTIONS, kwargs, self.load_options, self.name, self._data_arguments())
         self._check_options(options)
         matrix = inputs.pop("confusion_matrix", None)
         has_samples = predictions is not None or references is not None
@@ -134,7 +139,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             stored = Store()
             stored.merge(self.writer)
             if given:  # counted as add_batch counts it, to merge with the batches before it
-                self._check_inputs(inputs)
+                self._check_inputs(inputs, "compute")
                 stored.merge(self._count(predictions, references, inputs, self._count_options()))
             result = self._result(self._counts(stored, options), options)
             self.writer = None
@@ -180,11 +185,25 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         """The load-time options, checked: what add_batch counts with."""
         return resolve(self.OPTIONS, {}, self.load_options, self.name)
 
-    def _check_inputs(self, inputs: Mapping[str, Any]) -> None:
+    def _data_arguments(self) -> Tuple[str, ...]:
+        """The data arguments of ``compute``: predictions, references, the per-sample ``INPUTS`` and,
+        where the module takes one, ``confusion_matrix``."""
+        takes_matrix = type(self)._counts_from_matrix is not CountsMetric._counts_from_matrix
+        return ("predictions", "references", *self.INPUTS) + (("confusion_matrix",) if takes_matrix else ())
+
+    def _check_inputs(self, inputs: Mapping[str, Any], method: str) -> None:
+        """Only per-sample inputs go with a batch: an option is named as one (it goes to compute or
+        evaluate.load), anything else as unknown, with the closest input name."""
         unknown = [name for name in inputs if name not in self.INPUTS]
-        if unknown:
-            raise ValueError(f"Bad inputs for evaluation module: {unknown}. All required inputs are "
-                             f"{self._feature_names()}; per-sample inputs also accepted: {list(self.INPUTS)}.")
+        if not unknown:
+            return
+        name = unknown[0]
+        if name in self.OPTIONS:
+            raise ValueError(f"{name}: expected it as an option of compute(..., {name}=...) or evaluate.load(..., {name}=...), "
+                             f"found it given to {method}; options apply to all the batches at once, not to one batch.")
+        data = ("prediction", "reference") if method == "add" else ("predictions", "references")
+        raise ValueError(f"{name}: expected an input of {method} ({', '.join([*data, *self.INPUTS])}), found an unknown "
+                         "argument." + did_you_mean(name, [*data, *self.INPUTS]))
 
     # ------------------------------------------------------------------ processes
     def _gather(self) -> Optional[Store]:

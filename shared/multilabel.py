@@ -25,6 +25,7 @@ import numpy as np
 
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import NO_SAMPLES
 from .counts import squared_weights
 from .inputs import EXACT_INTEGERS
 from .inputs import _to_python_scalar
@@ -33,9 +34,11 @@ from .inputs import as_indicators
 from .inputs import check_finite
 from .inputs import check_sample_weight
 from .inputs import is_string_array
+from .labels import padding_hint
+from .labels import padding_values
 from .store import Store
-from .thresholds import check_probabilities
 from .thresholds import check_scores
+from .thresholds import check_threshold_scale
 from .thresholds import youden_thresholds
 
 TABLE = "entries"  # the count table of (label, reference, prediction) entries
@@ -80,6 +83,10 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     [[[1, 0], [0, 2]], [[1, 1], [0, 1]]]
     """
     predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
+    if predictions.shape == references.shape == (0,):
+        # An empty list has no rows and says nothing of their width: no samples, whatever the width.
+        check_sample_weight(sample_weight, 0, (0,))
+        return Store()
     predictions, references = _as_rows(predictions, "predictions"), _as_rows(references, "references")
     if len(predictions) != len(references):
         raise ValueError(f"predictions and references: expected the same number of samples, found {len(predictions)} and "
@@ -98,9 +105,10 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     if not _integral(references):
         example = _to_python_scalar(references[np.rint(references) != references][0])
         raise ValueError(f"references: expected 0/1 values, found non-integer values such as {example!r}.")
-    references = references.astype(np.int64) if references.dtype.kind == "f" else references
     store = Store()
     store.settings[WIDTH] = int(num_labels)
+    store.note_references(references)
+    references = references.astype(np.int64) if references.dtype.kind == "f" else references
     if _integral(predictions):
         table = CountTable(list(MULTILABEL_KEYS))
         predictions = predictions.astype(np.int64) if predictions.dtype.kind == "f" else predictions
@@ -223,6 +231,9 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     ``"auto"``: per label the Youden-optimal one, searched over counted entries - their
     counts as weights - and raw scores together).
     """
+    if stored.settings.get(WIDTH) is None:  # only empty lists were given: no rows, no width
+        return MultilabelCounts(np.zeros((0, 2, 2), np.int64), reason=NO_SAMPLES,
+                                thresholds=np.zeros(0) if from_probas and isinstance(threshold, str) else None)
     num_labels = int(stored.settings[WIDTH])
     table = stored.tables.get(TABLE)
     rows = table.result() if table is not None else _empty_rows()
@@ -233,9 +244,16 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     raw_weights = raw.get("sample_weight") if raw else None
 
     # References: 0/1 or ignore_index (counted rows: their distinct values; raw rows: compared, not sorted).
-    as_indicators(np.unique(reference), "references", ignore_index)
-    if raw_references.size and (raw_references.min() < 0 or raw_references.max() > 1):
-        as_indicators(raw_references, "references", ignore_index)
+    # A -100 (or a uint8 255) among them without ignore_index is probably padding: the error says so.
+    distinct_references = np.unique(reference)
+    raw_outside = bool(raw_references.size) and (raw_references.min() < 0 or raw_references.max() > 1)
+    padding = [] if ignore_index is not None else padding_values(
+        np.concatenate([distinct_references, np.unique(raw_references)]) if raw_outside else distinct_references,
+        stored.reference_dtypes)
+    with padding_hint(padding):
+        as_indicators(distinct_references, "references", ignore_index)
+        if raw_outside:
+            as_indicators(raw_references, "references", ignore_index)
     if not from_probas:
         as_indicators(np.unique(prediction), "predictions", hint=hint)
         if raw_scores.size:
@@ -243,8 +261,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     elif isinstance(threshold, str):
         check_scores(prediction)  # raw scores were checked finite when counted
     else:
-        for scores in (raw_scores, prediction) if raw_scores.size else (prediction,):
-            check_probabilities(scores)
+        check_threshold_scale((raw_scores, prediction), threshold)
 
     reason = None
     counted = None  # raw entries that count (None: all)

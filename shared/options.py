@@ -11,10 +11,11 @@ Every check raises ``TypeError`` (wrong type) or ``ValueError`` (wrong value) wh
 message starts with the option's name and says what was expected and what was found.
 """
 
+import difflib
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -27,28 +28,53 @@ class Option:
     check: Callable[[Any, str], Any]
 
 
-def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Mapping[str, Any], owner: str) -> Dict[str, Any]:
+def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Mapping[str, Any], owner: str,
+            data: Sequence[str] = ()) -> Dict[str, Any]:
     """Every option of ``specs``, checked: ``given`` wins over ``defaults``, which win over the declared default.
+
+    ``data``: the owner's data arguments (predictions, references, ...), listed with the
+    options when a name is unknown.
 
     Examples
     --------
     >>> specs = {"adjusted": Option(False, check_flag), "zero_division": Option("skip", check_zero_division)}
     >>> resolve(specs, {"zero_division": 0}, {"adjusted": True}, "balanced_accuracy")
     {'adjusted': True, 'zero_division': 0.0}
-    >>> resolve(specs, {"ajusted": True}, {}, "balanced_accuracy")
+    >>> resolve(specs, {"ajusted": True}, {}, "balanced_accuracy", data=("predictions", "references"))
     Traceback (most recent call last):
     ...
-    TypeError: ajusted: expected an argument of balanced_accuracy (adjusted, zero_division), found an unknown argument.
+    TypeError: ajusted: expected an argument of balanced_accuracy (data: predictions, references; options: adjusted, zero_division), found an unknown argument. Did you mean `adjusted`?
     """
-    check_names(specs, given, owner)
+    check_names(specs, given, owner, data)
     return {name: spec.check(given.get(name, defaults.get(name, spec.default)), name) for name, spec in specs.items()}
 
 
-def check_names(specs: Mapping[str, Option], given: Mapping[str, Any], owner: str) -> None:
-    """Raise ``TypeError`` naming the first argument that is not an option of ``owner`` (e.g. a typo)."""
+def closest_name(name: str, candidates: Sequence[str]) -> Optional[str]:
+    """The candidate most like ``name`` (a typo, ``reference`` for ``references``), or None.
+
+    Examples
+    --------
+    >>> closest_name("unlabelled_predictions", ["predictions", "unlabeled_predictions"]), closest_name("xyz", ["seed"])
+    ('unlabeled_predictions', None)
+    """
+    found = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def did_you_mean(name: str, candidates: Sequence[str]) -> str:
+    """`` Did you mean `x`?`` for the candidate closest to ``name``, or ""."""
+    closest = closest_name(name, candidates)
+    return f" Did you mean `{closest}`?" if closest else ""
+
+
+def check_names(specs: Mapping[str, Option], given: Mapping[str, Any], owner: str, data: Sequence[str] = ()) -> None:
+    """Raise ``TypeError`` naming the first argument that is not an option of ``owner`` (e.g. a typo):
+    the message lists every argument (``data`` ones first) and suggests the closest."""
     unknown = [name for name in given if name not in specs]
     if unknown:
-        raise TypeError(f"{unknown[0]}: expected an argument of {owner} ({', '.join(specs)}), found an unknown argument.")
+        listed = (f"data: {', '.join(data)}; options: " if data else "") + ", ".join(specs)
+        raise TypeError(f"{unknown[0]}: expected an argument of {owner} ({listed}), found an unknown argument."
+                        + did_you_mean(unknown[0], [*data, *specs]))
 
 
 # ----------------------------------------------------------------------------------------
@@ -196,17 +222,33 @@ def check_informedness_zero_division(value: Any, name: str) -> Any:
 
 
 def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
-    """``None``, ``"auto"`` or a number in [0, 1]."""
+    """``None``, ``"auto"`` or a number: any finite score, or +inf (nothing positive, as ``"auto"`` may return).
+
+    A sample is positive iff its score >= the threshold, the rule ``"auto"`` tunes with, so
+    a threshold tuned on one split's logits or judge scores applies as it is to another
+    split's. Whether the number fits the scores (a threshold above 1 for probabilities
+    is surely a mistake) is checked where the scores are read (``thresholds.check_threshold_scale``).
+
+    Examples
+    --------
+    >>> check_threshold(0.5, "threshold"), check_threshold(6.5, "threshold"), check_threshold(-1.41, "threshold")
+    (0.5, 6.5, -1.41)
+    >>> check_threshold(float("nan"), "threshold")
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold: expected a number (a finite score, or inf for nothing positive) or 'auto', found nan.
+    """
+    expected = "a number (a finite score, or inf for nothing positive)" + (" or 'auto'" if allow_auto else "")
     if value is None:
         return None
     if isinstance(value, str):
         if value == "auto" and allow_auto:
             return value
-        raise ValueError(f"{name}: expected a number in [0, 1] or 'auto', found {value!r}.")
+        raise ValueError(f"{name}: expected {expected}, found {value!r}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a number in [0, 1] or 'auto', found {type(value).__name__}.")
-    if not 0.0 <= float(value) <= 1.0:
-        raise ValueError(f"{name}: expected a number in [0, 1], found {value!r}.")
+        raise TypeError(f"{name}: expected {expected}, found {type(value).__name__}.")
+    if math.isnan(value) or value == -math.inf:
+        raise ValueError(f"{name}: expected {expected}, found {float(value)!r}.")
     return float(value)
 
 
@@ -214,6 +256,8 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> Option
     """None, or a number strictly between 0 and 1."""
     if value is None:
         return None
+    if isinstance(value, str):  # e.g. "95%" or "0.95" typed as text
+        raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found the string {value!r}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found {type(value).__name__}.")
     if not 0.0 < float(value) < 1.0:

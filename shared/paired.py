@@ -33,8 +33,11 @@ from .inputs import check_sample_weight
 from .inputs import is_string_array
 from .labels import encode_task
 from .labels import label_kind
+from .labels import padding_hint
+from .labels import padding_values
+from .labels import warn_padding
 from .store import Store
-from .thresholds import check_probabilities
+from .thresholds import check_threshold_scale
 from .thresholds import threshold_labels
 
 PAIRED = "paired"
@@ -69,9 +72,10 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
             f"{predictions.shape}, {references.shape} and {baseline.shape}."
         )
     weights = check_sample_weight(sample_weight, references.size, references.shape)
+    store = mark_baseline(Store(), True)
+    store.note_references(references)
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
     predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
-    store = mark_baseline(Store(), True)
     if _are_labels(predictions) and _are_labels(baseline):
         table = CountTable(list(PAIRED_KEYS))
         table.add([references, as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")], weights)
@@ -143,22 +147,26 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
     threshold = options.get("threshold")
     references = keys["references"]
+    padding = padding_values(references, stored.reference_dtypes, options.get("ignore_index"))  # as confusion_counts
     if threshold is None:
         for name in ("predictions", "baseline_predictions"):
             keys[name] = as_labels(keys[name], name, scores_hint)  # raises, naming a non-integer value
         _check_baseline_labels(references, keys["baseline_predictions"], options)
         both = np.concatenate([keys["predictions"], keys["baseline_predictions"]])
-        encoded = encode_task(references, both, options.get("task"), options.get("labels"), options.get("num_classes"),
-                              options.get("pos_label"))
+        with padding_hint(padding):
+            encoded = encode_task(references, both, options.get("task"), options.get("labels"), options.get("num_classes"),
+                                  options.get("pos_label"))
         system_index, baseline_index = np.split(encoded.prediction_indices, 2)
     else:
         for name in ("predictions", "baseline_predictions"):
             if is_string_array(keys[name]) and keys[name].size:
                 raise TypeError(f"{name}: expected numeric scores with a threshold, found strings such as {keys[name][0]!r}.")
-            check_probabilities(keys[name].astype(np.float64), name)
-        encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+            check_threshold_scale(keys[name].astype(np.float64), threshold, name)
+        with padding_hint(padding):
+            encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
         system_index, baseline_index = (threshold_labels(keys[name].astype(np.float64), threshold, encoded.positive_index)
                                         for name in ("predictions", "baseline_predictions"))
+    warn_padding(padding, encoded, options.get("labels"))
     num_classes = encoded.num_classes
     if encoded.unobserved or num_classes > MAX_COMPARISON_CLASSES:
         raise ValueError(

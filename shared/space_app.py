@@ -203,15 +203,32 @@ CSS = """
 .space-status.error { background: #fef3f2; color: #b42318; border: 1px solid #fecdca; }
 """
 
+# The examples table has a column per control (up to 19): at their natural widths they run
+# past the page's right edge, into a scroll box. Fixed to the page's width, cells wrap
+# (long values and names anywhere), in a smaller font. No spacing between cells (a line
+# drawn inside each instead), so that a click anywhere on a row lands on the row. Page-wide
+# rules cannot go in a component's css_template (scoped to it), and Gradio 6 takes page CSS
+# only at launch(), which a Space calls without arguments: so a <style> element in the page.
+PAGE_CSS = """
+#examples table { table-layout: fixed; width: 100%; font-size: 0.85em; border-spacing: 0; }
+#examples th, #examples td { white-space: normal; overflow-wrap: anywhere; word-break: break-word; padding: 0.35em;
+  box-shadow: inset -1px 0 0 var(--border-color-primary, #e5e7eb); }
+"""
+
 
 def status_html(page: Optional[Page]) -> str:
-    """The status line. ``data-run`` changes with every request (tests wait on it)."""
+    """The status line. ``data-run`` changes with every request (tests wait on it).
+
+    The message is escaped as element text: ``<``, ``>`` and ``&`` become entities, quotes
+    stay quotes (they need no escaping outside attributes), so that an API client reading
+    this HTML sees ``'safe'``, not ``&#x27;safe&#x27;``.
+    """
     if page is None:
         return '<div class="space-status" data-run="0"></div>'
     kind, mark = ("ok", "✓") if page.ok else ("error", "⚠")
     return (
         f'<div class="space-status {kind}" data-run="{next(_run_ids)}" role="status">'
-        f"{mark} {html.escape(page.message)}</div>"
+        f"{mark} {html.escape(page.message, quote=False)}</div>"
     )
 
 
@@ -340,7 +357,8 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                         gr.HTML("", padding=False)  # keeps the columns of a short row aligned
         controls = [controls[option.name] for option in options]
         button = gr.Button("Compute", variant="primary", elem_id="compute")
-        status = gr.HTML(status_html(None), elem_id="status", padding=False, css_template=CSS)
+        # Labelled: API clients see the output as "status", not as the component's number (value_44).
+        status = gr.HTML(status_html(None), label="status", elem_id="status", padding=False, css_template=CSS)
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=280):
                 result = gr.Code(label="result", language="json", elem_id="result", interactive=False, wrap_lines=True)
@@ -375,6 +393,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                                 label="Examples (click to fill in)", elem_id="examples")
             # An example fills the text boxes: show them and compute on them.
             shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)
+        gr.HTML(f"<style>{PAGE_CSS}</style>", elem_id="page-style", padding=False, container=False)
         gr.Markdown("---")
         gr.Markdown(body, elem_id="card")
     return app

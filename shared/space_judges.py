@@ -17,6 +17,7 @@ from .space_plots import _INTERVAL_ARGUMENTS
 from .space_plots import _class_names
 from .space_plots import _draw_bars
 from .space_plots import _safe_ratio
+from .space_plots import legend_above_bars
 
 
 def comparison_keys(result: Dict[str, Any]) -> Optional[str]:
@@ -153,9 +154,8 @@ def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any], argume
         text = "n/a" if np.isnan(value) else f"{value:.3f}"
         axes.text(position + 0.2, (0 if np.isnan(value) else value) + 0.02, text, ha="center", va="bottom", fontsize=8)
     axes.set_xticks(positions, names)
-    axes.set_ylim(0.0, 1.1)
     axes.set_ylabel("prevalence in the unlabeled data")
     reason = result.get("corrected_prevalence_reason")
     axes.set_title("Corrected prevalence" + (f" (undefined: {reason})" if reason else ""))
-    axes.legend(fontsize=8, loc="upper right")
+    legend_above_bars(axes, 0.0, 1.1)
     axes.set_xlabel(textwrap.fill(prevalence_assumption(arguments), 70), fontsize=7, color="dimgray")

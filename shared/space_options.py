@@ -124,10 +124,13 @@ class Value(Control):
     """A single value typed as JSON (``3``, ``-100``, ``0.5``, ``[1, 2]``) or a bare word (``auto``).
 
     ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
+    ``percent``: a number followed by ``%`` is a share (``95%`` is 0.95), as people write a
+    confidence level.
     """
 
     placeholder: str = ""
     maximum: Optional[float] = None
+    percent: bool = False
 
     def component(self, gr, info, value):
         return gr.Textbox(
@@ -141,6 +144,11 @@ class Value(Control):
             return _OMITTED
         if len(text) > MAX_OPTION_CHARS:
             raise InputError(f"{self.name}: input too large ({len(text):,} characters).")
+        if self.percent and text.endswith("%"):
+            try:
+                return float(text[:-1].strip()) / 100
+            except ValueError:
+                raise InputError(f"{self.name}: expected a number such as 0.95 or 95%, found {text[:80]!r}.") from None
         try:
             value = json.loads(text)
         except (json.JSONDecodeError, RecursionError):
@@ -220,7 +228,8 @@ def default_options(metric) -> List[Control]:
         if isinstance(default, bool):
             options.append(Flag(name, default=default))
         else:
-            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}"))
+            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}",
+                                 percent=name == "confidence_level"))
     return options
 
 

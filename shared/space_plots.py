@@ -151,11 +151,24 @@ def _draw_bars(axes, names: Sequence[str], series: Dict[str, np.ndarray], title:
         axes.axhline(defined.mean(), color="tab:red", linestyle="--", linewidth=1,
                      label=f"mean over defined classes: {defined.mean():.3f}")
     axes.set_xticks(positions, names, rotation=45 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
-    axes.set_ylim(lower, 1.12)
     axes.axhline(0.0, color="black", linewidth=0.6)
     axes.set_ylabel(ylabel)
     axes.set_title(title)
-    axes.legend(fontsize=8, loc="lower right")
+    legend_above_bars(axes, lower, 1.12)
+
+
+# The share of a bar chart's height kept free above its bars and their value labels, for the legend.
+LEGEND_BAND = 0.16
+
+
+def legend_above_bars(axes, lower: float, top: float) -> None:
+    """The legend in one row in a band above ``top`` (where the bars and their labels end), so
+    that it covers no bar and no label; the y ticks stop at 1, the largest rate."""
+    axes.set_ylim(lower, top + LEGEND_BAND * (top - lower) / (1 - LEGEND_BAND))
+    axes.set_yticks([tick for tick in axes.get_yticks() if lower - 1e-9 <= tick <= 1 + 1e-9])
+    handles, _ = axes.get_legend_handles_labels()
+    axes.legend(fontsize=8, loc="upper center", ncol=max(1, len(handles)), borderaxespad=0.3, columnspacing=1.0,
+                handlelength=1.5)
 
 
 def _per_class_rates(found: Confusion) -> Dict[str, np.ndarray]:

@@ -14,7 +14,7 @@ the number of samples.
 """
 
 import json
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 import numpy as np
 
@@ -48,12 +48,19 @@ class Store:
         self.tables: Dict[str, CountTable] = {}
         self.raw: Dict[str, List[Optional[np.ndarray]]] = {}
         self.settings: Dict[str, Any] = {}  # how batches were counted (e.g. top-k's labels): must agree
+        # The dtypes the references came in, over all batches: whether a value looks like
+        # padding depends on it (255 marks void pixels in uint8 segmentation maps).
+        self.reference_dtypes: Set[str] = set()
 
     def __len__(self) -> int:
         """Samples stored."""
         counted = sum(len(table) for name, table in self.tables.items() if not name.startswith("_"))
         first = next(iter(self.raw.values()), None)
         return counted + (sum(len(chunk) for chunk in first if chunk is not None) if first else 0)
+
+    def note_references(self, references: np.ndarray) -> None:
+        """Record the dtype of a batch's references, as given (before any conversion)."""
+        self.reference_dtypes.add(references.dtype.name)
 
     def keep_raw(self, columns: Dict[str, Optional[np.ndarray]]) -> None:
         """Keep one batch's raw columns (None: a column this batch does not have)."""
@@ -75,6 +82,7 @@ class Store:
         for name, chunks in other.raw.items():
             self._check_raw(name, [chunk for chunk in chunks if chunk is not None])
         self.settings.update(other.settings)
+        self.reference_dtypes |= other.reference_dtypes
         for name, table in other.tables.items():
             if name not in self.tables:
                 self.tables[name] = CountTable(table.names)
@@ -138,7 +146,7 @@ class Store:
     def save(self, path: str) -> None:
         """Write the store to ``path`` (NumPy's npz; no pickled objects)."""
         arrays: Dict[str, np.ndarray] = {}
-        layout = {"settings": self.settings, "tables": {}, "raw": {}}
+        layout = {"settings": self.settings, "reference_dtypes": sorted(self.reference_dtypes), "tables": {}, "raw": {}}
         for name, table in self.tables.items():
             counts = table.result()
             layout["tables"][name] = {"keys": table.names, "weighted": counts.w is not None, "w2_exponent": counts.w2_exponent}
@@ -163,6 +171,7 @@ class Store:
         with np.load(path, allow_pickle=False) as data:
             layout = json.loads(str(data["layout"]))
             store.settings = layout["settings"]
+            store.reference_dtypes = set(layout.get("reference_dtypes", ()))
             for name, spec in layout["tables"].items():
                 fields = {field: data[f"table/{name}/{field}"] for field in ("n", "w", "w2") if f"table/{name}/{field}" in data}
                 fields["n"] = fields["n"].astype(np.int64)

@@ -14,6 +14,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from .counts import safe_ratio
+from .inputs import _to_python_scalar
 from .inputs import check_finite
 from .inputs import map_row_blocks
 
@@ -200,14 +201,42 @@ def _youden_rows(scores: np.ndarray, positives: np.ndarray, mask: Optional[np.nd
     return thresholds, best_tpr, best_tnr
 
 
-def check_probabilities(scores: np.ndarray, name: str = "predictions") -> None:
-    if scores.dtype.kind not in "iuf":
-        raise TypeError(f"{name}: expected numeric probabilities, found values of dtype {scores.dtype}.")
-    check_finite(scores, name)
-    if scores.size and (scores.min() < 0 or scores.max() > 1):
+def check_threshold_scale(scores, threshold, name: str = "predictions") -> None:
+    """Scores for a numeric threshold (one, or one per column): numeric and finite, and on the
+    threshold's scale. ``scores``: an array, or a tuple of arrays checked as one (e.g. the
+    counted and the raw scores of a store).
+
+    Any finite threshold applies to any finite scores (positive iff score >= threshold, the
+    rule ``"auto"`` tunes with): probabilities, logits, a judge's 1-10 scores. The one
+    combination refused is surely a mistake: a finite threshold outside [0, 1] with scores
+    that all lie in [0, 1], i.e. probabilities (or 0/1 labels) cut where every one of them
+    falls on the same side.
+
+    Examples
+    --------
+    >>> check_threshold_scale(np.array([-2.3, 0.4, 1.7]), 0.466)  # logits, a threshold tuned on logits
+    >>> check_threshold_scale(np.array([3, 8, 10]), 6.5)  # a judge's 1-10 scores
+    >>> check_threshold_scale(np.array([0.1, 0.7]), 6.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold: expected a threshold on the scale of predictions, found 6.5 with all of predictions in [0.1, 0.7] (probabilities or 0/1 labels): above 1, nothing is positive. A threshold tuned on logits or other scores applies to those scores; pass the same kind of scores it was tuned on.
+    """
+    arrays = [array for array in (scores if isinstance(scores, tuple) else (scores,)) if array.size]
+    for array in arrays:
+        check_scores(array, name)
+    cuts = np.atleast_1d(np.asarray(threshold, dtype=np.float64))
+    outside = cuts[np.isfinite(cuts) & ((cuts < 0) | (cuts > 1))]
+    if not (outside.size and arrays):
+        return
+    low, high = min(array.min() for array in arrays), max(array.max() for array in arrays)
+    if low >= 0 and high <= 1:
+        found = outside[0]
+        side = "above 1, nothing is positive" if found > 1 else "below 0, everything is positive"
+        shown = f"{_to_python_scalar(found)!r}" if cuts.size == 1 else f"{_to_python_scalar(found)!r} among the per-label thresholds"
         raise ValueError(
-            f"{name}: expected probabilities in [0, 1] with a numeric threshold, found values in "
-            f"[{scores.min()}, {scores.max()}]; use threshold='auto' for logits or other scores."
+            f"threshold: expected a threshold on the scale of {name}, found {shown} with all of {name} in "
+            f"[{_to_python_scalar(low)!r}, {_to_python_scalar(high)!r}] (probabilities or 0/1 labels): {side}. A threshold "
+            "tuned on logits or other scores applies to those scores; pass the same kind of scores it was tuned on."
         )
 
 

@@ -35,6 +35,8 @@ from .inputs import check_sample_weight
 from .inputs import is_string_array
 from .inputs import map_row_blocks
 from .labels import encode_labels
+from .labels import padding_hint
+from .labels import padding_values
 from .store import Store
 
 RANKS = "ranks"
@@ -235,6 +237,11 @@ def coerce_batch(predictions: Any, references: Any, sample_weight: Any = None):
     """One batch checked: ``(scores (N, K), references (N,), weights or None)``. The scores'
     finiteness is not checked here (ranking checks it, reading them once)."""
     scores, references = as_array(predictions, "predictions"), as_array(references, "references")
+    if references.ndim > 1 and references.size != len(references):
+        raise ValueError(
+            f"references: expected one class per sample, shape (N,): an index 0..K-1 into the score columns (or a name "
+            f"from `labels`), found shape {references.shape}; for one-hot rows pass their argmax (references.argmax(-1))."
+        )
     references = references.reshape(-1)
     if scores.ndim != 2:
         raise ValueError(f"predictions: expected a 2-D array (samples x columns), found shape {scores.shape}.")
@@ -256,6 +263,18 @@ def coerce_batch(predictions: Any, references: Any, sample_weight: Any = None):
     return scores, as_labels(references, "references"), weights
 
 
+def _empty_lists(predictions: Any, references: Any) -> bool:
+    """Whether both inputs are empty 1-D array-likes (``[]``): no samples, and no score rows to read a width from."""
+
+    def empty(value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
+            return len(value) == 0
+        shape = getattr(value, "shape", None)
+        return shape is not None and tuple(shape) == (0,)
+
+    return empty(predictions) and empty(references)
+
+
 def count_scores(predictions: Any, references: Any, sample_weight: Any = None, labels: Optional[list] = None,
                  k: Any = None, k_list: Any = None, clip: bool = False, previous: Optional[Store] = None) -> Store:
     """One batch of scores as a ``Store`` of its own: counts of (reference, g, t).
@@ -267,6 +286,10 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
     Names without ``labels`` cannot be ranked yet: the batch is kept raw, scores
     included, and counted by ``rank_counts`` once ``compute`` gives ``labels``.
     """
+    if _empty_lists(predictions, references):
+        # Empty lists: no samples, and no score columns to rank against (the width stays unknown).
+        check_sample_weight(sample_weight, 0, (0,))
+        return Store()
     scores, references, weights = coerce_batch(predictions, references, sample_weight)
     num_columns = scores.shape[1]
     kind = "string" if is_string_array(references) else "integer"
@@ -281,6 +304,7 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
     check_column_labels(labels, num_columns)
     store = Store()
     store.settings = {"score_columns": num_columns, "labels": labels, "largest_k": largest_k}
+    store.note_references(references)
     if references.size:
         store.settings["reference_kind"] = kind
     if kind == "string" and labels is None:
@@ -360,7 +384,7 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     raw (names without ``labels``) are counted now.
     """
     settings = stored.settings
-    num_columns = settings["score_columns"]
+    num_columns = settings.get("score_columns")  # None: only empty lists were given
     labels = options.get("labels")
     check_column_labels(labels, num_columns)
     k_values, _ = check_k_values(options.get("k"), options.get("k_list"), num_columns)
@@ -384,7 +408,9 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     values = ranks.keys["references"]
     if labels is None and is_string_array(values) and values.size:
         raise TypeError(f"references: expected class indices 0..K-1, found strings; {_NAMES_HINT}.")
-    encoded = encode_labels(values, None, labels, None if labels is not None else num_columns)
+    # A -100 (or a uint8 255) reference without ignore_index names no score column: probably padding.
+    with padding_hint(padding_values(values, stored.reference_dtypes, options.get("ignore_index"))):
+        encoded = encode_labels(values, None, labels, None if labels is not None else num_columns)
     higher, tied = ranks.keys["higher"].astype(np.int64), ranks.keys["tied"].astype(np.int64)
     if (higher < 0).any():  # a value mapped to no column while counting maps to one now: never, unless labels changed
         raise ValueError("labels: expected the labels the batches were ranked with; pass `labels` to evaluate.load.")

@@ -149,3 +149,67 @@ def test_cards_have_use_and_reference_sections_and_name_the_type_errors(name):
     assert headings.index("When to Use and When Not to Use") < headings.index("Metric Description")
     assert "Further References" in headings
     assert "TypeError" in text and "mix strings and" in text and "complex `sample_weight`" in text
+
+
+# ---------------------------------------------------------------- the two-split threshold recipe (issue 26)
+
+
+def card_section(name, heading):
+    text = card(name)
+    start = text.index(heading)
+    following = re.search(r"\n#{2,} ", text[start + len(heading):])  # the next heading (## or ###)
+    return text[start:start + len(heading) + following.start() if following else None]
+
+
+def youden_by_brute_force(references, scores):
+    """The highest threshold among those with the best TPR + TNR (candidates: +inf, the
+    midpoints between adjacent distinct scores, the lowest score), with scikit-learn's BA."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    distinct = sorted(set(scores), reverse=True)
+    candidates = [np.inf] + [(high + low) / 2 for high, low in zip(distinct, distinct[1:])] + [distinct[-1]]
+    values = [balanced_accuracy_score(references, np.asarray(scores) >= cut) for cut in candidates]
+    return candidates[int(np.argmax(values))]
+
+
+@pytest.mark.parametrize(
+    "name, heading, globs",
+    [
+        ("balanced_accuracy", "### A tuned threshold is optimistic", {}),
+        ("balanced_accuracy_multilabel", "### Per-label thresholds are optimistic on the data they were tuned on", {}),
+    ],
+)
+def test_the_cards_two_split_recipes_are_exact_doctests(name, heading, globs, monkeypatch):
+    import doctest
+
+    monkeypatch.chdir(REPO_ROOT)
+    section = card_section(name, heading)
+    blocks = "\n".join(block.split("```", 1)[0] for block in section.split("```python")[1:])
+    test = doctest.DocTestParser().get_doctest(blocks, {"metric": load_module(name), **globs}, heading, None, 0)
+    assert len(test.examples) >= 2
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+    assert "auto" in section and "test" in section and "dev" in section
+
+
+def test_the_recipes_numbers_are_scikit_learns():
+    """The cards' dev thresholds by an independent search, and the test values by scikit-learn."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    judge_dev = ([0, 0, 0, 0, 0, 0, 1, 1, 1, 1], [2, 3, 5, 7, 4, 6, 8, 6, 9, 7])
+    judge_test = ([0, 0, 0, 0, 0, 1, 1, 1, 1, 0], [1, 4, 7, 3, 5, 9, 5, 8, 10, 6])
+    assert youden_by_brute_force(*judge_dev) == 5.5
+    assert balanced_accuracy_score(judge_test[0], np.array(judge_test[1]) >= 5.5) == pytest.approx(0.7083333333333333)
+    logits_dev = ([0, 0, 0, 0, 1, 1, 1, 1], [-2.1, -1.4, -0.3, -1.8, -0.9, 0.4, -0.5, 1.6])
+    logits_test = ([0, 0, 0, 1, 1, 1], [-2.0, -0.8, -1.6, -0.2, -1.0, 0.7])
+    assert youden_by_brute_force(*logits_dev) == pytest.approx(-1.15)
+    assert balanced_accuracy_score(logits_test[0], np.array(logits_test[1]) >= -1.15) == pytest.approx(0.8333333333333333)
+    references = np.array([[1, 0], [0, 0], [1, 1], [0, 1], [0, 0], [1, 0]])
+    logits = np.array([[0.3, -2.2], [-1.9, -3.0], [-0.8, -0.4], [-2.5, 0.6], [-1.2, -1.7], [1.4, -2.6]])
+    thresholds = [youden_by_brute_force(references[:, label].tolist(), logits[:, label].tolist()) for label in range(2)]
+    assert thresholds == pytest.approx([-1.0, -1.05])
+    test_references = np.array([[1, 1], [0, 0], [0, 1], [1, 0], [0, 0]])
+    test_logits = np.array([[-0.5, -1.3], [-1.6, -0.9], [-2.0, 0.9], [0.8, -2.4], [-0.7, -1.8]])
+    per_label = [balanced_accuracy_score(test_references[:, label], test_logits[:, label] >= thresholds[label]) for label in range(2)]
+    assert np.mean(per_label) == pytest.approx(0.7083333333333333)

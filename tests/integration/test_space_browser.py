@@ -148,6 +148,13 @@ def test_card_examples_compute_in_the_browser(browser, name):
         rows = page.locator("#examples tbody tr")
         rows.first.wait_for()
         assert rows.count() == len(examples)
+        # Was (issue 26): the examples table ran past the page's right edge (into a scroll box).
+        table, box = page.evaluate("""() => {
+            const table = document.querySelector('#examples table');
+            const box = table.parentElement;
+            return [table.getBoundingClientRect().right, box.getBoundingClientRect().right + 1 - (box.scrollWidth - box.clientWidth)];
+        }""")
+        assert table <= box and page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
         widths = {}
         for predictions, references, options in card_examples:
             index = examples.index([predictions, references, options])  # the app offers each card example
@@ -196,6 +203,17 @@ def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_p
                                   threshold="auto", return_per_class=True)
         assert result_in_page(page) == as_json(expected)
         three_panels = plot_width(page)
+
+        # A confidence level typed as people write it (was, issue 26: "found str"), with a fixed threshold.
+        page.locator("#option-threshold input, #option-threshold textarea").first.fill("0.5")
+        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("95%")
+        status, failed = compute_in_page(page)
+        assert not failed and "confidence_level=0.95" in status, status
+        expected = metric.compute(predictions=[0.2, 0.9, 0.1, 0.3, 0.8], references=[0, 1, 1, 0, 1],
+                                  threshold=0.5, return_per_class=True, confidence_level=0.95)
+        assert result_in_page(page) == as_json(expected)
+        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("")
+        page.locator("#option-threshold input, #option-threshold textarea").first.fill("auto")
 
         # Bad input: a readable message in the page, the plot cleared, and no traceback.
         page.locator("#predictions textarea").fill("[0, 1")

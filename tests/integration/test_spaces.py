@@ -251,6 +251,78 @@ def test_status_escapes_what_the_user_typed(balanced_accuracy):
     assert "<img" not in shown and "&lt;img" in shown
 
 
+def test_status_shows_quotes_as_quotes(balanced_accuracy):
+    """Was (issue 26): the status line echoed &#x27;safe&#x27; (API clients read this HTML as it is)."""
+    options = [space_options.Values("labels")]
+    page = space_app.compute_page(balanced_accuracy, options, (), "paste", '["safe", "x"]', '["a", "a"]', None, ['["a"]'])
+    shown = space_app.status_html(page)
+    assert "&#x27;" not in shown and "&quot;" not in shown
+    assert "found unknown value(s) ['safe', 'x']" in shown
+    page = space_app.compute_page(balanced_accuracy, options, (), "paste", '["<b>&\'"]', '["a"]', None, ['["a"]'])
+    assert "&lt;b&gt;&amp;'" in space_app.status_html(page)  # markup is still escaped, quotes stay
+
+
+@pytest.mark.parametrize("typed, expected", [("95%", 0.95), (" 90 % ", 0.9), ("0.95", 0.95), ("99.9%", 0.999)])
+def test_a_confidence_level_may_be_typed_as_a_percentage(balanced_accuracy, apps, typed, expected):
+    """Was (issue 26): "95%" was reported as "confidence_level: ... found str"."""
+    options = apps["balanced_accuracy"]["OPTIONS"]
+    (level,) = [option for option in options if option.name == "confidence_level"]
+    assert level.parse(typed) == pytest.approx(expected, abs=1e-15)
+    values = [option.default_shown() for option in options]
+    values[options.index(level)] = typed
+    helper = space_helper(apps["balanced_accuracy"])  # the app's own controls and page functions
+    page = helper.compute_page(balanced_accuracy, options, (), "paste", "[0, 1, 1, 0, 1]", "[0, 1, 0, 0, 1]", None, values)
+    assert page.ok, page.message
+    direct = balanced_accuracy.compute(predictions=[0, 1, 1, 0, 1], references=[0, 1, 0, 0, 1], confidence_level=expected)
+    assert same_json(page.result_json, direct)
+
+
+def test_a_percentage_that_is_not_a_number_says_what_is_expected(balanced_accuracy):
+    with pytest.raises(space_app.InputError, match=r"^confidence_level: expected a number such as 0\.95 or 95%, found 'high%'"):
+        space_options.Value("confidence_level", percent=True).parse("high%")
+    # Without the Space's parsing (an API call to the module itself), the message names the string.
+    with pytest.raises(TypeError, match=r"^confidence_level: expected a number in \(0, 1\) such as 0\.95, found the string '95%'"):
+        balanced_accuracy.compute(predictions=[0, 1], references=[0, 1], confidence_level="95%")
+
+
+def legend_overlaps(figure):
+    """(panel title, what) for each text or bar that a panel's legend covers."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(figure)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    covered = []
+    for axes in figure.axes:
+        legend = axes.get_legend()
+        if legend is None:
+            continue
+        box = legend.get_window_extent(renderer)
+        covered += [(axes.get_title(), text.get_text()) for text in axes.texts
+                    if text.get_text() and box.overlaps(text.get_window_extent(renderer))]
+        covered += [(axes.get_title(), "a bar") for patch in axes.patches
+                    if patch.get_height() and box.overlaps(patch.get_window_extent(renderer))]
+    return covered
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_no_legend_covers_a_bar_or_its_label(name, apps):
+    """Was (issue 26): the legend (lower right) covered a bar label."""
+    namespace = apps[name]
+    metric = load_module(name)
+    for row in namespace["EXAMPLES"]:
+        page = page_for(name, namespace, metric, row)
+        assert page.figure is not None
+        assert legend_overlaps(page.figure) == [], row
+    # A corrected prevalence near 1 (its label at the top of the panel) and recalls of 1.
+    informedness = load_module("informedness")
+    result = informedness.compute(references=[0] * 10 + [1] * 10, predictions=[0] * 10 + [1] * 10,
+                                  unlabeled_predictions=[1] * 19 + [0], confidence_level=0.95, seed=0)
+    figure = space_app.draw(("informedness", "prevalence"), informedness, [0] * 10 + [1] * 10, [0] * 10 + [1] * 10,
+                            {"unlabeled_predictions": [1] * 19 + [0]}, result)
+    assert legend_overlaps(figure) == []
+
+
 # ----------------------------------------------------------------------------------------
 # The plots' numbers
 # ----------------------------------------------------------------------------------------
@@ -387,6 +459,14 @@ def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
     status, result_json, _ = compute.fn("paste", *(defaults[parameter] for parameter in names))
     expected = metric.compute(predictions=json.loads(defaults["predictions"]), references=json.loads(defaults["references"]))
     assert same_json(result_json, expected), status
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_api_outputs_are_named(name, apps):
+    """Was (issue 26): gradio_client's view_api() showed the status output as value_44."""
+    returns = apps[name]["app"].get_api_info()["named_endpoints"]["/compute"]["returns"]
+    assert [(output["label"], output["component"]) for output in returns] == [("status", "Html"), ("result", "Code"),
+                                                                             ("plots", "Plot")]
 
 
 def test_api_client_sends_a_csv_with_empty_pasted_values(apps, tmp_path):

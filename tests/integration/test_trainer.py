@@ -90,18 +90,20 @@ def multilabel_dataset(size, seed):
 # ---------------------------------------------------------------------- independent peers
 
 
-def bookmaker_informedness(references, predictions, num_classes):
-    """Powers' Bookmaker Informedness, sum_c bias_c * (TPR_c - FPR_c), from a confusion matrix."""
+def informedness_by_hand(references, predictions, num_classes, average="bookmaker"):
+    """Powers' Bookmaker Informedness, sum_c bias_c * (TPR_c - FPR_c), or the macro mean of
+    TPR_c - FPR_c, from a confusion matrix."""
     matrix = confusion_matrix(references, predictions, labels=list(range(num_classes))).astype(float)
     total = matrix.sum()
-    value = 0.0
+    values, weights = [], []
     for c in range(num_classes):
         positives = matrix[c].sum()
         predicted = matrix[:, c].sum()
         tpr = matrix[c, c] / positives
         fpr = (predicted - matrix[c, c]) / (total - positives)
-        value += predicted / total * (tpr - fpr)
-    return value
+        values.append(tpr - fpr)
+        weights.append(predicted / total)
+    return float(np.dot(weights, values)) if average == "bookmaker" else float(np.mean(values))
 
 
 def torchmetrics_topk(logits, references, k):
@@ -119,7 +121,8 @@ def metrics(load):
 
 
 def make_compute_metrics(metrics, **extra):
-    """The README recipe: one compute_metrics for a sequence classifier, three modules.
+    """The README recipe: one compute_metrics for a sequence classifier, three modules, macro
+    informedness beside balanced accuracy (test_the_readme_recipe_... runs the README's own code).
 
     Unlike the README, it keeps the {k: value} dict of k_list: checkpoints must survive it too.
     """
@@ -127,9 +130,10 @@ def make_compute_metrics(metrics, **extra):
     def compute_metrics(eval_pred):
         logits, labels = eval_pred
         predictions = logits.argmax(-1)
+        macro = metrics["informedness"].compute(predictions=predictions, references=labels, average="macro")
         return {
             **metrics["balanced_accuracy"].compute(predictions=predictions, references=labels, **extra),
-            **metrics["informedness"].compute(predictions=predictions, references=labels),
+            "macro_informedness": macro["informedness"],
             **metrics["balanced_topk_accuracy"].compute(predictions=logits, references=labels, k_list=K_LIST),
         }
 
@@ -154,7 +158,10 @@ def test_trainer_evaluate_logs_every_module(tmp_path, metrics):
     assert len(set(predictions.tolist())) > 1  # not a constant predictor, so the check means something
 
     assert logged["eval_balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions), abs=1e-12)
-    assert logged["eval_informedness"] == pytest.approx(bookmaker_informedness(references, predictions, NUM_CLASSES), abs=1e-12)
+    assert logged["eval_macro_informedness"] == pytest.approx(
+        informedness_by_hand(references, predictions, NUM_CLASSES, "macro"), abs=1e-12)
+    bookmaker = metrics["informedness"].compute(predictions=predictions, references=references)["informedness"]
+    assert bookmaker == pytest.approx(informedness_by_hand(references, predictions, NUM_CLASSES), abs=1e-12)
     for k in K_LIST:
         expected = torchmetrics_topk(logits, references, k)
         assert logged[f"eval_balanced_top{k}_accuracy"] == pytest.approx(expected, abs=1e-6)  # torchmetrics: float32
@@ -231,6 +238,57 @@ def test_metric_for_best_model_load_best_model_at_end_and_checkpoints(tmp_path, 
     assert trainer.evaluate()["eval_balanced_accuracy"] == trainer.state.best_metric
 
 
+def readme_recipe(model):
+    """The README's compute_metrics and its metric_for_best_model, run as written (the modules
+    loaded from their folders, ``model`` the Trainer's)."""
+    import os
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Use with 🤗 Transformers' Trainer", 1)[1].split("\n## ", 1)[0]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    root = str(Path(__file__).resolve().parents[2])
+    namespace = {"model": model}
+    exec(code.replace('"<namespace>/', f'"{root}{os.sep}'), namespace)
+    best = re.search(r'metric_for_best_model="(\w+)"', section).group(1)
+    return namespace["compute_metrics"], best
+
+
+def test_the_readme_recipe_trains_a_three_class_head_and_picks_the_best_epoch(tmp_path):
+    """Was: the README's k_list=[1, 5] failed at the end of the first epoch on a 3-class head."""
+    model = tiny_bert(BertForSequenceClassification, num_labels=3)
+    compute_metrics, best = readme_recipe(model)
+    assert best == "balanced_accuracy"
+
+    def three_classes(size, seed):
+        return sequence_dataset(size, seed, lambda first: [int(c) for c in first % 3])
+
+    eval_dataset = three_classes(30, seed=8)
+    trainer = Trainer(
+        model=model,
+        args=training_args(tmp_path, num_train_epochs=2, eval_strategy="epoch", save_strategy="epoch",
+                           metric_for_best_model=best, load_best_model_at_end=True),
+        train_dataset=three_classes(48, seed=7),
+        eval_dataset=eval_dataset,
+        compute_metrics=compute_metrics,
+    )
+    trainer.train()
+    evaluations = [entry for entry in trainer.state.log_history if "eval_balanced_accuracy" in entry]
+    assert len(evaluations) == 2
+    for entry in evaluations:
+        assert {"eval_balanced_accuracy", "eval_macro_informedness", "eval_balanced_top1_accuracy",
+                "eval_balanced_top3_accuracy"} <= set(entry)
+        assert "eval_balanced_topk_accuracy" not in entry  # popped: loggers get scalars only
+    assert trainer.state.best_metric == max(entry["eval_balanced_accuracy"] for entry in evaluations)
+    logits = trainer.predict(eval_dataset).predictions
+    references = np.array([row["labels"] for row in eval_dataset])
+    predictions = logits.argmax(-1)
+    logged = trainer.evaluate()
+    assert logged["eval_balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions), abs=1e-12)
+    assert logged["eval_macro_informedness"] == pytest.approx(informedness_by_hand(references, predictions, 3, "macro"), abs=1e-12)
+    assert logged["eval_balanced_top3_accuracy"] == 1.0  # every class is in the top 3 of 3
+
+
 # ---------------------------------------------------------------------- batch_eval_metrics
 
 
@@ -248,7 +306,7 @@ def test_batch_eval_metrics_streams_batches_and_equals_the_whole_set(tmp_path, m
         if compute_result:
             return {
                 **metrics["balanced_accuracy"].compute(),
-                **metrics["informedness"].compute(),
+                "macro_informedness": metrics["informedness"].compute(average="macro")["informedness"],
                 **metrics["balanced_topk_accuracy"].compute(k_list=K_LIST),
             }
 
@@ -351,6 +409,6 @@ def test_token_classification_with_ignore_index(tmp_path, metrics):
     assert kept.sum() == sum(len(row["labels"]) - 1 for row in eval_dataset)
     references, predictions = labels[kept], logits.argmax(-1)[kept]
     assert logged["eval_balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, predictions), abs=1e-12)
-    expected = bookmaker_informedness(references, predictions, NUM_TAGS)
+    expected = informedness_by_hand(references, predictions, NUM_TAGS)
     assert logged["eval_informedness"] == pytest.approx(expected, abs=1e-12)
     assert not math.isnan(logged["eval_informedness"])

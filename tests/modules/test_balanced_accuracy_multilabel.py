@@ -271,13 +271,16 @@ def test_youden_thresholds_mask_equals_dropping_the_entries():
             np.testing.assert_array_equal([thresholds[col], tpr[col], tnr[col]], [x[0] for x in alone])
 
 
-def test_auto_accepts_logits_but_a_fixed_threshold_needs_probabilities(metric):
+def test_auto_and_fixed_thresholds_accept_logits(metric):
     references = [[1, 0], [0, 1], [1, 1], [0, 0]]
     logits = [[2.5, -1.0], [-0.5, 3.0], [1.0, 0.2], [-2.0, -0.3]]
     result = metric.compute(references=references, predictions=logits, from_probas=True, threshold="auto")
     assert result == {"balanced_accuracy": 1.0, "per_label_thresholds": [(1.0 + -0.5) / 2, (0.2 + -0.3) / 2]}  # midpoints
-    with pytest.raises(ValueError, match=r"predictions: expected probabilities in \[0, 1\]"):
-        metric.compute(references=references, predictions=logits, from_probas=True)
+    # A fixed threshold applies to logits as "auto" does (positive iff score >= threshold): scikit-learn on the cut labels.
+    fixed = metric.compute(references=references, predictions=logits, from_probas=True, return_per_label=True)
+    cut = (np.array(logits) >= 0.5).astype(int)
+    expected = [sklearn_ba(np.array(references)[:, label], cut[:, label]) for label in range(2)]
+    assert fixed["per_label_ba"] == pytest.approx(expected, abs=1e-15)
 
 
 # ---------------------------------------------------------------- inputs, storage and outputs
@@ -355,9 +358,9 @@ def test_undefined_results_carry_a_reason(metric):
     no_positive = metric.compute(references=[[0, 0], [0, 0]], predictions=[[0, 1], [0, 0]], average="weighted")
     assert math.isnan(no_positive["balanced_accuracy"]) and no_positive["reason"] == "no_positive_support"
     zero_weight = metric.compute(references=[[0, 1], [1, 0]], predictions=[[0, 1], [1, 1]], sample_weight=[0, 0], return_per_label=True)
-    assert zero_weight["reason"] == "no_defined_labels" and all(math.isnan(v) for v in zero_weight["per_label_ba"])
+    assert zero_weight["reason"] == "no_samples" and "per_label_ba" not in zero_weight
     rows = metric.compute(references=np.zeros((0, 3), int), predictions=np.zeros((0, 3)), from_probas=True, threshold="auto")
-    assert rows["reason"] == "no_defined_labels" and rows["per_label_thresholds"] == [math.inf] * 3
+    assert rows["reason"] == "no_samples" and rows["per_label_thresholds"] == [math.inf] * 3
 
 
 def test_results_are_plain_python_and_json_safe(metric):
@@ -387,7 +390,7 @@ R, P = [[1, 0], [0, 1]], [[1, 0], [1, 1]]
         (dict(references=[[1, -1], [0, 1]], predictions=P, ignore_index=-100), ValueError, r"references: expected 0/1 values \(or ignore_index=-100\), found \[-1\]"),
         (dict(references=R, predictions=[[1, 0], [3, 1]]), ValueError, r"predictions: expected 0/1 values, found \[3\]"),
         (dict(references=R, predictions=[[0.9, 0.1], [0.2, 0.7]]), ValueError, r"predictions: expected 0/1 values, found non-integer values such as 0\.9\. For probabilities or scores pass from_probas=True\."),
-        (dict(references=R, predictions=[[0.9, 0.1], [0.2, 1.5]], from_probas=True), ValueError, r"predictions: expected probabilities in \[0, 1\]"),
+        (dict(references=R, predictions=[[0.9, 0.1], [0.2, 0.8]], from_probas=True, threshold=[0.5, 1.5]), ValueError, r"threshold: expected a threshold on the scale of predictions, found 1.5 among the per-label thresholds with all of predictions in \[0.1, 0.9\]"),
         (dict(references=R, predictions=[[0.9, 0.1], [0.2, float("nan")]], from_probas=True), ValueError, r"predictions: expected finite values"),
         (dict(references=R, predictions=[[0.9, 0.1], [0.2, float("inf")]], from_probas=True, threshold="auto"), ValueError, r"predictions: expected finite values"),
         (dict(references=[[1.0, float("nan")], [0.0, 1.0]], predictions=P), ValueError, r"references: expected finite values"),
@@ -398,11 +401,12 @@ R, P = [[1, 0], [0, 1]], [[1, 0], [1, 1]]
         (dict(references=R, predictions=P, sample_weight=[1, -1]), ValueError, r"sample_weight: expected non-negative weights, found -1"),
         (dict(references=R, predictions=P, sample_weight=[1, float("nan")]), ValueError, r"sample_weight: expected finite values"),
         (dict(references=R, predictions=P, threshold="auto"), ValueError, r"threshold: 'auto' searches thresholds on scores; pass from_probas=True"),
-        (dict(references=R, predictions=P, from_probas=True, threshold="best"), ValueError, r"threshold: expected a number in \[0, 1\] or 'auto', found 'best'"),
-        (dict(references=R, predictions=P, from_probas=True, threshold=1.5), ValueError, r"threshold: expected a number in \[0, 1\], found 1.5"),
-        (dict(references=R, predictions=P, from_probas=True, threshold=None), TypeError, r"threshold: expected a number in \[0, 1\], 'auto' or one number per label, found None"),
+        (dict(references=R, predictions=P, from_probas=True, threshold="best"), ValueError, r"threshold: expected a number \(a finite score, or inf for nothing positive\) or 'auto', found 'best'"),
+        (dict(references=R, predictions=P, from_probas=True, threshold=1.5), ValueError, r"threshold: expected a threshold on the scale of predictions, found 1.5 with all of predictions in \[0, 1\]"),
+        (dict(references=R, predictions=P, from_probas=True, threshold=None), TypeError, r"threshold: expected a number, 'auto' or one number per label, found None"),
         (dict(references=R, predictions=P, from_probas=True, threshold=[0.5]), ValueError, r"threshold: expected one threshold per label \(2 values\), found shape \(1,\)"),
-        (dict(references=R, predictions=P, from_probas=True, threshold=[0.5, -0.1]), ValueError, r"threshold: expected per-label thresholds in \[0, 1\] or inf, found \[0.5, -0.1\]"),
+        (dict(references=R, predictions=P, from_probas=True, threshold=[0.5, float("nan")]), ValueError, r"threshold: expected per-label thresholds that are finite numbers or inf \(no positive\), found \[0.5, nan\]"),
+        (dict(references=R, predictions=P, from_probas=True, threshold=[0.5, -0.1]), ValueError, r"threshold: expected a threshold on the scale of predictions, found -0.1 among the per-label thresholds with all of predictions in \[0, 1\]"),
         (dict(references=R, predictions=P, ignore_index=1), ValueError, r"ignore_index: expected a value other than the labels 0 and 1, found 1"),
         (dict(references=R, predictions=P, ignore_index="pad"), TypeError, r"ignore_index: expected an integer such as -100, found 'pad'"),
         (dict(references=R, predictions=P, class_mask=[2]), ValueError, r"class_mask: expected indices in \[0, 1\], found \[2\]"),
@@ -594,7 +598,7 @@ def test_degenerate_sets_give_a_finite_interval_inside_the_range(metric, referen
         (dict(references=[[1, -100], [0, -100]], predictions=[[1, 0], [0, 1]], ignore_index=-100, class_mask=[1]), "empty_class_mask_after_filtering"),
         (dict(references=[[1, 0]], predictions=[[1, 0]], class_mask=[]), "empty_class_mask_after_filtering"),
         (dict(references=[[0, 0], [0, 0]], predictions=[[0, 1], [0, 0]], average="weighted"), "no_positive_support"),
-        (dict(references=[[0, 1], [1, 0]], predictions=[[0, 1], [1, 1]], sample_weight=[0, 0]), "no_defined_labels"),
+        (dict(references=[[0, 1], [1, 0]], predictions=[[0, 1], [1, 1]], sample_weight=[0, 0]), "no_samples"),
     ],
 )
 @pytest.mark.parametrize("ci_method", [None, "bootstrap"])

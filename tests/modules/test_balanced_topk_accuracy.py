@@ -405,7 +405,7 @@ def test_class_mask(metric):
 
 def test_no_samples(metric):
     result = metric.compute(predictions=np.zeros((0, 3)), references=[], k=2)
-    assert math.isnan(result["balanced_topk_accuracy"]) and result["reason"] == "no_reference_classes"
+    assert math.isnan(result["balanced_topk_accuracy"]) and result["reason"] == "no_samples"
 
 
 def test_k_list_order_duplicates_and_numpy_integers(metric):
@@ -487,7 +487,7 @@ def test_demo_rows():
         (dict(predictions=None, references=[0, 1]), TypeError, r"predictions: expected an array-like of values, found None"),
         (dict(predictions=np.zeros((2, 0)), references=[0, 1]), ValueError, r"predictions: expected at least one score column, found shape \(2, 0\)"),
         (dict(predictions=SCORES[:3], references=REFERENCES), ValueError, r"predictions and references: expected the same number of samples, found 3 and 4"),
-        (dict(predictions=SCORES[:2], references=[[1, 0, 0], [0, 1, 0]]), ValueError, r"predictions and references: expected the same number of samples, found 2 and 6"),
+        (dict(predictions=SCORES[:2], references=[[1, 0, 0], [0, 1, 0]]), ValueError, r"references: expected one class per sample, shape \(N,\): an index 0..K-1 into the score columns \(or a name from `labels`\), found shape \(2, 3\); for one-hot rows pass their argmax"),
         (dict(predictions=SCORES, references=REFERENCES, k=0), ValueError, r"k: expected an integer in \[1, 3\] \(the number of score columns\), found 0"),
         (dict(predictions=SCORES, references=REFERENCES, k=4), ValueError, r"k: expected an integer in \[1, 3\] \(the number of score columns\), found 4"),
         (dict(predictions=SCORES, references=REFERENCES, k=1.5), TypeError, r"k: expected an integer in \[1, 3\], found 1.5"),
@@ -676,7 +676,7 @@ def test_degenerate_sets_give_a_finite_interval_inside_the_range(metric, scores,
         (dict(predictions=SCORES, references=[-1, -1, -1, -1], ignore_index=-1), "empty_after_ignore_index"),
         (dict(predictions=SCORES, references=REFERENCES, class_mask=[]), "empty_class_mask_after_filtering"),
         (dict(predictions=SCORES, references=[0, 0, 1, 1], class_mask=[2]), "empty_class_mask_after_filtering"),
-        (dict(predictions=SCORES, references=REFERENCES, sample_weight=[0, 0, 0, 0]), "no_reference_classes"),
+        (dict(predictions=SCORES, references=REFERENCES, sample_weight=[0, 0, 0, 0]), "no_samples"),
     ],
 )
 def test_undefined_value_has_an_undefined_interval(metric, kwargs, reason):

@@ -686,7 +686,7 @@ def test_a_numeric_zero_division_value_without_two_reference_classes_has_no_inte
     "kwargs, error, pattern",
     [
         (dict(confidence_level=95), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 95"),
-        (dict(confidence_level="0.95"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found str"),
+        (dict(confidence_level="0.95"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found the string '0.95'"),
         (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'bca'"),
         (dict(confidence_level=0.95, n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 0"),
         (dict(confidence_level=0.95, seed=1.5), TypeError, r"seed: expected a non-negative integer or None, found 1.5"),

@@ -9,7 +9,8 @@ reductions themselves are exercised, not only validation.
 
 Every call must keep the contract of ``robustness.check_call``: a plain-Python,
 JSON-serialisable result inside the metric's range (NaN only with a reason), or a
-ValueError/TypeError naming the argument - no other exception, no warning, no hang.
+ValueError/TypeError naming the argument - no other exception, no warning but the
+documented ones (``robustness.DOCUMENTED_WARNINGS``), no hang.
 The calls go through ``evaluate.load`` objects' ``compute``. Example counts: see the
 profiles in tests/support/robustness.py (2,000 per module by default).
 """
@@ -195,6 +196,8 @@ def _labels_data(draw, strings):
         element = st.integers(base, base + num_classes - 1)
     references = [draw(element) for _ in range(n)]
     predictions = [draw(element) for _ in range(n)]
+    if not strings and n and draw(st.integers(0, 5)) == 0:
+        references[draw(st.integers(0, n - 1))] = -100  # padding, with or without ignore_index (issue 26)
     classes = alphabet if strings else list(range(base, base + num_classes))
     return n, references, predictions, classes
 
@@ -432,3 +435,19 @@ def test_compute_keeps_the_contract_on_well_formed_calls(name, data):
     """Well-formed data and valid option values only: the reductions, not the validation,
     get most of these calls (options may still contradict each other or the data)."""
     fuzz_one(name, data.draw(fuzzed_calls(name, wellformed=True), label="call"))
+
+
+def test_the_contract_allows_the_documented_warnings_and_no_other():
+    """Padding counted as a class warns (documented, issue 26): the contract lets that warning
+    through, and still turns any other warning into a failure."""
+    metric = metric_for("balanced_accuracy")
+    names = argument_names(metric) | {"compute"}
+    outcome, _ = check_call("balanced_accuracy", lambda: metric.compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1]), names)
+    assert outcome == "ok"
+
+    def other_warning():
+        warnings.warn("references: something else", UserWarning)
+        return {"balanced_accuracy": 0.5}
+
+    with pytest.raises(UserWarning, match="something else"):
+        check_call("balanced_accuracy", other_warning, names)

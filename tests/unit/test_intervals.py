@@ -243,7 +243,7 @@ def test_kish_effective_sizes():
     "kwargs, error, pattern",
     [
         (dict(confidence_level=1.0), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 1.0"),
-        (dict(confidence_level="95%"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found str"),
+        (dict(confidence_level="95%"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found the string '95%'"),
         (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'bca'"),
         (dict(confidence_level=0.95, n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 0"),
         (dict(confidence_level=0.95, n_resamples=10**9), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 1000000000"),

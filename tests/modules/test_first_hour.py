@@ -1,0 +1,347 @@
+"""Issue 26, "a new user's first hour": each trip-wire's reproducer, now a test.
+
+Each test starts from the call the issue reported (what it did before is in its docstring)
+and checks what it does now against scikit-learn or an independent computation in the test.
+"""
+
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+
+from conftest import MODULE_NAMES, load_module
+from shared.store import Store
+
+
+@pytest.fixture(scope="module")
+def metrics():
+    return {name: load_module(name) for name in MODULE_NAMES}
+
+
+def binary_scores(rng, size, positive_mean, scale=1.0, offset=0.0):
+    """References (about 30% positive) and scores that separate them imperfectly."""
+    references = (rng.random(size) < 0.3).astype(int)
+    scores = offset + scale * (references * positive_mean + rng.normal(0.0, 1.0, size))
+    return references, scores
+
+
+# ---------------------------------------------------------------- the two-split threshold recipe
+
+
+def test_a_threshold_tuned_on_dev_logits_reports_on_test_logits(metrics):
+    """Was: compute(references=y_test, predictions=logits_test, threshold=0.466) raised "expected probabilities
+    in [0, 1] with a numeric threshold ... use threshold='auto' for logits", i.e. advice to tune on the test split."""
+    metric = metrics["balanced_accuracy"]
+    rng = np.random.default_rng(26)
+    y_dev, logits_dev = binary_scores(rng, 400, 1.5, offset=-1.0)
+    y_test, logits_test = binary_scores(rng, 300, 1.5, offset=-1.0)
+    assert logits_test.min() < 0 < 1 < logits_test.max()  # logits, not probabilities
+    tuned = metric.compute(references=y_dev.tolist(), predictions=logits_dev.tolist(), threshold="auto")
+    threshold = tuned["optimal_threshold"]
+    report = metric.compute(references=y_test.tolist(), predictions=logits_test.tolist(), threshold=threshold)
+    # The same rule "auto" tunes with: positive iff score >= threshold.
+    assert report["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y_test, logits_test >= threshold), abs=1e-15)
+    # The reproducer's own number, on the same test logits.
+    fixed = metric.compute(references=y_test.tolist(), predictions=logits_test.tolist(), threshold=0.466)
+    assert fixed["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y_test, logits_test >= 0.466), abs=1e-15)
+
+
+def test_a_judges_tuned_score_threshold_reports_on_the_test_split(metrics):
+    """Was: "auto" returned optimal_threshold 6.5 on a judge's 1-10 dev scores, and the test
+    split then got "threshold: expected a number in [0, 1], found 6.5"."""
+    metric = metrics["balanced_accuracy"]
+    rng = np.random.default_rng(6)
+
+    def judge(size):
+        references = (rng.random(size) < 0.2).astype(int)
+        scores = np.clip(np.rint(4 + 3 * references + rng.normal(0, 1.6, size)), 1, 10).astype(int)
+        return references, scores
+
+    y_dev, scores_dev = judge(500)
+    y_test, scores_test = judge(300)
+    tuned = metric.compute(references=y_dev.tolist(), predictions=scores_dev.tolist(), threshold="auto")
+    threshold = tuned["optimal_threshold"]
+    assert 1 < threshold < 10 and threshold % 1 == 0.5  # a midpoint between two integer scores
+    report = metric.compute(references=y_test.tolist(), predictions=scores_test.tolist(), threshold=threshold)
+    assert report["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y_test, scores_test >= threshold), abs=1e-15)
+    assert metric.compute(references=[0, 1, 1, 0], predictions=[3, 8, 7, 5], threshold=6.5) == {"balanced_accuracy": 1.0}
+
+
+def test_per_label_thresholds_tuned_on_dev_logits_report_on_test_logits(metrics):
+    """Was: "expected per-label thresholds in [0, 1] or inf, found [-1.41, ...]" for thresholds
+    tuned on a sigmoid head's logits."""
+    metric = metrics["balanced_accuracy_multilabel"]
+    rng = np.random.default_rng(41)
+
+    def head(size):
+        references = (rng.random((size, 3)) < [0.2, 0.4, 0.1]).astype(int)
+        logits = -1.5 + references * [1.0, 2.0, 1.5] + rng.normal(0, 1.0, (size, 3))
+        return references, logits
+
+    y_dev, logits_dev = head(400)
+    y_test, logits_test = head(300)
+    tuned = metric.compute(references=y_dev.tolist(), predictions=logits_dev.tolist(), from_probas=True, threshold="auto")
+    thresholds = tuned["per_label_thresholds"]
+    assert min(thresholds) < 0  # thresholds on the logits' scale
+    report = metric.compute(references=y_test.tolist(), predictions=logits_test.tolist(), from_probas=True,
+                            threshold=thresholds, return_per_label=True)
+    expected = [balanced_accuracy_score(y_test[:, label], logits_test[:, label] >= thresholds[label]) for label in range(3)]
+    assert report["per_label_ba"] == pytest.approx(expected, abs=1e-15)
+    assert report["balanced_accuracy"] == pytest.approx(np.mean(expected), abs=1e-15)
+    # The reproducer's shape: a negative threshold in the list.
+    listed = metric.compute(references=[[1, 0], [0, 1]], predictions=[[0.3, -2.0], [-1.5, 0.2]], from_probas=True,
+                            threshold=[-1.41, 0.1])
+    assert listed == {"balanced_accuracy": 1.0}
+
+
+def test_a_numeric_threshold_applies_to_both_systems_scores_alike(metrics):
+    """A comparison cuts both systems' logits with the one number, as each system alone."""
+    metric = metrics["balanced_accuracy"]
+    rng = np.random.default_rng(7)
+    references, system = binary_scores(rng, 200, 2.0, offset=-1.0)
+    baseline = system + rng.normal(0, 1.0, system.size)
+    result = metric.compute(references=references.tolist(), predictions=system.tolist(), baseline_predictions=baseline.tolist(),
+                            threshold=-0.4)
+    assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, system >= -0.4), abs=1e-15)
+    assert result["baseline_balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, baseline >= -0.4), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, name_in_message",
+    [
+        ("balanced_accuracy", dict(references=[0, 1, 1], predictions=[0.2, 0.9, 0.6], threshold=6.5), "predictions"),
+        ("balanced_accuracy", dict(references=[0, 1, 1], predictions=[0, 1, 1], threshold=-1.41), "predictions"),
+        ("balanced_accuracy", dict(references=[0, 1, 1], predictions=[-2.0, 1.5, 0.3], baseline_predictions=[0.1, 0.8, 0.7],
+                                   threshold=6.5), "baseline_predictions"),
+        ("balanced_accuracy_multilabel", dict(references=[[1, 0], [0, 1]], predictions=[[0.9, 0.2], [0.1, 0.7]], from_probas=True,
+                                              threshold=[-1.41, 0.5]), "predictions"),
+    ],
+)
+def test_only_a_surely_wrong_threshold_is_refused_and_the_message_says_why(metrics, name, kwargs, name_in_message):
+    """A threshold outside [0, 1] with predictions all in [0, 1] makes every sample one class."""
+    with pytest.raises(ValueError) as raised:
+        metrics[name].compute(**kwargs)
+    message = str(raised.value)
+    assert message.startswith(f"threshold: expected a threshold on the scale of {name_in_message}, found ")
+    assert "nothing is positive" in message or "everything is positive" in message
+    assert "auto" not in message  # no advice to tune on the data being reported
+
+
+def test_no_message_about_scores_suggests_tuning_on_the_reported_data(metrics):
+    """The hints for scores passed as labels point to another split, never to "auto" on these data."""
+    for name, kwargs in [("balanced_accuracy", {}), ("informedness", {})]:
+        with pytest.raises(ValueError) as raised:
+            metrics[name].compute(references=[0, 1, 1], predictions=[0.2, 0.9, 0.6], **kwargs)
+        message = str(raised.value)
+        assert "another split" in message, message
+        assert not re.search(r"use threshold='auto'|threshold='auto' for", message), message
+
+
+# ---------------------------------------------------------------- padding counted as a class
+
+
+def padding_warnings(caught):
+    return [warning for warning in caught if "looks like padding" in str(warning.message)]
+
+
+def test_minus_100_in_references_warns_once_and_names_ignore_index(metrics):
+    """Was: compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1]) returned 0.667 with
+    classes [-100, 0, 1] and no warning."""
+    metric = metrics["balanced_accuracy"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = metric.compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1], return_per_class=True)
+    (warning,) = padding_warnings(caught)
+    assert warning.category is UserWarning and warning.filename == __file__  # points at the user's call
+    assert str(warning.message).startswith("references: -100 looks like padding")
+    assert "ignore_index=-100" in str(warning.message)
+    # The value is what the counts say (documented: -100 is then a class), and ignore_index drops it.
+    assert result["classes"] == [-100, 0, 1]
+    assert result["balanced_accuracy"] == pytest.approx(balanced_accuracy_score([0, 1, -100, 1], [0, 1, 1, 1]), abs=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dropped = metric.compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1], ignore_index=-100)
+    assert dropped == {"balanced_accuracy": 1.0}
+
+
+def test_255_in_uint8_segmentation_maps_warns_and_255_in_int64_does_not(metrics):
+    metric = metrics["balanced_accuracy"]
+    references = np.array([[0, 1, 255], [1, 1, 0]], dtype=np.uint8)
+    predictions = np.array([[0, 1, 1], [1, 0, 0]], dtype=np.uint8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metric.compute(references=references, predictions=predictions)
+    (warning,) = padding_warnings(caught)
+    assert "255 looks like padding" in str(warning.message) and "ignore_index=255" in str(warning.message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a class 255 among int64 labels is an ordinary class
+        metric.compute(references=references.astype(np.int64), predictions=predictions.astype(np.int64))
+        metric.compute(references=references, predictions=predictions, ignore_index=255)
+
+
+def test_the_padding_warning_comes_once_per_compute_when_streamed(load):
+    metric = load("balanced_accuracy")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metric.add_batch(references=[0, -100, 1], predictions=[0, 1, 1])
+        metric.add_batch(references=[-100, 1], predictions=[0, 1])
+        metric.add_batch(references=np.array([255, 0], dtype=np.uint8), predictions=[1, 0])
+        metric.compute()
+    (warning,) = padding_warnings(caught)
+    assert "-100 looks like padding" in str(warning.message) and "255 looks like padding" in str(warning.message)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metric.add_batch(references=[0, -100, 1], predictions=[0, 1, 1])
+        metric.compute()
+        metric.compute(references=[0, -100], predictions=[0, 0])
+    assert len(padding_warnings(caught)) == 2  # one per compute
+
+
+def test_the_uint8_note_survives_the_distributed_hand_over(tmp_path):
+    """Process 0 merges the others' stores from files: the dtype note travels with the counts."""
+    from shared.confusion import count_labels
+
+    store = count_labels([0, 1], np.array([255, 1], dtype=np.uint8))
+    store.save(str(tmp_path / "store.npz"))
+    merged = Store()
+    merged.merge(count_labels([0, 1], [0, 1]))
+    merged.merge(Store.load(str(tmp_path / "store.npz")))
+    assert merged.reference_dtypes == {"uint8", "int64"}
+
+
+def test_informedness_warns_too_and_labels_given_explicitly_do_not(metrics):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metrics["informedness"].compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1])
+    assert len(padding_warnings(caught)) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the user named -100 as a class
+        metrics["balanced_accuracy"].compute(references=[0, 1, -100, 1], predictions=[0, 1, 1, 1], labels=[-100, 0, 1])
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, value",
+    [
+        ("balanced_accuracy_multilabel", dict(references=[[0, 1], [-100, 1]], predictions=[[0, 1], [1, 1]]), -100),
+        ("balanced_accuracy_multilabel", dict(references=np.array([[0, 1], [255, 1]], np.uint8), predictions=[[0, 1], [1, 1]]), 255),
+        ("balanced_topk_accuracy", dict(references=[0, -100], predictions=[[0.2, 0.8], [0.5, 0.5]]), -100),
+        ("balanced_topk_accuracy", dict(references=np.array([0, 255], np.uint8), predictions=[[0.2, 0.8], [0.5, 0.5]]), 255),
+        ("balanced_accuracy", dict(references=[0, 1, -100], predictions=[0, 1, 1], num_classes=2), -100),
+    ],
+)
+def test_where_padding_cannot_be_a_class_the_error_names_ignore_index(metrics, name, kwargs, value):
+    """Multilabel references are 0/1 and top-k references are score columns: there padding
+    was already an error, which now says what the value probably is."""
+    with pytest.raises(ValueError, match=rf"^references: .*\. {value} looks like padding .*: pass ignore_index={value} "):
+        metrics[name].compute(**kwargs)
+
+
+# ---------------------------------------------------------------- errors that say more
+
+
+@pytest.mark.parametrize(
+    "name, typo, meant",
+    [
+        ("balanced_accuracy", "reference", "references"),
+        ("balanced_accuracy", "prediction", "predictions"),
+        ("balanced_accuracy", "treshold", "threshold"),
+        ("informedness", "unlabelled_predictions", "unlabeled_predictions"),
+        ("balanced_accuracy_multilabel", "sample_weights", "sample_weight"),
+        ("balanced_topk_accuracy", "klist", "k_list"),
+    ],
+)
+def test_an_unknown_argument_lists_every_argument_and_suggests_the_closest(metrics, name, typo, meant):
+    """Was: compute(reference=[...]) listed only the options, naming neither references nor predictions."""
+    metric = metrics[name]
+    with pytest.raises(TypeError) as raised:
+        metric.compute(**{typo: [0, 1]})
+    message = str(raised.value)
+    assert message.startswith(f"{typo}: expected an argument of {name} (data: predictions, references, ")
+    assert message.endswith(f"found an unknown argument. Did you mean `{meant}`?")
+    listed = message.split(" (", 1)[1].rsplit("), found", 1)[0]
+    for argument in ["predictions", "references", *metric.INPUTS, *metric.OPTIONS]:
+        assert re.search(rf"(?<![\w]){argument}(?![\w])", listed), argument
+
+
+def test_options_given_to_add_batch_say_where_options_go(load):
+    """Was: add_batch(..., ignore_index=-100) said "Bad inputs for evaluation module"."""
+    metric = load("balanced_accuracy")
+    with pytest.raises(ValueError, match=r"^ignore_index: expected it as an option of compute\(\.\.\., ignore_index=\.\.\.\) "
+                                         r"or evaluate\.load\(\.\.\., ignore_index=\.\.\.\), found it given to add_batch"):
+        metric.add_batch(references=[0, 1], predictions=[0, 1], ignore_index=-100)
+    with pytest.raises(ValueError, match=r"^reference: expected an input of add_batch \(predictions, references, sample_weight, "
+                                         r"baseline_predictions\), found an unknown argument\. Did you mean `references`\?"):
+        metric.add_batch(reference=[0, 1], predictions=[0, 1])
+    with pytest.raises(ValueError, match=r"^ignore_index: .* found it given to add;"):
+        metric.add(reference=0, prediction=0, ignore_index=-100)
+    assert len(metric) == 0  # nothing was added by the refused calls
+    with pytest.raises(TypeError, match=r"^references: expected options at evaluate\.load \(.*\), found a data argument; "
+                                        r"pass data to compute\(\.\.\.\) or add_batch\(\.\.\.\)"):
+        load("balanced_accuracy", references=[0, 1])
+
+
+def test_topk_one_hot_references_say_references_are_class_indices(metrics):
+    """Was: "predictions and references: expected the same number of samples, found 2 and 6"."""
+    metric = metrics["balanced_topk_accuracy"]
+    one_hot = [[0, 1, 0], [1, 0, 0]]
+    scores = [[0.1, 0.8, 0.1], [0.7, 0.2, 0.1]]
+    with pytest.raises(ValueError, match=r"^references: expected one class per sample, shape \(N,\): an index 0\.\.K-1 into the "
+                                         r"score columns \(or a name from `labels`\), found shape \(2, 3\); for one-hot rows "
+                                         r"pass their argmax"):
+        metric.compute(references=one_hot, predictions=scores)
+    assert metric.compute(references=np.argmax(one_hot, axis=-1), predictions=scores) == {"balanced_topk_accuracy": 1.0}
+    assert metric.compute(references=[[1], [0]], predictions=scores) == {"balanced_topk_accuracy": 1.0}  # a column is fine
+
+
+EMPTY_CALLS = {
+    "balanced_accuracy": [dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[0, 1], sample_weight=[0, 0]),
+                          dict(confusion_matrix=[[0, 0], [0, 0]])],
+    "informedness": [dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[0, 1], sample_weight=[0, 0]),
+                     dict(confusion_matrix=[[0, 0], [0, 0]])],
+    "balanced_accuracy_multilabel": [dict(references=[], predictions=[]), dict(references=np.zeros((0, 3)), predictions=np.zeros((0, 3))),
+                                     dict(references=[[0, 1]], predictions=[[0, 1]], sample_weight=[0]),
+                                     dict(confusion_matrix=[[[0, 0], [0, 0]]])],
+    "balanced_topk_accuracy": [dict(references=[], predictions=[]), dict(references=[], predictions=np.zeros((0, 3))),
+                               dict(references=[0, 1], predictions=[[0.9, 0.1], [0.2, 0.8]], sample_weight=[0, 0])],
+}
+MAIN_KEY = {"balanced_accuracy": "balanced_accuracy", "informedness": "informedness",
+            "balanced_accuracy_multilabel": "balanced_accuracy", "balanced_topk_accuracy": "balanced_topk_accuracy"}
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_empty_input_is_one_reasoned_nan_in_every_module(metrics, name):
+    """Was: balanced accuracy gave NaN with "no_reference_classes", informedness NaN with
+    "no_samples", and multilabel and top-k raised for compute(references=[], predictions=[])."""
+    for kwargs in EMPTY_CALLS[name]:
+        result = metrics[name].compute(**kwargs)
+        assert set(result) == {MAIN_KEY[name], "reason"}, kwargs
+        assert math.isnan(result[MAIN_KEY[name]]) and result["reason"] == "no_samples", kwargs
+        with_interval = metrics[name].compute(**kwargs, confidence_level=0.95)
+        assert with_interval["reason"] == "no_samples" and all(math.isnan(x) for x in with_interval[f"{MAIN_KEY[name]}_ci"])
+
+
+def test_empty_batches_streamed_then_real_ones_count_as_usual(load):
+    for name, empty, batch in [
+        ("balanced_accuracy_multilabel", dict(references=[], predictions=[]), dict(references=[[1, 0], [0, 1]], predictions=[[1, 0], [1, 1]])),
+        ("balanced_topk_accuracy", dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[[0.9, 0.1], [0.6, 0.4]])),
+    ]:
+        metric = load(name)
+        metric.add_batch(**empty)
+        metric.add_batch(**batch)
+        metric.add_batch(**empty)
+        assert metric.compute() == load(name).compute(**batch)
+        metric.add_batch(**empty)
+        assert metric.compute()["reason"] == "no_samples"
+
+
+def test_every_card_documents_the_empty_input_reason():
+    from conftest import REPO_ROOT
+
+    for name in MODULE_NAMES:
+        card = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+        outputs = card.split("### Output Values", 1)[1].split("\n### ", 1)[0]
+        assert '`"no_samples"` (empty input: no samples, or only samples of weight 0; the same in all four modules)' in " ".join(
+            outputs.split()), name

@@ -23,7 +23,7 @@ Balanced accuracy (``balanced_accuracy_difference``)
     Until issue 22 phi was taken without that correction ("Newcombe's method 10 with
     uncorrected phi": [-0.1174, -0.0059] instead of the published [-0.1186, -0.0046] on
     Fagerland et al.'s table (59, 6, 16, 80)); it was narrower but under-covered where a
-    class has few items and few disagreements (phi near 1), down to 0.57 with a class of
+    class has few items and few disagreements (phi near 1), down to 0.55 with a class of
     2 items and 0.82-0.93 with 10 (``examples/comparison_study.md``). The classes are
     independent given their sizes, so their intervals are combined into the mean by
     **MOVER** (Zou & Donner 2008), as ``intervals.rate_sum_interval`` combines Wilson
@@ -31,14 +31,14 @@ Balanced accuracy (``balanced_accuracy_difference``)
     stratified bootstrap of the joint counts: each row is resampled as Multinomial(row
     size, row shares) over its K x K cells, the shares taken with one pseudo-item of
     disagreement (``paired_joint.smoothed_shares``), without which a class whose few
-    items all agree cannot move (coverage down to 0.07 with a class of 2 items).
+    items all agree cannot move (coverage down to 0.08 with a class of 2 items).
 Informedness (``informedness_difference``)
     Binary: J = TPR + TNR - 1 = 2 BA - 1 for every average, so the Newcombe/MOVER
     interval of the balanced-accuracy difference, doubled (``"newcombe"``), or the
     bootstrap's, doubled. Multi-class: a delta-method (Wald) interval with the analytic
     gradient of the average (``"delta"``), its variance taken at the shares smoothed by
     one pseudo-item of disagreement per class as in the bootstrap (on the observed shares
-    a class without a disagreement adds no variance: coverage down to 0.45 at 98%
+    a class without a disagreement adds no variance: coverage down to 0.46 at 98%
     agreement), or the smoothed stratified bootstrap.
 P-value (both functions, every method)
     Two-sided, from the **stratified McNemar score test**: the difference is linearised

@@ -30,8 +30,8 @@ It also measures the methods as they were before issue 22 ("before" columns: New
 without its n/2 correction, the delta method and the bootstrap without the pseudo-item of
 disagreement), to show what changed and why.
 
-    python examples/comparison_study.py            # full grid: about 25 min on one core
-    python examples/comparison_study.py --quick    # 400 sets per row (200 bootstrap), about 3 min
+    python examples/comparison_study.py            # full grid: about 20 min of CPU (28 min wall on a busy 2-core machine)
+    python examples/comparison_study.py --quick    # 400 sets per row (200 bootstrap), about 2 min
 """
 
 import argparse

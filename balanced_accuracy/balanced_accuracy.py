@@ -149,9 +149,11 @@ Returns:
     balanced_accuracy_difference (float): balanced_accuracy - baseline_balanced_accuracy.
     balanced_accuracy_difference_ci (list of two floats): with `confidence_level`, an
         interval for the difference that uses the pairing: per class, Newcombe's (1998)
-        interval for the difference of paired recalls, combined by MOVER (Zou & Donner
-        2008); with ci_method="bootstrap", the percentile interval of a stratified
-        bootstrap of the joint (reference, prediction, baseline) counts.
+        method 10 interval for the difference of paired recalls as published (phi with
+        its n/2 correction), combined by MOVER (Zou & Donner 2008); with
+        ci_method="bootstrap", the percentile interval of a stratified bootstrap of the
+        joint (reference, prediction, baseline) counts, smoothed by one pseudo-item of
+        disagreement per class.
     balanced_accuracy_difference_p_value (float): two-sided p-value of "the two systems
         have equal recall in every class" (which implies equal balanced accuracy): the
         stratified McNemar score test, or its exact mid-p version when few items are
@@ -218,7 +220,7 @@ Examples:
     >>> round(result["baseline_balanced_accuracy"], 4), round(result["balanced_accuracy_difference"], 4)
     (0.7895, 0.0842)
     >>> [round(x, 4) for x in result["balanced_accuracy_difference_ci"]], round(result["balanced_accuracy_difference_p_value"], 4)
-    ([0.0278, 0.1391], 0.0034)
+    ([0.0242, 0.1419], 0.0034)
 """
 
 _AUTO_THRESHOLD_INTERVAL = (

@@ -1,33 +1,42 @@
-"""Comparison study: the paired difference of two judges scored on one golden set.
+"""Comparison study: the paired difference of two judges on one golden set, where users are.
 
 Simulates golden sets labelled by two *correlated* judges with a known truth and measures,
-for ``shared/comparison.py``:
+for every interval method of the two modules' comparisons (``shared/comparison.py``):
 
-* coverage of the nominal 95% interval for the difference in balanced accuracy (binary;
-  prevalence 0.1 / 0.3 / 0.5, n = 100 .. 5,000, agreement between the judges 50% .. 95%),
-  Newcombe/MOVER (the default) and, on fewer sets, the stratified bootstrap;
-* type-I error of the p-value at alpha = 0.05 when both judges have the same TPR and TNR
-  but disagree on items;
-* the narrowing factor: mean width of the paired interval over the mean width of the
-  interval one gets by combining the two judges' separate intervals (each judge's
-  Wilson/MOVER balanced-accuracy interval from ``intervals.recall_mean_interval``,
-  combined by MOVER as if the judges had been scored on different golden sets);
-* the same for multi-class (3 classes) bookmaker informedness with the delta method.
+* ``balanced_accuracy``: ``ci_method`` None / "agresti_coull" / "wilson" give the
+  Newcombe/MOVER interval ("newcombe"), ``ci_method="bootstrap"`` the smoothed stratified
+  bootstrap ("bootstrap");
+* ``informedness``: binary, the same two intervals doubled (J = 2 BA - 1; their coverage is
+  the balanced-accuracy one, bit for bit, so they are not simulated twice); 3 classes, the
+  delta method (the default; bookmaker, macro and weighted averages) and the bootstrap
+  (bookmaker);
 
-The judges: per reference class r, A's and B's correctness form a paired 2 x 2 table with
-margins (A's recall, B's recall) and a chosen agreement P(A and B give the same label)
-(binary: that fixes the table; the agreement is clipped to what the margins allow, and the
-achieved one is reported). Multi-class: each class's joint prediction distribution is a
-mixture of the maximal-agreement coupling of A's and B's prediction rows and their
-independent coupling, mixed to reach the agreement (clipped at independence). Class
-sizes are drawn at random (multinomial), so a set may lack a class: such sets are left
-out (their share is small except at n = 100, prevalence 0.1... and never there either).
+the coverage of the nominal 95% interval, how often it refuses (NaN), its mean width, and
+the type-I error of the p-value at alpha = 0.05 where both judges are equally good. Each
+figure comes with its Monte-Carlo standard error ``sqrt(p (1 - p) / sets)``.
 
-    python examples/comparison_study.py            # full: 10,000 sets per row
-    python examples/comparison_study.py --quick    # 1,000 sets per row, a minute or so
+The grid is where LLM-judge practice lives: golden sets of n = 30, 50, 100 and 300; a class
+with 2, 5 or 10 items; judges agreeing on 70%, 90% or 98% of the items (clipped to what
+their rates allow; the achieved agreement is printed); recalls near 1, near 1/2 and near 0
+in the small class, so that per-class rates are often estimated at 0 or 1; 2 and 3 classes.
+Class sizes are fixed (the methods condition on them: a golden set fixes its classes).
+
+The judges: per reference class r, A's and B's predictions form a joint distribution with
+the given rows and agreement P(A and B give the same label): binary, a paired 2 x 2 table of
+(A right, B right) with margins (A's recall, B's recall); multi-class, a mixture of the
+maximal-agreement and the independent coupling of A's and B's prediction rows.
+
+It also measures the methods as they were before issue 22 ("before" columns: Newcombe's phi
+without its n/2 correction, the delta method and the bootstrap without the pseudo-item of
+disagreement), to show what changed and why.
+
+    python examples/comparison_study.py            # full grid: about 20 min of CPU (28 min wall on a busy 2-core machine)
+    python examples/comparison_study.py --quick    # 400 sets per row (200 bootstrap), about 2 min
 """
 
 import argparse
+import datetime
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,19 +48,50 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from shared import comparison  # noqa: E402
 from shared import intervals  # noqa: E402
+from shared import paired_joint  # noqa: E402
+from shared import paired_tests  # noqa: E402
+from shared.binomial import wilson_interval  # noqa: E402
 
 LEVEL = 0.95
 ALPHA = 0.05
-PREVALENCES = (0.1, 0.3, 0.5)
-SIZES = (100, 300, 1000, 5000)
-AGREEMENTS = (0.5, 0.7, 0.85, 0.95)
-# (TPR, TNR): A better than B (coverage), and two equal judges (type-I error).
-ALTERNATIVE = ((0.80, 0.88), (0.74, 0.86))
-NULL = ((0.75, 0.85), (0.75, 0.85))
-# Multi-class informedness: prior and prediction rows (reference r -> prediction a).
-PRIOR_3 = np.array([0.6, 0.3, 0.1])
-CONFUSION_A = np.array([[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]])
-CONFUSION_B = np.array([[0.80, 0.12, 0.08], [0.15, 0.70, 0.15], [0.15, 0.20, 0.65]])
+TARGET = 0.93  # the least coverage accepted for a nominal 95% interval
+AGREEMENTS = (0.7, 0.9, 0.98)
+
+# Binary judges: (TPR, TNR) of A and of B. Equal judges give the type-I error.
+BINARY_JUDGES = {
+    "A better": ((0.80, 0.88), (0.74, 0.86)),
+    "near 1": ((0.97, 0.99), (0.95, 0.98)),
+    "recall near 1/2": ((0.55, 0.90), (0.50, 0.88)),
+    "recall near 0": ((0.10, 0.99), (0.05, 0.98)),
+    "equal": ((0.75, 0.85), (0.75, 0.85)),
+    "equal, near 1": ((0.97, 0.99), (0.97, 0.99)),
+    "equal, recall near 1/2": ((0.50, 0.90), (0.50, 0.90)),
+}
+# Golden sets: (n, positives).
+BINARY_SIZES = tuple((n, positives) for n in (30, 50, 100, 300) for positives in (2, 5, 10, n // 2))
+
+# Three classes: prediction rows (reference r -> prediction a) of A and of B; class 3 is the small one.
+ROWS = {
+    "moderate A": [[0.85, 0.10, 0.05], [0.15, 0.75, 0.10], [0.10, 0.20, 0.70]],
+    "moderate B": [[0.80, 0.12, 0.08], [0.15, 0.70, 0.15], [0.15, 0.20, 0.65]],
+    "near 1 A": [[0.97, 0.02, 0.01], [0.03, 0.95, 0.02], [0.02, 0.03, 0.95]],
+    "near 1 B": [[0.96, 0.03, 0.01], [0.04, 0.93, 0.03], [0.03, 0.04, 0.93]],
+    "half A": [[0.90, 0.06, 0.04], [0.06, 0.90, 0.04], [0.25, 0.20, 0.55]],
+    "half B": [[0.88, 0.07, 0.05], [0.07, 0.88, 0.05], [0.25, 0.25, 0.50]],
+    "rare A": [[0.90, 0.08, 0.02], [0.10, 0.88, 0.02], [0.45, 0.45, 0.10]],
+    "rare B": [[0.88, 0.10, 0.02], [0.12, 0.86, 0.02], [0.47, 0.48, 0.05]],
+}
+MULTICLASS_JUDGES = {
+    "A better": ("moderate A", "moderate B"),
+    "near 1": ("near 1 A", "near 1 B"),
+    "class 3 recall near 1/2": ("half A", "half B"),
+    "class 3 rarely predicted": ("rare A", "rare B"),
+    "equal": ("moderate A", "moderate A"),
+    "equal, near 1": ("near 1 A", "near 1 A"),
+    "equal, class 3 recall near 1/2": ("half A", "half A"),
+}
+MULTICLASS_SIZES = ((15, 10, 5), (10, 10, 10), (30, 15, 5), (25, 15, 10), (65, 30, 5), (60, 30, 10), (205, 90, 5), (180, 90, 30))
+AVERAGES = ("bookmaker", "macro", "weighted")
 
 
 # ---------------------------------------------------------------- judges
@@ -85,7 +125,7 @@ def binary_joint(judges, agreement):
 def coupled_rows(rows_a, rows_b, agreement):
     """``P[r, a, b]``: per row a mixture of the maximal-agreement and independent couplings."""
     probabilities, achieved = [], []
-    for q_a, q_b in zip(rows_a, rows_b):
+    for q_a, q_b in zip(np.asarray(rows_a, dtype=float), np.asarray(rows_b, dtype=float)):
         independent = np.outer(q_a, q_b)
         same = np.minimum(q_a, q_b)
         rest = 1.0 - same.sum()
@@ -98,176 +138,323 @@ def coupled_rows(rows_a, rows_b, agreement):
     return np.array(probabilities), achieved
 
 
-def simulate(rng, num_sets, size, prior, probabilities):
-    """Joint counts ``(num_sets, K, K, K)`` with class sizes ~ Multinomial(size, prior)."""
-    num_classes = prior.size
-    support = rng.multinomial(size, prior, size=num_sets)
-    cells = rng.multinomial(support, probabilities.reshape(num_classes, -1))
-    return cells.reshape(num_sets, num_classes, num_classes, num_classes).astype(np.float64), support
+def simulate(rng, num_sets, class_sizes, probabilities):
+    """Joint counts ``(num_sets, K, K, K)``: class r has ``class_sizes[r]`` items, their
+    (A, B) predictions ~ Multinomial over ``probabilities[r]``."""
+    num_classes = len(class_sizes)
+    cells = np.stack([rng.multinomial(size, probabilities[r].reshape(-1), size=num_sets) for r, size in enumerate(class_sizes)], axis=1)
+    return cells.reshape(num_sets, num_classes, num_classes, num_classes).astype(np.float64)
+
+
+def agreement_rows(judge_pair, achieved_of):
+    """The agreement targets, with those that clip to the same achieved agreement dropped."""
+    seen, rows = set(), []
+    for target in AGREEMENTS:
+        probabilities, achieved = achieved_of(judge_pair, target)
+        key = tuple(round(float(a), 3) for a in achieved)
+        if key not in seen:
+            seen.add(key)
+            rows.append((probabilities, achieved))
+    return rows
+
+
+# ---------------------------------------------------------------- the methods before issue 22
+
+
+def newcombe_uncorrected_phi(joint):
+    """The balanced-accuracy Newcombe/MOVER interval with phi *without* its n/2 correction,
+    as ``shared/paired_tests.py`` computed it before issue 22 (unweighted counts)."""
+    diagonal = np.arange(joint.shape[-1])
+    a_right = joint.sum(axis=-1)[..., diagonal, diagonal]
+    b_right = joint.sum(axis=-2)[..., diagonal, diagonal]
+    both = joint[..., diagonal, diagonal, diagonal]
+    n = joint.sum(axis=(-2, -1))
+    p1, p2 = a_right / n, b_right / n
+    s11, s10, s01 = both / n, (a_right - both) / n, (b_right - both) / n
+    s00 = 1.0 - s11 - s10 - s01
+    margins = p1 * (1 - p1) * p2 * (1 - p2)
+    phi = np.where(margins > 0, (s11 * s00 - s10 * s01) / np.sqrt(np.where(margins > 0, margins, 1.0)), 0.0)
+    l1, u1 = wilson_interval(a_right, n, LEVEL)
+    l2, u2 = wilson_interval(b_right, n, LEVEL)
+    below = np.sqrt(np.maximum((p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2), 0))
+    above = np.sqrt(np.maximum((p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1), 0))
+    weight = 1.0 / joint.shape[-1]
+    difference = (weight * (p1 - p2)).sum(axis=-1)
+    return difference - np.sqrt(((weight * below) ** 2).sum(axis=-1)), difference + np.sqrt(((weight * above) ** 2).sum(axis=-1))
+
+
+def delta_without_pseudo_item(joint, average="bookmaker"):
+    """The informedness delta-method interval on the observed shares (before issue 22)."""
+    confusion_a, confusion_b = paired_joint.marginals(joint)
+    totals = joint.sum(axis=(-2, -1))
+    gradient_a = paired_joint.informedness_gradient(confusion_a, average)
+    gradient_b = paired_joint.informedness_gradient(confusion_b, average)
+    variance, _ = paired_tests.variance_terms(joint, totals, totals, gradient_a, gradient_b)
+    difference = intervals.informedness_average(confusion_a, average) - intervals.informedness_average(confusion_b, average)
+    half = 1.959963984540054 * np.sqrt(variance)
+    return difference - half, difference + half
+
+
+def bootstrap_without_pseudo_item(joint, statistic, resamples, seed):
+    """The percentile interval of the stratified bootstrap on the observed shares (before issue 22)."""
+    totals = joint.sum(axis=(-2, -1))
+    replicates = paired_joint.bootstrap_joint(joint, totals, totals, statistic, resamples, seed, pseudo_items=0.0)
+    return np.nanquantile(replicates, [ALPHA / 2, 1 - ALPHA / 2], axis=0)
+
+
+def mean_recall_difference(resampled):
+    a, b = paired_joint.marginals(resampled)
+    weights = np.full(resampled.shape[-1], 1.0 / resampled.shape[-1])
+    return paired_joint.mean_recall(a, weights, 0.0) - paired_joint.mean_recall(b, weights, 0.0)
+
+
+def informedness_difference_of(resampled):
+    a, b = paired_joint.marginals(resampled)
+    return intervals.informedness_average(a, "bookmaker") - intervals.informedness_average(b, "bookmaker")
 
 
 # ---------------------------------------------------------------- measurements
+
+
+def coverage(interval, truth):
+    """(coverage among the intervals given, refusal rate, mean width, number of sets)."""
+    low, high = (np.asarray(x, dtype=float) for x in interval)
+    given = ~np.isnan(low)
+    covered = (low <= truth + 1e-12) & (truth - 1e-12 <= high)
+    share = float(covered[given].mean()) if given.any() else float("nan")
+    return {"coverage": share, "refused": float(1.0 - given.mean()), "width": float((high - low)[given].mean()), "sets": int(given.sum())}
+
+
+def rejection(p_values):
+    p_values = np.asarray(p_values, dtype=float)
+    return {"rate": float((p_values < ALPHA).mean()), "sets": int(p_values.size)}
 
 
 def separate_combined_width(joint):
     """Width of the MOVER combination of each judge's own Wilson/MOVER BA interval."""
     confusion_a, confusion_b = joint.sum(axis=-1), joint.sum(axis=-2)
     support = confusion_a.sum(axis=-1)
-    values, halves = [], []
+    halves = []
     for confusion in (confusion_a, confusion_b):
         correct = np.diagonal(confusion, axis1=-2, axis2=-1)
         interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method="wilson")
         value = (correct / support).mean(axis=-1)
-        values.append(value)
         halves.append((value - interval.low, interval.high - value))
     (a_below, a_above), (b_below, b_above) = halves
     return np.sqrt(a_below**2 + b_above**2) + np.sqrt(a_above**2 + b_below**2)
 
 
-def measure(result, truth, keep):
-    low, high = (np.asarray(x)[keep] for x in result["difference_ci"])
-    return {
-        "coverage": float(((low <= truth) & (truth <= high)).mean()),
-        "miss_low": float((truth < low).mean()),  # interval entirely above the truth
-        "miss_high": float((truth > high).mean()),
-        "width": float((high - low).mean()),
-        "rejected": float((np.asarray(result["p_value"])[keep] < ALPHA).mean()),
-    }
-
-
-def binary_row(rng, args, prevalence, size, agreement, judges, with_bootstrap):
-    probabilities, achieved = binary_joint(judges, agreement)
-    prior = np.array([1.0 - prevalence, prevalence])
-    joint, support = simulate(rng, args.sets, size, prior, probabilities)
-    keep = (support > 0).all(axis=-1)
-    joint = joint[keep]
+def binary_row(rng, args, class_sizes, judges, probabilities):
     (tpr_a, tnr_a), (tpr_b, tnr_b) = judges
-    truth = (tpr_a + tnr_a) / 2.0 - (tpr_b + tnr_b) / 2.0
-    paired = comparison.balanced_accuracy_difference(joint, confidence_level=LEVEL)
-    row = measure(paired, truth, slice(None))
-    combined = separate_combined_width(joint)
-    row["narrowing"] = row["width"] / float(combined.mean())
-    row["agreement"] = "/".join(f"{a:.2f}" for a in achieved[::-1])  # negatives / positives
-    row["kept"] = float(keep.mean())
-    if with_bootstrap:
-        subset = joint[: args.bootstrap_sets]
-        boot = comparison.balanced_accuracy_difference(
-            subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=int(rng.integers(2**31))
-        )
-        row["bootstrap"] = measure(boot, truth, slice(None))["coverage"]
+    truth = (tpr_a + tnr_a - tpr_b - tnr_b) / 2.0
+    joint = simulate(rng, args.sets, class_sizes, probabilities)
+    newcombe = comparison.balanced_accuracy_difference(joint, confidence_level=LEVEL)
+    row = {"truth": truth, "newcombe": coverage(newcombe["difference_ci"], truth), "p": rejection(newcombe["p_value"]),
+           "before newcombe": coverage(newcombe_uncorrected_phi(joint), truth)}
+    row["narrowing"] = row["newcombe"]["width"] / float(separate_combined_width(joint).mean())
+    subset = joint[: args.bootstrap_sets]
+    seed = int(rng.integers(2**31))
+    boot = comparison.balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    row["bootstrap"] = coverage(boot["difference_ci"], truth)
+    before = subset[: args.before_sets]
+    row["before bootstrap"] = coverage(bootstrap_without_pseudo_item(before, mean_recall_difference, args.resamples, seed), truth)
     return row
 
 
-def multiclass_row(rng, args, size, agreement, null, average="bookmaker"):
-    rows_b = CONFUSION_A if null else CONFUSION_B
-    probabilities, achieved = coupled_rows(CONFUSION_A, rows_b, agreement)
-    joint, support = simulate(rng, args.sets, size, PRIOR_3, probabilities)
-    keep = (support > 0).all(axis=-1)
-    joint = joint[keep]
-    population_a = intervals.informedness_average(PRIOR_3[:, None] * CONFUSION_A, average)
-    population_b = intervals.informedness_average(PRIOR_3[:, None] * rows_b, average)
-    truth = float(population_a - population_b)
-    result = comparison.informedness_difference(joint, average=average, confidence_level=LEVEL, method="delta")
-    row = measure(result, truth, slice(None))
-    row["agreement"] = "/".join(f"{a:.2f}" for a in achieved)
-    row["kept"] = float(keep.mean())
-    if args.bootstrap_sets:
-        subset = joint[: args.bootstrap_sets]
-        boot = comparison.informedness_difference(
-            subset, average=average, confidence_level=LEVEL, method="bootstrap",
-            n_resamples=args.resamples, seed=int(rng.integers(2**31)),
-        )
-        row["bootstrap"] = measure(boot, truth, slice(None))["coverage"]
+def multiclass_row(rng, args, class_sizes, rows_a, rows_b, probabilities):
+    prior = np.asarray(class_sizes, dtype=float) / sum(class_sizes)
+    rows_a, rows_b = np.asarray(rows_a), np.asarray(rows_b)
+    truth_ba = float(np.mean(np.diag(rows_a)) - np.mean(np.diag(rows_b)))
+    truth = {average: float(intervals.informedness_average(prior[:, None] * rows_a, average)
+                            - intervals.informedness_average(prior[:, None] * rows_b, average)) for average in AVERAGES}
+    joint = simulate(rng, args.sets, class_sizes, probabilities)
+    newcombe = comparison.balanced_accuracy_difference(joint, confidence_level=LEVEL)
+    row = {"truth": truth["bookmaker"], "newcombe": coverage(newcombe["difference_ci"], truth_ba), "p": rejection(newcombe["p_value"]),
+           "before newcombe": coverage(newcombe_uncorrected_phi(joint), truth_ba)}
+    for average in AVERAGES:
+        delta = comparison.informedness_difference(joint, average=average, confidence_level=LEVEL, method="delta")
+        row[f"delta {average}"] = coverage(delta["difference_ci"], truth[average])
+        row[f"p {average}"] = rejection(delta["p_value"])
+    row["before delta"] = coverage(delta_without_pseudo_item(joint), truth["bookmaker"])
+    subset = joint[: args.bootstrap_sets]
+    seed = int(rng.integers(2**31))
+    boot = comparison.balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    row["bootstrap"] = coverage(boot["difference_ci"], truth_ba)
+    boot_j = comparison.informedness_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    row["bootstrap J"] = coverage(boot_j["difference_ci"], truth["bookmaker"])
+    before = subset[: args.before_sets]
+    row["before bootstrap"] = coverage(bootstrap_without_pseudo_item(before, mean_recall_difference, args.resamples, seed), truth_ba)
+    row["before bootstrap J"] = coverage(bootstrap_without_pseudo_item(before, informedness_difference_of, args.resamples, seed), truth["bookmaker"])
     return row
 
 
 # ---------------------------------------------------------------- report
 
 
-def in_band(value, low, high):
-    return f"**{value:.3f}**" if not low <= value <= high else f"{value:.3f}"
+def standard_error(share, sets):
+    return float(np.sqrt(share * (1.0 - share) / sets)) if sets else float("nan")
+
+
+def shown(cell):
+    """Coverage, bold when below TARGET; with the refusal rate when any interval was refused."""
+    if cell["sets"] == 0:
+        return "refused"
+    text = f"{cell['coverage']:.3f}"
+    if cell["coverage"] < TARGET:
+        text = f"**{text}**"
+    if cell["refused"] > 0:
+        text += f" ({cell['refused']:.0%} refused)"
+    return text
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+class Summary:
+    """Per method: every row's coverage, to report the worst row and the count below TARGET."""
+
+    def __init__(self):
+        self.cells, self.nulls = {}, {}
+
+    def add(self, method, label, cell):
+        self.cells.setdefault(method, []).append((label, cell))
+
+    def add_null(self, test, label, cell):
+        self.nulls.setdefault(test, []).append((label, cell))
+
+    def print(self):
+        print("| method | rows | min coverage (± MC s.e.), where | rows below 0.93 | median | rows above 0.99 | refused |")
+        print("|---|---|---|---|---|---|---|")
+        for method, cells in self.cells.items():
+            values = np.array([cell["coverage"] for _, cell in cells])
+            label, worst = min(cells, key=lambda item: item[1]["coverage"])
+            refused = max(cell["refused"] for _, cell in cells)
+            print(f"| {method} | {len(cells)} | {worst['coverage']:.3f} ± {standard_error(worst['coverage'], worst['sets']):.3f}, {label} | "
+                  f"{int((values < TARGET).sum())} | {np.median(values):.3f} | {int((values > 0.99).sum())} | "
+                  f"{'none' if refused == 0 else f'up to {refused:.0%}'} |")
+        print("\n| p-value | null rows | type-I error at alpha 0.05: range | max (± MC s.e.), where | rows above 0.065 | rows below 0.035 |")
+        print("|---|---|---|---|---|---|")
+        for test, cells in self.nulls.items():
+            rates = np.array([cell["rate"] for _, cell in cells])
+            label, top = max(cells, key=lambda item: item[1]["rate"])
+            print(f"| {test} | {len(cells)} | {rates.min():.3f}-{rates.max():.3f} | {top['rate']:.3f} ± "
+                  f"{standard_error(top['rate'], top['sets']):.3f}, {label} | {int((rates > 0.065).sum())} | {int((rates < 0.035).sum())} |")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1,000 sets per row, 200 bootstrap sets of 500 resamples")
-    parser.add_argument("--sets", type=int, default=10_000, help="simulated golden sets per row")
-    parser.add_argument("--bootstrap-sets", type=int, default=1_000, help="of those, how many also get the bootstrap (0: none)")
+    parser.add_argument("--quick", action="store_true", help="400 sets per row, 200 of them bootstrapped with 300 resamples, 100 by the former bootstrap")
+    parser.add_argument("--sets", type=int, default=10_000, help="simulated golden sets per row (Newcombe, delta, p-values)")
+    parser.add_argument("--bootstrap-sets", type=int, default=1_000, help="of those, how many get the bootstrap")
+    parser.add_argument("--before-sets", type=int, default=200, help="of those, how many get the former bootstrap")
     parser.add_argument("--resamples", type=int, default=1_000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     if args.quick:
-        args.sets, args.bootstrap_sets, args.resamples = 1_000, 200, 500
+        args.sets, args.bootstrap_sets, args.before_sets, args.resamples = 400, 200, 100, 300
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    misses, type_one_misses, narrowing = [], [], []
+    summary, before = Summary(), Summary()
+    table = []
 
-    print(f"Sets per row: {args.sets:,} (bootstrap: the first {args.bootstrap_sets:,}, {args.resamples:,} resamples); seed {args.seed}.\n")
-    print("## Balanced accuracy, binary: coverage of the 95% difference interval (A: TPR 0.80 / TNR 0.88, B: 0.74 / 0.86; truth +0.04)\n")
-    print("| prevalence | n | agreement (neg/pos) | coverage | miss: truth below / above | bootstrap coverage | mean width | paired / separate width |")
-    print("|---|---|---|---|---|---|---|---|")
-    for prevalence in PREVALENCES:
-        for size in SIZES:
-            for agreement in AGREEMENTS:
-                row = binary_row(rng, args, prevalence, size, agreement, ALTERNATIVE, args.bootstrap_sets > 0)
-                boot = in_band(row["bootstrap"], 0.93, 0.97) if "bootstrap" in row else "-"
-                print(
-                    f"| {prevalence} | {size:,} | {row['agreement']} | {in_band(row['coverage'], 0.93, 0.97)} | "
-                    f"{row['miss_low']:.3f} / {row['miss_high']:.3f} | {boot} | {row['width']:.3f} | {row['narrowing']:.2f} |"
-                )
+    print(f"Produced by `python examples/comparison_study.py{' --quick' if args.quick else ''}` on "
+          f"{datetime.date.today().isoformat()} at commit {commit()}: {args.sets:,} golden sets per row "
+          f"(the bootstrap: the first {args.bootstrap_sets:,}, "
+          f"{args.resamples:,} resamples; the former bootstrap on {args.before_sets:,}); seed {args.seed}.\n")
+
+    table.append("## Two classes: balanced accuracy (informedness: the same intervals doubled)\n")
+    table.append("Coverage of the 95% interval (bold: below 0.93); type-I error of the p-value at alpha 0.05 "
+                 "for equal judges; width: mean width of the interval; paired / separate: mean width over that "
+                 "of combining the two judges' separate Wilson/MOVER intervals.\n")
+    table.append("| judges | n | positives | agreement (neg/pos) | Newcombe | bootstrap | type-I error | Newcombe width | "
+                 "bootstrap width | paired / separate | before: uncorrected phi | before: bootstrap |")
+    table.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    narrowing = []
+    for name, judges in BINARY_JUDGES.items():
+        null = name.startswith("equal")
+        for n, positives in BINARY_SIZES:
+            for probabilities, achieved in agreement_rows(judges, binary_joint):
+                row = binary_row(rng, args, [n - positives, positives], judges, probabilities)
+                agreement = "/".join(f"{a:.2f}" for a in achieved[::-1])
+                label = f"2 classes, {name}, n = {n}, {positives} positives, agreement {agreement}"
+                for method in ("newcombe", "bootstrap"):
+                    summary.add(f"balanced accuracy {method}", label, row[method])
+                    before.add(f"balanced accuracy {method}", label, row[f"before {method}"])
+                error = "-"
+                if null:
+                    summary.add_null("balanced accuracy (stratified McNemar: exact mid-p or normal), 2 classes", label, row["p"])
+                    error = f"{row['p']['rate']:.3f}"
                 narrowing.append(row["narrowing"])
-                if not 0.93 <= row["coverage"] <= 0.97:
-                    misses.append(f"prevalence {prevalence}, n {size:,}, agreement {row['agreement']}: {row['coverage']:.3f}")
-    print("\n## Balanced accuracy, binary: type-I error at alpha 0.05 (both judges TPR 0.75 / TNR 0.85; truth 0)\n")
-    print("| prevalence | n | agreement (neg/pos) | type-I error | coverage of 0 | paired / separate width |")
-    print("|---|---|---|---|---|---|")
-    null_narrowing = []
-    for prevalence in PREVALENCES:
-        for size in SIZES:
-            for agreement in AGREEMENTS:
-                row = binary_row(rng, args, prevalence, size, agreement, NULL, False)
-                print(
-                    f"| {prevalence} | {size:,} | {row['agreement']} | {in_band(row['rejected'], 0.035, 0.065)} | "
-                    f"{in_band(row['coverage'], 0.93, 0.97)} | {row['narrowing']:.2f} |"
+                table.append(
+                    f"| {name} | {n} | {positives} | {agreement} | {shown(row['newcombe'])} | {shown(row['bootstrap'])} | {error} | "
+                    f"{row['newcombe']['width']:.3f} | {row['bootstrap']['width']:.3f} | {row['narrowing']:.2f} | "
+                    f"{shown(row['before newcombe'])} | {shown(row['before bootstrap'])} |"
                 )
-                null_narrowing.append(row["narrowing"])
-                if not 0.035 <= row["rejected"] <= 0.065:
-                    type_one_misses.append(f"prevalence {prevalence}, n {size:,}, agreement {row['agreement']}: {row['rejected']:.3f}")
-                if not 0.93 <= row["coverage"] <= 0.97:
-                    misses.append(f"(null) prevalence {prevalence}, n {size:,}, agreement {row['agreement']}: {row['coverage']:.3f}")
+        print(f"  ... two classes, {name}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
-    print("\n## Bookmaker informedness, 3 classes (prior 0.6/0.3/0.1), delta method\n")
-    print("| judges | n | agreement per class | coverage | bootstrap coverage | type-I error (null rows) | mean width |")
+    table.append("\n## Three classes: balanced accuracy and informedness\n")
+    table.append("Class 3 is the small one. Informedness: bookmaker unless named; the bootstrap and the "
+                 "\"before\" columns on the first sets of each row (see the header).\n")
+    table.append("| judges | class sizes | agreement per class | BA Newcombe | BA bootstrap | J delta | J delta macro | J delta weighted | "
+                 "J bootstrap | type-I error BA / J | before: BA uncorrected phi | before: BA bootstrap | before: J delta | before: J bootstrap |")
+    table.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, (rows_a, rows_b) in MULTICLASS_JUDGES.items():
+        null = name.startswith("equal")
+        pair = (ROWS[rows_a], ROWS[rows_b])
+        for class_sizes in MULTICLASS_SIZES:
+            for probabilities, achieved in agreement_rows(pair, lambda judges, target: coupled_rows(*judges, target)):
+                row = multiclass_row(rng, args, class_sizes, *pair, probabilities)
+                agreement = "/".join(f"{a:.2f}" for a in achieved)
+                label = f"3 classes, {name}, sizes {'/'.join(map(str, class_sizes))}, agreement {agreement}"
+                summary.add("balanced accuracy newcombe", label, row["newcombe"])
+                summary.add("balanced accuracy bootstrap", label, row["bootstrap"])
+                for average in AVERAGES:
+                    summary.add(f"informedness delta ({average})", label, row[f"delta {average}"])
+                summary.add("informedness bootstrap (bookmaker)", label, row["bootstrap J"])
+                before.add("balanced accuracy newcombe", label, row["before newcombe"])
+                before.add("balanced accuracy bootstrap", label, row["before bootstrap"])
+                before.add("informedness delta (bookmaker)", label, row["before delta"])
+                before.add("informedness bootstrap (bookmaker)", label, row["before bootstrap J"])
+                error = "-"
+                if null:
+                    summary.add_null("balanced accuracy (stratified McNemar), 3 classes", label, row["p"])
+                    for average in AVERAGES:
+                        summary.add_null(f"informedness ({average}; score test), 3 classes", label, row[f"p {average}"])
+                    error = f"{row['p']['rate']:.3f} / {row['p bookmaker']['rate']:.3f}"
+                table.append(
+                    f"| {name} | {'/'.join(map(str, class_sizes))} | {agreement} | {shown(row['newcombe'])} | {shown(row['bootstrap'])} | "
+                    f"{shown(row['delta bookmaker'])} | {shown(row['delta macro'])} | {shown(row['delta weighted'])} | "
+                    f"{shown(row['bootstrap J'])} | {error} | {shown(row['before newcombe'])} | {shown(row['before bootstrap'])} | "
+                    f"{shown(row['before delta'])} | {shown(row['before bootstrap J'])} |"
+                )
+        print(f"  ... three classes, {name}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+    print("## Summary\n")
+    print(f"Every interval method over the whole grid (coverage of the 95% interval among the intervals given; "
+          f"Monte-Carlo s.e. about {standard_error(0.95, args.sets):.4f} at {args.sets:,} sets, "
+          f"{standard_error(0.95, args.bootstrap_sets):.4f} at {args.bootstrap_sets:,}; at a coverage of 0.99 "
+          f"{standard_error(0.99, args.sets):.4f} and {standard_error(0.99, args.bootstrap_sets):.4f}):\n")
+    summary.print()
+    print("\nThe same grid with the methods as they were before issue 22 (Newcombe's phi without its n/2 "
+          "correction; delta method and bootstrap without the pseudo-item of disagreement; the former "
+          f"bootstrap on {args.before_sets:,} sets per row):\n")
+    print("| method | rows | min coverage (± MC s.e.), where | rows below 0.93 | median | rows above 0.99 | refused |")
     print("|---|---|---|---|---|---|---|")
-    for null in (False, True):
-        for size in (200, 1000, 5000):
-            for agreement in (0.7, 0.85, 0.95):
-                row = multiclass_row(rng, args, size, agreement, null)
-                boot = in_band(row["bootstrap"], 0.93, 0.97) if "bootstrap" in row else "-"
-                error = in_band(row["rejected"], 0.035, 0.065) if null else "-"
-                print(
-                    f"| {'equal' if null else 'A better'} | {size:,} | {row['agreement']} | {in_band(row['coverage'], 0.93, 0.97)} | "
-                    f"{boot} | {error} | {row['width']:.3f} |"
-                )
-                if not 0.93 <= row["coverage"] <= 0.97:
-                    misses.append(f"(informedness, {'equal' if null else 'A better'}) n {size:,}, agreement {row['agreement']}: {row['coverage']:.3f}")
-                if null and not 0.035 <= row["rejected"] <= 0.065:
-                    type_one_misses.append(f"(informedness) n {size:,}, agreement {row['agreement']}: {row['rejected']:.3f}")
-
-    print("\n## Summary\n")
-    print(f"- Coverage outside 93-97% (bold above): {len(misses)} row(s)" + ("" if not misses else ":"))
-    for miss in misses:
-        print(f"  - {miss}")
-    print(f"- Type-I error outside 3.5-6.5%: {len(type_one_misses)} row(s)" + ("" if not type_one_misses else ":"))
-    for miss in type_one_misses:
-        print(f"  - {miss}")
-    all_narrowing = np.array(narrowing + null_narrowing)
-    print(
-        f"- Paired / separate interval width (balanced accuracy): median {np.median(all_narrowing):.2f}, "
-        f"range {all_narrowing.min():.2f}-{all_narrowing.max():.2f}; at agreement 0.95 alone: "
-        f"median {np.median(all_narrowing[3::4]):.2f}."
-    )
-    print(f"- Run time: {time.perf_counter() - started:.0f} s.")
+    for method, cells in before.cells.items():
+        values = np.array([cell["coverage"] for _, cell in cells])
+        label, worst = min(cells, key=lambda item: item[1]["coverage"])
+        print(f"| {method} | {len(cells)} | {worst['coverage']:.3f} ± {standard_error(worst['coverage'], worst['sets']):.3f}, {label} | "
+              f"{int((values < TARGET).sum())} | {np.median(values):.3f} | {int((values > 0.99).sum())} | none |")
+    narrowing = np.array(narrowing)
+    print(f"\nPaired / separate interval width (two classes, Newcombe): median {np.median(narrowing):.2f}, "
+          f"range {narrowing.min():.2f}-{narrowing.max():.2f}.")
+    print(f"\nRun time: {time.perf_counter() - started:.0f} s.\n")
+    print("\n".join(table))
 
 
 if __name__ == "__main__":

@@ -204,11 +204,12 @@ Returns:
     informedness_difference (float): informedness - baseline_informedness.
     informedness_difference_ci (list of two floats): with `confidence_level`, an interval
         for the difference that uses the pairing. Two classes: J = 2 BA - 1 for every
-        average, so twice Newcombe's (1998) interval for the difference of paired recalls,
-        combined by MOVER (Zou & Donner 2008). More classes: the delta method (Wald) with
-        the stratified multinomial covariance of the joint (reference, prediction,
-        baseline) counts. ci_method="bootstrap": the percentile interval of a stratified
-        bootstrap of those joint counts.
+        average, so twice Newcombe's (1998) method 10 interval for the difference of paired
+        recalls as published (phi with its n/2 correction), combined by MOVER (Zou & Donner
+        2008). More classes: the delta method (Wald) with the stratified multinomial
+        covariance of the joint (reference, prediction, baseline) counts, taken with one
+        pseudo-item of disagreement per class. ci_method="bootstrap": the percentile
+        interval of a stratified bootstrap of those joint counts, smoothed alike.
     informedness_difference_p_value (float): two-sided p-value of "the two systems' labels
         are exchangeable on every item" (which implies equal informedness): the stratified
         McNemar score test on the linearised difference (two classes: exactly the balanced
@@ -329,7 +330,7 @@ Examples:
     >>> round(result["baseline_informedness"], 4), round(result["informedness_difference"], 4)
     (0.5789, 0.1684)
     >>> [round(x, 4) for x in result["informedness_difference_ci"]], round(result["informedness_difference_p_value"], 4)
-    ([0.0556, 0.2782], 0.0034)
+    ([0.0485, 0.2837], 0.0034)
 
     Corrected prevalence: on a golden set of 950 safe (0) and 50 unsafe (1) items the judge
     has TPR 40/50 = 0.8 and FPR 95/950 = 0.1 (J = 0.7); it flags 240 of 1,000 new responses,

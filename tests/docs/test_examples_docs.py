@@ -213,3 +213,82 @@ def test_the_recipes_numbers_are_scikit_learns():
     test_logits = np.array([[-0.5, -1.3], [-1.6, -0.9], [-2.0, 0.9], [0.8, -2.4], [-0.7, -1.8]])
     per_label = [balanced_accuracy_score(test_references[:, label], test_logits[:, label] >= thresholds[label]) for label in range(2)]
     assert np.mean(per_label) == pytest.approx(0.7083333333333333)
+
+
+# ---------------------------------------------------------------- the comparison study's tables in the cards
+
+
+def comparison_study():
+    """(summary tables: after and before issue 22, {method: cells}; the two-class rows) of
+    examples/comparison_study.md, which must be the command's output."""
+    text = (REPO_ROOT / "examples" / "comparison_study.md").read_text(encoding="utf-8")
+    assert "Produced by `python examples/comparison_study.py` on " in text and " at commit " in text
+    summaries, current = [], None
+    for line in text.splitlines():
+        if line.startswith("| method |"):
+            current = {}
+            summaries.append(current)
+        elif current is not None and line.startswith("| ") and not line.startswith("|---"):
+            method, rows, worst, below, median, _, refused = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            current[method] = (rows, re.match(r"([\d.]+ ± [\d.]+),", worst).group(1), below, median, refused)
+        elif not line.startswith("|"):
+            current = None
+    two_classes = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in text.splitlines()
+                   if line.startswith("| ") and line.count("|") == 13 and not line.startswith("| judges")]
+    return summaries, two_classes
+
+
+def two_class_summary(rows, column, sets):
+    """The summary cells the study would print for the two-class rows alone."""
+    values = np.array([float(re.match(r"\**([\d.]+)", row[column]).group(1)) for row in rows])
+    least = values.min()
+    return (str(len(values)), f"{least:.3f} ± {np.sqrt(least * (1 - least) / sets):.3f}", str(int((values < 0.93).sum())),
+            f"{np.median(values):.3f}", "none")
+
+
+def card_comparison_rows(name):
+    text = card(name)
+    section = text[text.index("### Comparing two judges"):]
+    section = section[:section.index("**Worked example")]
+    assert "Measured by `python examples/comparison_study.py`" in section
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 6 and cells[1].isdigit():
+            rows[cells[0]] = (cells[1], cells[2], cells[3], cells[4], "none" if cells[5] == "never" else cells[5])
+    return rows
+
+
+def test_the_cards_comparison_tables_are_the_studys():
+    (after, before), two_classes = comparison_study()
+    assert len(two_classes) == 304
+    sets = {"newcombe": 10_000, "bootstrap": 1_000, "before newcombe": 10_000, "before bootstrap": 200}
+    expected = {
+        "balanced_accuracy": {
+            "Newcombe/MOVER, method 10 as published (default)": after["balanced accuracy newcombe"],
+            'smoothed bootstrap (`ci_method="bootstrap"`)': after["balanced accuracy bootstrap"],
+            "before issue 22: method 10 with uncorrected φ": before["balanced accuracy newcombe"],
+            "before issue 22: bootstrap of the observed shares": before["balanced accuracy bootstrap"],
+        },
+        "informedness": {
+            "two classes, default (Newcombe/MOVER as published, doubled)": two_class_summary(two_classes, 4, sets["newcombe"]),
+            'two classes, `ci_method="bootstrap"` (doubled)': two_class_summary(two_classes, 5, sets["bootstrap"]),
+            "three classes, default: delta method, bookmaker": after["informedness delta (bookmaker)"],
+            "three classes, delta method, macro": after["informedness delta (macro)"],
+            "three classes, delta method, weighted": after["informedness delta (weighted)"],
+            'three classes, `ci_method="bootstrap"` (bookmaker)': after["informedness bootstrap (bookmaker)"],
+            "before issue 22: two classes, uncorrected φ": two_class_summary(two_classes, 10, sets["before newcombe"]),
+            "before issue 22: two classes, bootstrap of the observed shares": two_class_summary(two_classes, 11, sets["before bootstrap"]),
+            "before issue 22: three classes, delta method (bookmaker)": before["informedness delta (bookmaker)"],
+            "before issue 22: three classes, bootstrap (bookmaker)": before["informedness bootstrap (bookmaker)"],
+        },
+    }
+    for name, rows in expected.items():
+        assert card_comparison_rows(name) == rows
+    # Every current method covers at least 0.93 everywhere and refuses nowhere, as the cards say.
+    for method, (_, least, below, _, refused) in after.items():
+        assert float(least.split(" ± ")[0]) >= 0.93 and below == "0" and refused == "none", method
+    # The former bootstrap at n = 100, which the card once quoted as 0.60-0.93.
+    at_100 = [float(re.match(r"\**([\d.]+)", row[11]).group(1)) for row in two_classes if row[1] == "100"]
+    text = " ".join(card("balanced_accuracy").split())
+    assert f"the former bootstrap covered {min(at_100):.2f}–{max(at_100):.3f} at n = 100" in text

@@ -5,10 +5,14 @@ counts); the informedness module turns the judge's measured shares into the true
 prevalence with an interval. This script simulates both sets from a known truth and
 counts how often nominal 95% intervals hold it, for each method the module offers:
 
-* ``lee``: Rogan-Gladen with Lee et al.'s (2025) interval (the binary default);
+* ``default``: the module's binary default: Rogan-Gladen with Lee et al.'s (2025)
+  interval where the golden set pins J down (``prevalence_arrays.lee_holds``), the smoothed
+  bootstrap where it does not;
+* ``lee``: Rogan-Gladen with Lee et al.'s interval always (``method="lee"``);
 * ``bootstrap``: Rogan-Gladen / adjusted classify and count with the smoothed bootstrap
   (``ci_method="bootstrap"``; the multi-class default);
-* ``ppi``: PPI++ (``prevalence_method="ppi"``), one-vs-rest;
+* ``ppi``: PPI++ (``prevalence_method="ppi"``), one-vs-rest, with no interval for a class
+  with fewer than 30 golden items in it or outside it (per class);
 
 and, for comparison, two rules that are not used: ``multinomial``, the former bootstrap
 (multinomial resamples of the counts, which cannot move a rate estimated at 0 or 1), and
@@ -57,7 +61,8 @@ THREE_CLASS_PRIORS = [((0.6, 0.37, 0.03), (0.2, 0.3, 0.5)), ((0.2, 0.3, 0.5), (0
                       ((0.6, 0.37, 0.03), (0.6, 0.37, 0.03))]
 GOLDEN_SIZES = (100, 300, 1000)
 UNLABELED_SIZE = 5000
-METHODS = ("lee", "bootstrap", "ppi", "multinomial", "lee_if_J_excludes_0")
+METHODS = ("default", "lee", "bootstrap", "ppi", "multinomial", "lee_if_J_excludes_0")
+MIN_SETS = 100  # a method's coverage in a setting is reported from at least this many intervals
 
 
 def design(golden_prior, unlabeled_prior):
@@ -119,17 +124,25 @@ def intervals_of(rng, kind, confusion, unlabeled, resamples, methods):
             confusion, [unlabeled], confidence_level=LEVEL, n_resamples=resamples, seed=int(rng.integers(2**31)),
             min_informedness=MIN_INFORMEDNESS)
         found["bootstrap"] = (low, high, defined)
-    if kind == "binary" and ({"lee", "lee_if_J_excludes_0"} & set(methods)):
+    if kind == "binary" and ({"default", "lee", "lee_if_J_excludes_0"} & set(methods)):
         low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
         low, high = np.stack([1 - high, low], -1), np.stack([1 - low, high], -1)
         found["lee"] = (low, high, defined & ~flipped)
+        if "default" in methods:
+            holds = prevalence_arrays.lee_holds(confusion)[:, None]
+            boot_low, boot_high, _ = found["bootstrap"]
+            found["default"] = (np.where(holds, low, boot_low), np.where(holds, high, boot_high),
+                                defined & np.where(holds[:, 0], ~flipped, True))
         informed = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="agresti_coull")
         excludes_zero = (np.asarray(informed.low) > 0) | (np.asarray(informed.high) < 0)
         found["lee_if_J_excludes_0"] = (low, high, defined & ~flipped & excludes_zero)
     if "ppi" in methods:
         ppi = prevalence_ppi.ppi_prevalence_arrays(confusion, unlabeled, LEVEL)
         given = np.isfinite(ppi["estimate"]).all(axis=-1) & (ppi["sampling_p_value"] >= prevalence_ppi.SAMPLE_TEST_LEVEL)
-        found["ppi"] = (np.clip(ppi["low"], 0, 1), np.clip(ppi["high"], 0, 1), given)
+        # Per class: no interval with fewer than MIN_GOLDEN_ITEMS_PER_CLASS golden items in it or outside it.
+        support = confusion.sum(axis=-1)
+        enough = np.minimum(support, support.sum(axis=-1, keepdims=True) - support) >= prevalence_ppi.MIN_GOLDEN_ITEMS_PER_CLASS
+        found["ppi"] = (np.clip(ppi["low"], 0, 1), np.clip(ppi["high"], 0, 1), given[:, None] & enough)
     if "multinomial" in methods:
         low, high = multinomial_bootstrap(rng, confusion, unlabeled, resamples)
         found["multinomial"] = (low, high, defined)
@@ -147,17 +160,21 @@ def coverage_row(rng, setting, sets, resamples, methods=METHODS):
     row = {"kind": kind, "j": j, "golden_prior": golden_prior.tolist(), "unlabeled_prior": unlabeled_prior.tolist(),
            "golden": golden, "design": design(golden_prior, unlabeled_prior), "sets": sets}
     for method, (low, high, given) in intervals_of(rng, kind, confusion, unlabeled, resamples, methods).items():
-        used = int(given.sum())
-        covered = (low <= unlabeled_prior) & (unlabeled_prior <= high)
-        per_class = covered[given][:, classes].mean(axis=0) if used else np.full(len(classes), np.nan)
-        worst = int(np.argmin(per_class)) if used else 0
+        # Which sets got an interval: per set, or per set and class (PPI refuses a class alone).
+        given = np.broadcast_to(given[:, None] if given.ndim == 1 else given, low.shape)[:, classes]
+        covered = ((low <= unlabeled_prior) & (unlabeled_prior <= high))[:, classes]
+        width = (high - low)[:, classes]
+        used = given.sum(axis=0)
+        # Coverage from fewer than MIN_SETS intervals says nothing: such a cell reads as refused.
+        per_class = np.array([covered[given[:, c], c].mean() if used[c] >= MIN_SETS else np.nan for c in range(len(classes))])
+        worst = int(np.nanargmin(per_class)) if not np.isnan(per_class).all() else 0
         coverage = float(per_class[worst])
         row[method] = {
             "coverage": coverage,
             "per_class": [float(c) for c in per_class],
-            "se": math.sqrt(coverage * (1 - coverage) / used) if used else math.nan,
-            "width": float((high - low)[given][:, classes].mean()) if used else math.nan,
-            "refused": 1 - used / sets,
+            "se": math.sqrt(coverage * (1 - coverage) / used[worst]) if not math.isnan(coverage) else math.nan,
+            "width": float(width[given].mean()) if not math.isnan(coverage) else math.nan,
+            "refused": float(1 - used.min() / sets),
         }
     return row
 
@@ -196,7 +213,7 @@ def full_table(rows, methods=METHODS):
     return "\n".join(lines)
 
 
-def headline(rows, methods=("lee", "bootstrap", "ppi", "multinomial", "lee_if_J_excludes_0")):
+def headline(rows, methods=METHODS):
     """Per method and group of settings: lowest coverage (its setting), widths, refusal."""
     lines = ["| method | judge | design | settings | lowest coverage (± MC s.e.) | at | median width | max refusal |",
              "|---|---|---|---|---|---|---|---|"]
@@ -219,23 +236,23 @@ def headline(rows, methods=("lee", "bootstrap", "ppi", "multinomial", "lee_if_J_
 
 
 def side_by_side(rows):
-    """The card's table: Lee (default) and PPI, i.i.d. and prior shift, per J (binary)."""
-    lines = ["| J | design | golden n | Lee: coverage / width / refused | bootstrap: coverage / width / refused | "
-             "PPI: coverage / width / refused |", "|---|---|---|---|---|---|"]
+    """The card's table: the default, Lee always, the bootstrap and PPI, i.i.d. and prior shift, per J (binary)."""
+    lines = ["| J | design | golden n | default: coverage / width / refused | Lee: coverage / width / refused | "
+             "bootstrap: coverage / width / refused | PPI: coverage / width / refused |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] != "binary" or r["golden_prior"][1] not in (0.05, 0.5) or r["unlabeled_prior"][1] not in (0.05, 0.5):
             continue
         lines.append(f"| {r['j']} | {r['design']} ({r['golden_prior'][1]:g} → {r['unlabeled_prior'][1]:g}) | {r['golden']:,} | "
-                     f"{_cell(r.get('lee'))} | {_cell(r.get('bootstrap'))} | {_cell(r.get('ppi'))} |")
+                     f"{_cell(r.get('default'))} | {_cell(r.get('lee'))} | {_cell(r.get('bootstrap'))} | {_cell(r.get('ppi'))} |")
     return "\n".join(lines)
 
 
 def ppi_width_ratio(rows):
-    """PPI's width over Lee's (the default) in the i.i.d. settings, per J."""
+    """PPI's width over the default interval's in the i.i.d. settings, per J."""
     found = {}
     for r in rows:
-        if r["kind"] == "binary" and r["design"] == "i.i.d." and "lee" in r and "ppi" in r:
-            found.setdefault(r["j"], []).append(r["ppi"]["width"] / r["lee"]["width"])
+        if r["kind"] == "binary" and r["design"] == "i.i.d." and "default" in r and "ppi" in r and not math.isnan(r["ppi"]["width"]):
+            found.setdefault(r["j"], []).append(r["ppi"]["width"] / r["default"]["width"])
     return {j: (min(v), max(v)) for j, v in sorted(found.items())}
 
 
@@ -259,7 +276,7 @@ def main(argv=None):
           f"{elapsed:.0f} s\n")
     print("## Headline\n")
     print(headline(rows))
-    print("\nPPI width / Lee width, i.i.d. settings (min, max over golden sizes and priors): "
+    print("\nPPI width / default width, i.i.d. settings (min, max over golden sizes and priors): "
           + ", ".join(f"J {j}: {low:.2f}-{high:.2f}" for j, (low, high) in ppi_width_ratio(rows).items()))
     print("\n## Side by side (binary, prevalence 0.05 and 0.5)\n")
     print(side_by_side(rows))

@@ -128,8 +128,10 @@ Args:
         "agresti_coull" for two classes, "bootstrap" otherwise. With `sample_weight`,
         each class counts as Kish's effective size (sum w)^2 / sum w^2 (an approximation for
         importance weights; not for frequency counts). It also chooses the interval of a
-        Rogan-Gladen `corrected_prevalence`: "bootstrap" the smoothed bootstrap, anything
-        else Lee et al.'s (2025) interval for two classes (the bootstrap for more).
+        Rogan-Gladen `corrected_prevalence`: "bootstrap" the smoothed bootstrap; anything
+        else, for two classes, Lee et al.'s (2025) interval where the golden set pins J
+        down (its smoothed J at least 4.5 of its standard errors from 0) and the smoothed
+        bootstrap where not (more classes: the bootstrap).
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
@@ -233,13 +235,19 @@ Returns:
     corrected_prevalence_ci (list): with `confidence_level`, [low, high] (binary) or one per
         class. Rogan-Gladen with two classes: Lee et al.'s (2025) adjusted interval (their
         reference code's `confidence_interval`: pseudo-counts on the measured share and on
-        both rates, a bias shift, a delta-method standard error over both samples);
-        `ci_method="bootstrap"` and more classes: a smoothed percentile bootstrap drawing
+        both rates, a bias shift, a delta-method standard error over both samples) where
+        the golden set pins J down (smoothed J at least 4.5 of its standard errors from 0; a
+        weak judge with few golden positives otherwise falls short of the level), else
+        the bootstrap; `ci_method="bootstrap"` and more classes: a smoothed percentile bootstrap drawing
         each golden row's rates from Dirichlet(counts + 1) and the unlabeled shares
         likewise (`n_resamples`, `seed`); weighted golden rows count as their Kish
         effective sizes. PPI: PPI++'s normal interval. Clipped to [0, 1].
+    corrected_prevalence_ci_method (str): with `confidence_level`, the interval given:
+        "lee", "bootstrap" or "ppi".
     corrected_prevalence_ci_reason (str): why the interval alone is NaN
-        ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items).
+        ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items;
+        "too_few_golden_items_for_ppi": PPI with fewer than 30 golden items of a class, or
+        outside it, where its normal interval falls short of its level).
     corrected_prevalence_class: with two classes, the class whose prevalence is corrected.
     measured_prevalence (float, or list per class): the judge's raw shares q on the
         unlabeled data.

@@ -37,15 +37,20 @@ Other reasons: ``"class_without_golden_references"``, ``"no_unlabeled_prediction
 Refusing the *interval* when J's interval includes 0 was measured and not adopted: it
 keeps exactly the golden sets that overestimate a weak judge's J, and the intervals still
 given then covered 0.61-0.90 instead of 0.88-0.93 (``examples/prevalence_study.md``,
-column ``lee_if_J_excludes_0``); for Lee's interval a ``UserWarning`` says so instead, and the
-bootstrap widens by itself.
+column ``lee_if_J_excludes_0``). Instead the default interval switches method there (below).
 
-**Intervals** carry both sources of error (``method``):
+**Intervals** carry both sources of error (``method``; the one used is returned):
 
-* ``"lee"`` (the default for one binary prevalence): Lee, Zeng, Jeong, Sohn & Lee (2025),
-  the adjusted plug-in interval of their reference code (``lee_interval_arrays``):
-  pseudo-counts on the measured share and on both rates, a shift for the bias of the
-  ratio, and a delta-method standard error over the golden and the unlabeled sample.
+* The default for one binary prevalence (``method=None``): Lee et al.'s interval where it
+  holds and the smoothed bootstrap where it does not (``lee_holds``: Lee's smoothed J at
+  least ``LEE_MIN_INFORMEDNESS_SE`` = 4.5 of its standard errors from 0). With a weak judge
+  and a golden set of few positives scored on new data with many, Lee's linearisation of
+  1/J covered 0.88-0.93; with the switch every setting of the study holds 0.94 or more.
+* ``"lee"``: Lee, Zeng, Jeong, Sohn & Lee (2025), the adjusted plug-in interval of their
+  reference code (``lee_interval_arrays``): pseudo-counts on the measured share and on
+  both rates, a shift for the bias of the ratio, and a delta-method standard error over
+  the golden and the unlabeled sample. Asked for by name, it is given whatever J (with a
+  ``UserWarning`` when J's interval includes 0).
 * ``"bootstrap"`` (the default for K > 2 and for differences): a smoothed bootstrap over
   both samples. Each replicate draws each golden reference row's rates from
   Dirichlet(row counts + 1) (Beta(x + 1, n - x + 1) for a binary rate) and the unlabeled
@@ -94,6 +99,7 @@ from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
 from .prevalence_arrays import delta_covariance
 from .prevalence_arrays import delta_interval_arrays
+from .prevalence_arrays import lee_holds
 from .prevalence_arrays import lee_interval_arrays
 from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
 from .prevalence_ppi import SAMPLE_TEST_LEVEL
@@ -202,15 +208,16 @@ def corrected_prevalence(
     ``K`` label counts on the unlabeled data (whole numbers). Binary (K = 2): the
     prevalence of class 1, Rogan-Gladen ``(q - FPR) / J``; multi-class: adjusted classify
     and count, one value per class (see the module doc for the method, the projection, the
-    intervals and the refusal rule). ``method``: the interval, None for the default
-    (``"lee"`` for two classes, ``"bootstrap"`` for more). ``classes``: names for warnings.
+    intervals and the refusal rule). ``method``: the interval, None for the default (two
+    classes: ``"lee"`` where ``lee_holds``, else ``"bootstrap"``; ``"bootstrap"`` for more).
+    ``classes``: names for warnings.
 
     Returns a dict of plain Python values: ``estimate`` (float, or list per class; NaN when
     refused), ``reason`` (None, or why NaN), ``clipped`` (the unconstrained solution was
     outside [0, 1] / the simplex and was projected), ``measured_prevalence`` (the judge's
     raw shares q), ``informedness`` (Youden's J; Powers' bookmaker informedness when
     K > 2), ``min_singular_value`` (``|J|`` for K = 2) and, with ``confidence_level``,
-    ``interval`` ([low, high], or a list of them per class), ``method``,
+    ``interval`` ([low, high], or a list of them per class), ``method`` (the one used),
     ``interval_reason`` (None, or why the interval alone is NaN) and, for the bootstrap,
     ``undefined_resample_share``.
 
@@ -259,6 +266,8 @@ def corrected_prevalence(
     }
     if level is None:
         return result
+    if method is None:  # the default for one binary prevalence: Lee's interval where it holds
+        method = "lee" if bool(lee_holds(confusion)) else "bootstrap"
     result["method"] = method
     nan = np.full(num_classes, np.nan)
     result["interval_reason"] = None
@@ -302,7 +311,10 @@ def ppi_prevalence(
     and its interval covers nothing. Refused (NaN with a ``reason``):
     ``"golden_set_unlike_unlabeled_data"`` when the judge's labels are distributed
     differently on the two sets (chi-square test, p < 0.001: then they cannot be one
-    population), ``"too_few_golden_items"`` (fewer than 2), ``"no_unlabeled_predictions"``.
+    population), ``"too_few_golden_items"`` (fewer than 2), ``"no_unlabeled_predictions"``;
+    the interval alone (``interval_reason``) with ``"too_few_golden_items_for_ppi"`` for a
+    class with fewer than ``MIN_GOLDEN_ITEMS_PER_CLASS`` (30) golden items in it or outside
+    it, where PPI's normal interval falls short of its level.
 
     Returns ``estimate``, ``reason``, ``clipped``, ``measured_prevalence``,
     ``informedness``, ``min_singular_value`` (as ``corrected_prevalence``), ``lam`` (the
@@ -311,9 +323,16 @@ def ppi_prevalence(
 
     Examples
     --------
-    >>> result = ppi_prevalence([[72, 8], [4, 16]], [700, 300], confidence_level=0.95)
+    >>> result = ppi_prevalence([[144, 16], [8, 32]], [700, 300], confidence_level=0.95)
     >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]]
-    (0.2294, [0.1677, 0.2911])
+    (0.2272, [0.1824, 0.272])
+
+    With fewer than 30 golden items of the class (or outside it) PPI's normal interval falls
+    short of its level: no interval.
+
+    >>> result = ppi_prevalence([[72, 8], [4, 16]], [700, 300], confidence_level=0.95)
+    >>> round(result["estimate"], 4), result["interval"], result["interval_reason"]
+    (0.2294, [nan, nan], 'too_few_golden_items_for_ppi')
     """
     confusion = check_confusion(gold_confusion)
     if confusion.ndim != 2:
@@ -338,14 +357,6 @@ def ppi_prevalence(
         reason = None
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
-        support = confusion.sum(axis=-1)
-        few = [index for index in range(num_classes) if min(support[index], confusion.sum() - support[index]) < MIN_GOLDEN_ITEMS_PER_CLASS]
-        if level is not None and few and (not binary or 1 in few):
-            index = 1 if binary else few[0]
-            warnings.warn(f"corrected_prevalence_ci: the golden set has {int(support[index])} items of {_name(classes, index)} "
-                          f"and {int(confusion.sum() - support[index])} others; PPI's normal interval falls short of its level "
-                          f"with fewer than {MIN_GOLDEN_ITEMS_PER_CLASS} on either side (examples/prevalence_study.md).",
-                          UserWarning, stacklevel=2)
     nan = np.full(num_classes, np.nan)
     estimate = found["estimate"] if reason is None else nan
     clipped_estimate = np.clip(estimate, 0.0, 1.0)
@@ -367,7 +378,13 @@ def ppi_prevalence(
     if reason is not None:
         result["interval"] = _plain_interval(nan, nan, binary)
         return result
-    result["interval"] = _plain_interval(np.clip(found["low"], 0.0, 1.0), np.clip(found["high"], 0.0, 1.0), binary)
+    # Too few golden items in a class (or outside it): PPI's normal interval falls short there.
+    support = confusion.sum(axis=-1)
+    few = np.minimum(support, confusion.sum() - support) < MIN_GOLDEN_ITEMS_PER_CLASS
+    if few[1] if binary else few.any():
+        result["interval_reason"] = "too_few_golden_items_for_ppi"
+    low, high = (np.where(few, np.nan, np.clip(bound, 0.0, 1.0)) for bound in (found["low"], found["high"]))
+    result["interval"] = _plain_interval(low, high, binary)
     return result
 
 

@@ -206,8 +206,9 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
         gold = np.ascontiguousarray(gold[::-1, ::-1])
     vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
     names = [to_python(classes[index]) for index in order]
-    # Rogan-Gladen's interval: Lee et al.'s for one binary prevalence unless the bootstrap is asked for.
-    method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else "lee"
+    # Rogan-Gladen's interval: the bootstrap if asked for; else prevalence.py's default (Lee et al.'s
+    # for one binary prevalence where it holds, the smoothed bootstrap elsewhere).
+    method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else None
     arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": judged.confusion.w is not None}
     for key, inputs in outputs.items():
         if ppi:
@@ -219,6 +220,7 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
         result[key] = found["estimate"]
         if interval["confidence_level"] is not None:
             result[f"{key}_ci"] = found["interval"]
+            result[f"{key}_ci_method"] = found["method"]
             if found["interval_reason"] is not None:
                 result[f"{key}_ci_reason"] = found["interval_reason"]
         if found["reason"] is not None:

@@ -311,6 +311,30 @@ def test_ppi_refuses_combinations_where_its_assumption_cannot_hold(metric):
     assert math.isnan(result["corrected_prevalence"]) and all(math.isnan(x) for x in result["corrected_prevalence_ci"])
 
 
+def test_the_interval_given_is_named_and_follows_the_default_rule(metric):
+    """``corrected_prevalence_ci_method``: Lee's interval where the golden set pins J down
+    (Lee's README shares: smoothed J 0.59, 15 standard errors), the smoothed bootstrap where
+    it does not (a weak judge on 5 golden positives), each equal to that method asked for."""
+    from shared import prevalence
+
+    cases = (([0] * 200 + [1] * 200, [0] * 140 + [1] * 60 + [0] * 20 + [1] * 180, [0] * 600 + [1] * 400, "lee"),
+             ([0] * 95 + [1] * 5, [0] * 66 + [1] * 29 + [0] * 2 + [1] * 3, [0] * 600 + [1] * 400, "bootstrap"))
+    for references, predictions, judged, method in cases:
+        result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
+                                confidence_level=0.95, seed=3)
+        assert result["corrected_prevalence_ci_method"] == method
+        confusion = np.zeros((2, 2))
+        np.add.at(confusion, (references, predictions), 1)
+        expected = prevalence.corrected_prevalence(confusion, np.bincount(judged), confidence_level=0.95, seed=3, method=method)
+        assert result["corrected_prevalence_ci"] == pytest.approx(expected["interval"], abs=1e-12)
+    asked = metric.compute(references=cases[1][0], predictions=cases[1][1], unlabeled_predictions=cases[1][2],
+                           confidence_level=0.95, seed=3, ci_method="bootstrap")
+    assert asked["corrected_prevalence_ci_method"] == "bootstrap"
+    ppi = metric.compute(references=cases[0][0], predictions=cases[0][1], unlabeled_predictions=[0] * 650 + [1] * 350,
+                         confidence_level=0.95, prevalence_method="ppi")
+    assert ppi["corrected_prevalence_ci_method"] == "ppi"
+
+
 def test_prevalence_method_is_validated_first_naming_the_allowed_values(metric):
     with pytest.raises(ValueError, match=r"prevalence_method: expected one of \('rogan_gladen', 'ppi'\), found 'bayes'"):
         metric.compute(references=[0, 1, 2], predictions=[0.5], prevalence_method="bayes")  # bad data too: the option first
@@ -608,13 +632,19 @@ def test_informedness_card_states_the_rule_and_the_studys_figures():
     assert f"|J| ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
     study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
     assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
-    assert "828 s" in section and "828 s" in study
+    assert "588 s" in section and "588 s" in study
     rows = study_rows()
     assert len(rows) == 63
 
     def coverages(method, keep=lambda key: True):
         return [found[method][0] for key, found in rows.items() if method in found and found[method][0] is not None and keep(key)]
 
+    default = coverages("default")
+    assert len(default) == 54 and f"all 54 binary settings ({min(default):.3f}–{max(default):.3f})" in section
+    assert min(default) >= 0.93  # issue 24: the binary default covers across the prior-shift grid
+    ppi_iid = coverages("ppi", lambda key: key[0] == "binary" and key[2] in ("0.05 → 0.05", "0.3 → 0.3"))
+    assert f"covered {min(ppi_iid):.3f}–{max(ppi_iid):.3f} on i.i.d. data wherever it gave an interval" in section
+    assert min(ppi_iid) >= 0.93
     boot = coverages("bootstrap")
     assert len(boot) == 63 and f"all 63 settings ({min(boot):.3f}–{max(boot):.3f})" in section
     shift_up = lambda key: key[0] == "binary" and key[2] in ("0.05 → 0.5", "0.03 → 0.3")  # noqa: E731

@@ -32,6 +32,7 @@ from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import paired_counts
 from .shared_core import PairedCounts
+from .shared_core import recall_influence
 from .shared_core import recall_mean_interval
 from .shared_core import safe_ratio
 from .shared_core import THRESHOLD_TIE_RULE
@@ -328,11 +329,16 @@ def balanced_accuracy_from_counts(
         return {**result, "reason": reason}
     result["balanced_accuracy"] = float(value)
     if confidence_level is not None:
-        interval = recall_mean_interval(
-            class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-            n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=counts.effective_support(),
-        )
-        result["balanced_accuracy_ci"] = interval.as_list()
+        # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
+        effect = counts.design_effect(confidence_level, recall_influence=recall_influence(class_counts.tp, class_counts.support, averaging))
+        if effect.reason is None:
+            interval = recall_mean_interval(
+                class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
+                n_resamples=n_resamples, seed=seed, averaging=averaging,
+                effective_support=effect.scale(counts.effective_support() if counts.w is not None else class_counts.support),
+            )
+            result["balanced_accuracy_ci"] = interval.as_list()
+        result.update(effect.outputs("balanced_accuracy_ci"))
     per_class = {}
     if return_per_class:
         counts.check_materialised("return_per_class")
@@ -417,10 +423,10 @@ class BalancedAccuracy(CountsMetric):
         if options["confidence_level"] is not None and options["threshold"] == "auto":
             raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 
-    INPUTS = ("sample_weight", "baseline_predictions")
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
 
     def _count(self, predictions, references, inputs, options):
-        return count_batch(count_labels, predictions, references, inputs)
+        return count_batch(count_labels, predictions, references, inputs, cluster_feature="correct")
 
     def _counts(self, stored, options):
         if has_baseline(stored):

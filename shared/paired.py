@@ -21,6 +21,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from .confusion import ConfusionCounts
+from .clusters import count_clusters
 from .confusion import _are_labels
 from .counts import CountTable
 from .counts import equal_weight_counts
@@ -62,8 +63,9 @@ def mark_baseline(store: Store, given: bool) -> Store:
 
 
 def count_paired_labels(predictions: Any, references: Any, baseline_predictions: Any, sample_weight: Any = None,
-                        scores: bool = True, scores_hint: str = SCORES_HINT) -> Store:
-    """One batch with a baseline as a ``Store`` of its own (see the module doc)."""
+                        scores: bool = True, scores_hint: str = SCORES_HINT, clusters: Any = None) -> Store:
+    """One batch with a baseline as a ``Store`` of its own (see the module doc); ``clusters``: a
+    ``clusters.ClusterSpec``, the (cluster, reference, prediction, baseline) counts beside them."""
     predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
     baseline = as_array(baseline_predictions, "baseline_predictions")
     if predictions.shape != references.shape or baseline.shape != references.shape:
@@ -75,17 +77,22 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
     store = mark_baseline(Store(), True)
     store.note_references(references)
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    shape = predictions.shape
     predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
     if _are_labels(predictions) and _are_labels(baseline):
         table = CountTable(list(PAIRED_KEYS))
-        table.add([references, as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")], weights)
+        predictions, baseline = as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")
+        table.add([references, predictions, baseline], weights)
         store.tables[PAIRED] = table
+        count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
     elif scores:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
             if is_string_array(values) or values.dtype.kind not in "iuf":
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
-        store.keep_raw({"references": references, "predictions": predictions.astype(np.float64),
-                        "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights})
+        raw = {"references": references, "predictions": predictions.astype(np.float64),
+               "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}
+        ids = None if clusters is None else clusters.ids(shape)
+        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
         as_labels(baseline, "baseline_predictions", scores_hint)
@@ -239,5 +246,8 @@ def count_batch(count_single: Any, predictions: Any, references: Any, inputs: Di
     (the module's own counting); either way marked, so that mixing the two kinds of batches fails."""
     baseline = inputs.get("baseline_predictions")
     if baseline is not None:
-        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), **count_options)
-    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), **count_options), False)
+        count_options.pop("cluster_feature", None)
+        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                   **count_options)
+    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                      **count_options), False)

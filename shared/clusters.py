@@ -35,12 +35,13 @@ import math
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import kept_rows
 from .inputs import as_array
 from .inputs import as_labels
 
@@ -131,6 +132,21 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
         table.add([ids if ids.ndim == 2 else ids.reshape(rows)] + [values.reshape(rows) for values in features.values()],
                   None if weights is None else weights.reshape(rows))
     store.tables[CLUSTERS] = table
+
+
+def stored_clusters(stored: Any, ignore_index: Any, kept_samples: int,
+                    table: Optional[CountTable] = None) -> Tuple[Optional[JointCounts], Optional[str]]:
+    """The kept (cluster, ...) counts of a ``Store`` (``ignore_index`` and weight-0 samples dropped
+    as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the stored one), or
+    None with the reason an interval cannot know the clusters."""
+    table = stored.tables.get(CLUSTERS) if table is None else table
+    if table is None:
+        return None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None
+    rows, _ = kept_rows(table.result(), ignore_index)
+    if rows.num_samples != kept_samples or stored.settings.get(CLUSTERS_NOT_COUNTED):
+        raise ValueError(f"clusters: expected cluster ids for every sample, with every batch or with none; found them for "
+                         f"{rows.num_samples:,} of {kept_samples:,} samples.")
+    return rows, None
 
 
 def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.ndarray:

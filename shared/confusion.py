@@ -14,7 +14,6 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from .clusters import CLUSTERS
 from .clusters import CLUSTERS_NOT_COUNTED
 from .clusters import NO_CLUSTERS
 from .clusters import DesignEffect
@@ -22,6 +21,7 @@ from .clusters import cluster_positions
 from .clusters import count_clusters
 from .clusters import design_effect
 from .clusters import index_rows
+from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import NO_SAMPLES
@@ -290,18 +290,6 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
                                         "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent)
     counts.clusters, counts.clusters_reason = cluster_rows, clusters_reason
     return counts
-
-
-def stored_clusters(stored: Store, ignore_index: Any, kept_samples: int) -> Tuple[Optional[JointCounts], Optional[str]]:
-    """The kept (cluster, ...) counts (``ignore_index`` and weight-0 samples dropped as from the
-    module's counts), or None with the reason an interval cannot know the clusters."""
-    if CLUSTERS not in stored.tables:
-        return None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None
-    rows, _ = kept_rows(stored.tables[CLUSTERS].result(), ignore_index)
-    if rows.num_samples != kept_samples or stored.settings.get(CLUSTERS_NOT_COUNTED):
-        raise ValueError(f"clusters: expected cluster ids for every sample, with every batch or with none; found them for "
-                         f"{rows.num_samples:,} of {kept_samples:,} samples.")
-    return rows, None
 
 
 def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str], padding=()) -> ConfusionCounts:

@@ -19,6 +19,7 @@ from .shared_core import check_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import class_outputs
+from .shared_core import clustered_comparison
 from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
 from .shared_core import count_batch
@@ -375,12 +376,22 @@ def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
     if not math.isnan(result["balanced_accuracy"] - baseline["balanced_accuracy"]):
         # The p-value does not depend on the interval's method: without an interval, the cheap one.
         bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
-        compared = balanced_accuracy_difference(
-            paired.joint, joint_w2=paired.joint_w2, confidence_level=options.get("confidence_level") or 0.95,
-            method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
-            seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
-            zero_division=options.get("zero_division", "skip"),
-        )
+
+        def compare(joint_w2):
+            return balanced_accuracy_difference(
+                paired.joint, joint_w2=joint_w2, confidence_level=options.get("confidence_level") or 0.95,
+                method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
+                seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
+                zero_division=options.get("zero_division", "skip"),
+            )
+
+        def influences():
+            averaging = Averaging.over(paired.system.num_classes, options.get("class_mask"), options.get("zero_division", "skip"),
+                                       options.get("adjusted", False))
+            return tuple({"recall_influence": recall_influence(counts.tp, counts.support, averaging)}
+                         for counts in (paired.system.class_counts(), paired.baseline.class_counts()))
+
+        compared = clustered_comparison(paired, options.get("confidence_level"), influences, compare)
     result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
     if options.get("return_confusion_matrix") and paired.reason is None:
         result["baseline_confusion_matrix"] = paired.baseline.matrix()

@@ -176,34 +176,13 @@ class ConfusionCounts:
 
     def design_effect(self, confidence_level: float, gradient: Optional[np.ndarray] = None,
                       recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> DesignEffect:
-        """The design effect (``clusters.design_effect``) of a value, ``clusters.NO_CLUSTERS``
-        without clusters. Its influence is ``gradient[c, d]`` (its derivative with respect to
-        the count of cell (reference c, prediction d)), or, for a mean of recalls, one value
-        per class for a right and one for a wrong prediction (``recall_influence``).
-        """
+        """The design effect (``clusters.design_effect``) of a value whose influence is ``gradient``
+        or ``recall_influence`` (see ``row_influence``); ``clusters.NO_CLUSTERS`` without clusters."""
         if self.clusters_reason is not None:
             return DesignEffect(float("nan"), None, self.clusters_reason, float("nan"))
         if self.clusters is None:
             return NO_CLUSTERS
-        rows = self.clusters
-        classes = self.encoded.classes
-        reference = index_rows(rows, "references", classes)
-        kept = reference >= 0
-        if not kept.all():  # references outside the classes (dropped by labels=) count nowhere
-            rows, reference = rows.select(kept), reference[kept]
-        if "correct" in rows.keys:
-            correct, prediction = rows.keys["correct"] > 0, None
-        else:
-            prediction = index_rows(rows, "predictions", classes)
-            correct = prediction == reference
-        if recall_influence is not None:
-            right, wrong = (np.asarray(values, dtype=np.float64) for values in recall_influence)
-            influence = np.where(correct, right[reference], wrong[reference])
-        else:
-            # A prediction outside the classes (labels= without it) has the derivative of any other wrong one.
-            outside = (np.asarray(gradient)[reference, (reference + 1) % len(classes)] if len(classes) > 1
-                       else np.zeros(reference.size))
-            influence = np.where(prediction >= 0, np.asarray(gradient)[reference, np.maximum(prediction, 0)], outside)
+        rows, influence = row_influence(self.clusters, self.encoded.classes, "predictions", gradient, recall_influence)
         return design_effect(influence, rows, cluster_positions(rows), confidence_level)
 
     def check_materialised(self, name: str) -> None:
@@ -249,6 +228,32 @@ class ConfusionCounts:
             counts = JointCounts(counts.keys, np.ones(weight.size, dtype=np.int64), weight, weight.copy())
         labels = list(classes.tolist()) if labels is None else labels
         return _encode_pairs(counts, task, labels, None, pos_label)
+
+
+def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str = "predictions", gradient: Optional[np.ndarray] = None,
+                  recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[JointCounts, np.ndarray]:
+    """The counted (cluster, reference, ...) rows whose reference is a class, and the influence of
+    each row's samples on a value: ``gradient[c, d]``, its derivative with respect to the count
+    of cell (reference c, prediction d), or, for a mean of recalls, ``recall_influence``: one
+    value per class for a right and one for a wrong prediction (``intervals.recall_influence``).
+    Rows counted with whether the prediction is right (key ``correct``) need the latter."""
+    reference = index_rows(rows, "references", classes)
+    kept = reference >= 0
+    if not kept.all():  # references outside the classes (dropped by labels=) count nowhere
+        rows, reference = rows.select(kept), reference[kept]
+    if "correct" in rows.keys:
+        correct, prediction = rows.keys["correct"] > 0, None
+    else:
+        prediction = index_rows(rows, prediction_key, classes)
+        correct = prediction == reference
+    if recall_influence is not None:
+        right, wrong = (np.asarray(values, dtype=np.float64) for values in recall_influence)
+        return rows, np.where(correct, right[reference], wrong[reference])
+    gradient = np.asarray(gradient, dtype=np.float64)
+    # A prediction outside the classes (labels= without it) counts for no class: as a wrong prediction
+    # of its row into the cell whose column no selected class reads; rare, so the next class stands in.
+    outside = gradient[reference, (reference + 1) % len(classes)] if len(classes) > 1 else np.zeros(reference.size)
+    return rows, np.where(prediction >= 0, gradient[reference, np.maximum(prediction, 0)], outside)
 
 
 def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None, padding=()) -> ConfusionCounts:

@@ -17,6 +17,7 @@ from .shared_core import check_num_classes
 from .shared_core import check_pos_label
 from .shared_core import check_prevalence_method
 from .shared_core import choice
+from .shared_core import CI_METHODS
 from .shared_core import class_outputs
 from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
@@ -540,7 +541,7 @@ class Informedness(CountsMetric):
         "return_confusion_matrix": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
-        **interval_options(),
+        **interval_options(CI_METHODS),
     }
     INPUTS = ("sample_weight", "baseline_predictions") + JUDGE_INPUTS
     UNALIGNED_INPUTS = UNALIGNED_INPUTS

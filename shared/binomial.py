@@ -20,7 +20,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from .options import CI_METHODS
+from .options import RATE_CI_METHODS
 
 DEFAULT_CI_METHOD = "agresti_coull"
 
@@ -181,7 +181,7 @@ def rate_sum_interval(
         low, high = _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, seed)
         low, high = offset + low, offset + high
     else:
-        raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")
+        raise ValueError(f"ci_method: expected one of {RATE_CI_METHODS} for a sum of independent rates, found {method!r}.")
     low, high = np.clip(low, *bounds), np.clip(high, *bounds)
     if low.ndim == 0:
         return Interval(float(low), float(high))

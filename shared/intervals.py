@@ -54,11 +54,13 @@ import numpy as np
 from .averaging import Averaging
 from .counts import safe_ratio
 from .options import CI_METHODS
+from .options import RATE_CI_METHODS
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import Interval
 from .binomial import confusion_interval
 from .binomial import finish_interval
 from .binomial import rate_sum_interval
+from .binomial import z_value
 from .rates import INFORMEDNESS_AVERAGES
 from .rates import binary_balanced_accuracy
 from .rates import binary_rate_coefficients
@@ -258,6 +260,127 @@ def informedness_from_confusion(confusion: Any) -> np.ndarray:
     return informedness_average(confusion, "bookmaker")
 
 
+def informedness_gradient(confusion: Any, average: str = "bookmaker", averaging: Optional[Averaging] = None) -> np.ndarray:
+    """``Psi[..., i, j] = d theta / d C[..., i, j]``: the gradient of ``informedness_average`` in each cell.
+
+    ``theta`` is the module's informedness of ``confusion`` (``(..., K, K)``, rows =
+    references) as ``average`` and ``averaging`` (which classes count, ``zero_division``,
+    ``class_mask``; default: every class, "skip") define it, and ``Psi`` its derivative
+    in the count of cell (reference i, prediction j), analytic and O(K^2). With ``J_c =
+    TP_c / R_c - FP_c / O_c`` (``R_c`` the class's references, ``O_c`` the other rows'
+    total) and ``theta = sum_c a_c x_c / sum_c a_c`` over the averaged classes (``a_c``:
+    ``P_c`` predictions of c for "bookmaker", ``R_c`` for "weighted", 1 for "macro"),
+
+        Psi_ij = sum_c b_c dJ_c/dC_ij + [weights] (x_c - theta) / sum a,
+        dJ_c/dC_ij = [i = c] ([j = c] - TPR_c) / R_c - [i != c] ([j = c] - FPR_c) / O_c,
+
+    with ``b_c = a_c / sum a`` over the classes whose J_c is defined and the weight term in
+    column j ("bookmaker": ``a_j = P_j``) or row i ("weighted"). A class whose J_c is
+    undefined or fixed by a numeric ``zero_division`` has no derivative of its value (it
+    may still move the others' weights). ``theta`` is homogeneous of degree 0 in the
+    counts, so ``sum_ij C_ij Psi_ij = 0``. NaN where ``theta`` is undefined. The
+    influence-function (delta-method) variance of ``theta`` is ``sum_ij n_ij Psi_ij^2``
+    (``informedness_delta_interval``).
+
+    Examples
+    --------
+    >>> confusion = np.array([[8.0, 2, 0], [1, 6, 3], [0, 0, 5]])
+    >>> gradient = informedness_gradient(confusion)
+    >>> gradient.shape, abs(float((confusion * gradient).sum())) < 1e-15
+    ((3, 3), True)
+    """
+    if average not in INFORMEDNESS_AVERAGES:
+        raise ValueError(f"average: expected one of {INFORMEDNESS_AVERAGES}, found {average!r}.")
+    confusion = np.asarray(confusion, dtype=np.float64)
+    num_classes = confusion.shape[-1]
+    if averaging is None:
+        averaging = Averaging(num_classes)
+    tp, support, predicted, total = matrix_class_counts(confusion)
+    others = total - support
+    defined = (support > 0) & (others > 0)
+    tpr = tp / np.where(support > 0, support, 1.0)
+    fpr = (predicted - tp) / np.where(others > 0, others, 1.0)
+    selected = np.zeros(num_classes, dtype=bool)
+    selected[slice(None) if averaging.selected is None else averaging.selected] = True
+    skip = averaging.zero_division == "skip"
+    used = selected & defined
+    fixed = np.zeros_like(used) if skip else selected & ~defined
+    averaged = used | fixed
+    values = np.where(used, tpr - fpr, 0.0 if skip else float(averaging.zero_division))
+    if average == "macro":
+        count = used.sum(axis=-1) + fixed.sum(axis=-1) + (0 if skip else averaging.unobserved)
+        undefined = count == 0
+        share = np.where(used, 1.0 / np.maximum(count, 1)[..., None], 0.0)
+        weight_term = 0.0
+    else:
+        weights = np.where(averaged, predicted if average == "bookmaker" else support, 0.0)
+        weight_total = weights.sum(axis=-1, keepdims=True)
+        undefined = weight_total[..., 0] <= 0
+        safe_total = np.where(weight_total > 0, weight_total, 1.0)
+        share = np.where(used, weights / safe_total, 0.0)
+        theta = (weights * values).sum(axis=-1, keepdims=True) / safe_total
+        # d theta / d a_c = (x_c - theta) / sum a: a_c = P_c moves with column c, R_c with row c.
+        weight_change = np.where(averaged, (values - theta) / safe_total, 0.0)
+        weight_term = weight_change[..., None, :] if average == "bookmaker" else weight_change[..., :, None]
+    per_reference = share / np.where(support > 0, support, 1.0)  # b_c / R_c
+    per_other = share / np.where(others > 0, others, 1.0)  # b_c / O_c
+    gradient = (
+        -(per_reference * tpr + per_other * fpr)[..., :, None]
+        + (per_other * fpr).sum(axis=-1)[..., None, None]
+        - per_other[..., None, :]
+        + weight_term
+    )
+    diagonal = np.arange(num_classes)
+    gradient[..., diagonal, diagonal] += per_reference + per_other
+    return np.where(undefined[..., None, None], np.nan, gradient)
+
+
+def informedness_delta_interval(
+    confusion: Any,
+    *,
+    confidence_level: float,
+    average: str = "bookmaker",
+    class_mask: Any = None,
+    zero_division: Any = "skip",
+    averaging: Optional[Averaging] = None,
+    squared_weights: Any = None,
+    variance_scale: Any = 1.0,
+    estimate: Any = None,
+) -> Interval:
+    """Delta-method (influence-function) interval of informedness: ``theta +- z sqrt(V)``, clipped to [-1, 1].
+
+    ``V = variance_scale * sum_ij n_ij Psi_ij^2`` with ``Psi = informedness_gradient``: the
+    variance of the linearised value when the items are independent draws (the cells'
+    counts multinomial; ``sum_ij C_ij Psi_ij = 0``, so no mean is subtracted). With
+    weighted counts pass ``squared_weights`` (``(..., K, K)``: each cell's sum of squared
+    weights, on the scale of ``confusion``), which takes the place of ``n``.
+    ``variance_scale`` multiplies V (e.g. a design effect of clustered items). Centred on
+    ``estimate`` (the module's value) or ``informedness_average``. Leading axes of
+    ``confusion`` are independent problems (arrays out); NaN with reason
+    ``"fewer_than_two_reference_classes"`` when fewer than two classes have references,
+    NaN where the value is undefined.
+
+    Examples
+    --------
+    >>> interval = informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95)
+    >>> [round(x, 4) for x in interval.as_list()]  # binary: J +- z sqrt(TPR FNR / P + TNR FPR / N)
+    [0.5614, 0.8386]
+    """
+    confusion = np.asarray(confusion, dtype=np.float64)
+    if averaging is None:
+        averaging = Averaging(confusion.shape[-1], _mask(class_mask), zero_division=zero_division)
+    gradient = informedness_gradient(confusion, average, averaging)
+    cells = confusion if squared_weights is None else np.asarray(squared_weights, dtype=np.float64)
+    variance = np.asarray(variance_scale, dtype=np.float64) * (cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
+    if estimate is None:
+        estimate = informedness_average(confusion, average, averaging=averaging)
+    half_width = z_value(confidence_level) * np.sqrt(variance)
+    low = np.clip(estimate - half_width, -1.0, 1.0)
+    high = np.clip(estimate + half_width, -1.0, 1.0)
+    undefined = ((confusion.sum(axis=-1) > 0).sum(axis=-1) < 2) | np.isnan(estimate) | np.isnan(gradient).any(axis=(-2, -1))
+    return finish_interval(low, high, undefined, "fewer_than_two_reference_classes")
+
+
 def informedness_interval(
     confusion: Any,
     *,
@@ -271,15 +394,20 @@ def informedness_interval(
     effective_support: Any = None,
     averaging: Optional[Averaging] = None,
     estimate: Any = None,
+    squared_weights: Any = None,
+    variance_scale: Any = 1.0,
 ) -> Interval:
     """Interval for informedness (``informedness_average``) from ``K x K`` confusion matrices.
 
-    Binary (K = 2, both classes with references): informedness is Youden's J = TPR + TNR
-    - 1 for every average, and every method applies (analytic: MOVER on TPR and TNR,
-    centred on ``estimate``, the module's value, or on ``informedness_average``).
-    Multi-class: the bootstrap only (``confusion_interval`` on ``informedness_average``
-    with the module's ``averaging``); an analytic ``method`` is a ValueError. Leading axes
-    of ``confusion`` are independent problems (arrays out). NaN with reason
+    ``method="delta"``: the delta-method interval (``informedness_delta_interval``, any
+    number of classes; ``squared_weights`` and ``variance_scale`` go to it). Binary (K =
+    2, both classes with references): informedness is Youden's J = TPR + TNR - 1 for
+    every average, and every method applies (analytic: MOVER on TPR and TNR, centred on
+    ``estimate``, the module's value, or on ``informedness_average``). Multi-class: the
+    delta method or the bootstrap (``confusion_interval`` on ``informedness_average`` with
+    the module's ``averaging``; ``n_resamples=None``: ``auto_resamples``); an
+    ``"agresti_coull"`` or ``"wilson"`` ``method`` is a ValueError. Leading axes of
+    ``confusion`` are independent problems (arrays out). NaN with reason
     ``"fewer_than_two_reference_classes"`` when fewer than two classes have references.
 
     Examples
@@ -294,6 +422,11 @@ def informedness_interval(
     reason = "fewer_than_two_reference_classes"
     if averaging is None:
         averaging = Averaging(confusion.shape[-1], _mask(class_mask), zero_division=zero_division)
+    if method == "delta":
+        return informedness_delta_interval(
+            confusion, confidence_level=confidence_level, average=average, averaging=averaging,
+            squared_weights=squared_weights, variance_scale=variance_scale, estimate=estimate,
+        )
     sizes = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
     if confusion.shape[-1] == 2:
         if estimate is None:
@@ -307,7 +440,7 @@ def informedness_interval(
     if method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {method!r} has no analytic form for multi-class informedness (it is not a sum of "
-            "independent rates); use ci_method='bootstrap'."
+            "independent rates); use ci_method='delta' or 'bootstrap'."
         )
     if method != "bootstrap":
         raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")

@@ -181,7 +181,7 @@ def test_multiclass_bootstrap_refuses_a_runaway_size():
 # ---------------------------------------------------------------- degenerate cases and ranges
 
 
-@pytest.mark.parametrize("method", intervals.CI_METHODS)
+@pytest.mark.parametrize("method", intervals.RATE_CI_METHODS)
 @pytest.mark.parametrize(
     "correct, support",
     [([0, 0], [5, 5]), ([5, 5], [5, 5]), ([1, 0], [1, 1]), ([0, 1000], [1, 1000]), ([3, 0, 2], [3, 0, 2]), ([0], [1])],

@@ -56,6 +56,7 @@ from .counts import safe_ratio
 from .options import CI_METHODS
 from .options import RATE_CI_METHODS
 from .binomial import DEFAULT_CI_METHOD
+from .binomial import DEFAULT_RESAMPLES
 from .binomial import Interval
 from .binomial import confusion_interval
 from .binomial import finish_interval
@@ -335,6 +336,10 @@ def informedness_gradient(confusion: Any, average: str = "bookmaker", averaging:
     return np.where(undefined[..., None, None], np.nan, gradient)
 
 
+# Pseudo-items per reference class in the delta method's variance (informedness_delta_interval).
+DELTA_PSEUDO_ITEMS = 0.5
+
+
 def informedness_delta_interval(
     confusion: Any,
     *,
@@ -346,6 +351,7 @@ def informedness_delta_interval(
     squared_weights: Any = None,
     variance_scale: Any = 1.0,
     estimate: Any = None,
+    pseudo_items: float = DELTA_PSEUDO_ITEMS,
 ) -> Interval:
     """Delta-method (influence-function) interval of informedness: ``theta +- z sqrt(V)``, clipped to [-1, 1].
 
@@ -354,24 +360,41 @@ def informedness_delta_interval(
     counts multinomial; ``sum_ij C_ij Psi_ij = 0``, so no mean is subtracted). With
     weighted counts pass ``squared_weights`` (``(..., K, K)``: each cell's sum of squared
     weights, on the scale of ``confusion``), which takes the place of ``n``.
-    ``variance_scale`` multiplies V (e.g. a design effect of clustered items). Centred on
-    ``estimate`` (the module's value) or ``informedness_average``. Leading axes of
-    ``confusion`` are independent problems (arrays out); NaN with reason
+    ``variance_scale`` multiplies V (e.g. a design effect of clustered items).
+
+    Small samples: ``Psi`` and ``n`` of the variance are taken at the counts plus
+    ``pseudo_items`` items (default 0.5) per reference class with items, spread evenly over
+    its K cells (weighted: items of the row's effective weight ``sum w^2 / sum w``), so a
+    class with all items right still has a variance; 0 gives the plain delta method. It
+    lifted the coverage with a class of about 5 items from 0.920 to 0.937
+    (``examples/informedness_delta_study.py``, module doc). The interval is centred on
+    ``estimate`` (the module's value) or ``informedness_average`` of the counts themselves.
+
+    Leading axes of ``confusion`` are independent problems (arrays out); NaN with reason
     ``"fewer_than_two_reference_classes"`` when fewer than two classes have references,
     NaN where the value is undefined.
 
     Examples
     --------
-    >>> interval = informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95)
+    >>> interval = informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95, pseudo_items=0)
     >>> [round(x, 4) for x in interval.as_list()]  # binary: J +- z sqrt(TPR FNR / P + TNR FPR / N)
     [0.5614, 0.8386]
     """
     confusion = np.asarray(confusion, dtype=np.float64)
+    num_classes = confusion.shape[-1]
     if averaging is None:
-        averaging = Averaging(confusion.shape[-1], _mask(class_mask), zero_division=zero_division)
-    gradient = informedness_gradient(confusion, average, averaging)
+        averaging = Averaging(num_classes, _mask(class_mask), zero_division=zero_division)
     cells = confusion if squared_weights is None else np.asarray(squared_weights, dtype=np.float64)
-    variance = np.asarray(variance_scale, dtype=np.float64) * (cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
+    smoothed, smoothed_cells = confusion, cells
+    if pseudo_items:
+        support = confusion.sum(axis=-1, keepdims=True)
+        # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
+        item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
+        share = pseudo_items / num_classes
+        smoothed = confusion + share * item_weight
+        smoothed_cells = cells + share * item_weight**2
+    gradient = informedness_gradient(smoothed, average, averaging)
+    variance = np.asarray(variance_scale, dtype=np.float64) * (smoothed_cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
     if estimate is None:
         estimate = informedness_average(confusion, average, averaging=averaging)
     half_width = z_value(confidence_level) * np.sqrt(variance)
@@ -386,7 +409,7 @@ def informedness_interval(
     *,
     confidence_level: float,
     method: str = "bootstrap",
-    n_resamples: int = 10_000,
+    n_resamples: Optional[int] = 10_000,
     seed: Optional[int] = None,
     average: str = "bookmaker",
     class_mask: Any = None,
@@ -405,7 +428,7 @@ def informedness_interval(
     every average, and every method applies (analytic: MOVER on TPR and TNR, centred on
     ``estimate``, the module's value, or on ``informedness_average``). Multi-class: the
     delta method or the bootstrap (``confusion_interval`` on ``informedness_average`` with
-    the module's ``averaging``; ``n_resamples=None``: ``auto_resamples``); an
+    the module's ``averaging``; ``n_resamples=None``: ``binomial.auto_resamples``); an
     ``"agresti_coull"`` or ``"wilson"`` ``method`` is a ValueError. Leading axes of
     ``confusion`` are independent problems (arrays out). NaN with reason
     ``"fewer_than_two_reference_classes"`` when fewer than two classes have references.
@@ -429,6 +452,7 @@ def informedness_interval(
         )
     sizes = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
     if confusion.shape[-1] == 2:
+        n_resamples = DEFAULT_RESAMPLES if n_resamples is None else n_resamples
         if estimate is None:
             estimate = informedness_average(confusion, average, averaging=averaging)
         rates = np.nan_to_num(safe_ratio(np.diagonal(confusion, axis1=-2, axis2=-1), support))

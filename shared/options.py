@@ -325,6 +325,11 @@ def check_n_resamples(value: Any, name: str = "n_resamples") -> int:
     return int(value)
 
 
+def check_optional_n_resamples(value: Any, name: str = "n_resamples") -> Optional[int]:
+    """None (the module chooses: see ``binomial.auto_resamples``), or ``check_n_resamples``."""
+    return None if value is None else check_n_resamples(value, name)
+
+
 def check_seed(value: Any, name: str = "seed") -> Optional[int]:
     if value is None:
         return None

@@ -25,6 +25,7 @@ from .averaging import Averaging
 from .averaging import apply_zero_division
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import MAX_BOOTSTRAP_CELLS
+from .binomial import auto_resamples
 from .intervals import informedness_interval
 from .rates import informedness_weights
 from .rates import one_vs_rest_difference
@@ -54,7 +55,7 @@ def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per
 MULTICLASS_CI_METHOD = "delta"
 
 
-def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: int) -> None:
+def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: Optional[int]) -> None:
     """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
     num_classes = encoded.num_classes
     if encoded.unobserved and zero_division != "skip" and average == "macro":
@@ -67,7 +68,7 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
         check_multiclass_interval(ci_method, num_classes, n_resamples)
 
 
-def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: int) -> None:
+def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
     """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
@@ -76,6 +77,8 @@ def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resa
         )
     if (ci_method or MULTICLASS_CI_METHOD) != "bootstrap":
         return
+    if n_resamples is None:
+        n_resamples = auto_resamples(num_classes * num_classes)
     # The bootstrap draws n_resamples K x K matrices.
     cells = num_classes * num_classes
     if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
@@ -88,7 +91,7 @@ def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resa
 
 
 def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
-                                  confidence_level: float, ci_method: Optional[str], n_resamples: int,
+                                  confidence_level: float, ci_method: Optional[str], n_resamples: Optional[int],
                                   seed: Optional[int]) -> Dict[str, Any]:
     """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
     if np.count_nonzero(class_counts.support) < 2:

@@ -27,9 +27,20 @@ per setting): for balanced accuracy Agresti-Coull/MOVER kept 93-97% coverage in 
 settings (0.927 with a class of about 2 examples), Wilson/MOVER in 17 (down to 0.917 for a
 recall near 1), the percentile bootstrap in 8 (it cannot move a small class with all or
 none correct). So ``"agresti_coull"`` is the default (``DEFAULT_CI_METHOD``) wherever an
-analytic interval exists. Multi-class informedness (Powers' bookmaker informedness) is
-not a sum of independent rates: bootstrap only (0.92 with a class of about 5 examples,
-0.94-0.95 from 20).
+analytic interval exists.
+
+Multi-class informedness (Powers' bookmaker informedness) is not a sum of independent
+rates. ``"delta"`` (its default, ``outputs.MULTICLASS_CI_METHOD``) is the delta-method
+(influence-function) interval ``theta +- z sqrt(sum_ij n_ij Psi_ij^2)`` with the analytic
+O(K^2) gradient ``informedness_gradient``, its variance taken at the counts plus 0.5
+pseudo-items per reference class; ``"bootstrap"`` the stratified percentile bootstrap.
+Measured by ``nice -n 10 python examples/informedness_delta_study.py --sets 10000`` (116 s;
+3 classes, prior (0.6, 0.3, 0.1), bookmaker, 10,000 sets per row, coverage / mean width):
+
+    n     smallest class   delta (default)   bootstrap       delta, no pseudo-items
+    50    5                0.922 / 0.369     0.913 / 0.355   0.909 / 0.363
+    200   20               0.942 / 0.187     0.942 / 0.185   0.942 / 0.187
+    1000  100              0.948 / 0.084     0.947 / 0.084   0.948 / 0.084
 
 Sample weights: counts become weighted sums, and a weighted rate's sampling variance is
 that of an unweighted rate on Kish's effective sample size ``n_eff = (sum w)^2 / sum w^2``

@@ -229,10 +229,13 @@ def segmentation_maps(rng, count: int, shape: tuple, num_classes: int):
     return maps
 
 
-def stream_segmentation(metric, maps, batches: int, num_classes: int):
-    """``batches`` add_batch calls (one map each, cycling through ``maps``), then the compute of issue 14."""
+def stream_segmentation(metric, maps, batches: int, num_classes: int, images: bool = False):
+    """``batches`` add_batch calls (one map each, cycling through ``maps``), then the compute of issue 14.
+    ``images``: each map as a (1, H, W) batch of one image, which an interval takes as one cluster (issue 25)."""
     for index in range(batches):
         references, predictions = maps[index % len(maps)]
+        if images:
+            references, predictions = references[None], predictions[None]
         metric.add_batch(predictions=predictions, references=references)
     return metric.compute(ignore_index=SEGMENTATION_VOID, num_classes=num_classes)
 
@@ -250,14 +253,20 @@ def numpy_segmentation(maps, batches: int, num_classes: int) -> float:
 
 
 def segmentation_memory_case(batches: int, shape: tuple, num_classes: int, pool: int, checkpoint: int, cache_dir: str,
-                             traced: bool) -> dict:
+                             traced: bool, confidence_level: Optional[float] = None) -> dict:
     """Memory of the streamed segmentation case, in this (fresh) process; the module is loaded
     and the maps made before the start.
 
     ``traced=False``: the peak RSS above start over every add_batch call and the compute.
     ``traced=True``: what tracemalloc (which sees NumPy's arrays) finds held after
     ``checkpoint`` batches and after all of them - what the stored counts cost - and its peak.
+    ``confidence_level``: given to evaluate.load, with each map a (1, H, W) image, so that
+    add_batch counts images as the interval's clusters (issue 25; traced=False only).
     """
+    if confidence_level is not None:
+        metric = load_module("balanced_accuracy", cache_dir, confidence_level=confidence_level)
+        maps = segmentation_maps(np.random.default_rng(14), pool, shape, num_classes)
+        return {"peak": peak_memory(lambda: stream_segmentation(metric, maps, batches, num_classes, images=True))}
     metric = load_module("balanced_accuracy", cache_dir)
     maps = segmentation_maps(np.random.default_rng(14), pool, shape, num_classes)
     if not traced:
@@ -462,11 +471,12 @@ class Benchmark:
         self.torch = optional_import("torch")
         self.torchmetrics_classification = optional_import("torchmetrics.classification")
 
-    def module(self, name: str, keep_in_memory: bool = False):
-        """A metric module of this repository, loaded once (users load once and compute often)."""
-        key = (name, keep_in_memory)
+    def module(self, name: str, keep_in_memory: bool = False, **options):
+        """A metric module of this repository, loaded once (users load once and compute often);
+        ``options``: load-time options (a module loaded with them is another module)."""
+        key = (name, keep_in_memory, tuple(sorted(options.items())))
         if key not in self.modules:
-            self.modules[key] = load_module(name, self.fresh_cache(), keep_in_memory=keep_in_memory)
+            self.modules[key] = load_module(name, self.fresh_cache(), keep_in_memory=keep_in_memory, **options)
         return self.modules[key]
 
     def time(self, function) -> Timing:
@@ -827,6 +837,39 @@ class Benchmark:
         row.notes.append(f"tracemalloc peak {megabytes(held['peak'])}")
         self.add(row)
 
+    # -- issue 25: the same stream with a cluster-robust interval (each map one image, one cluster)
+
+    def segmentation_stream_interval(self) -> None:
+        config = self.config
+        batches, shape, num_classes, pool = (config[f"stream_segmentation_{key}"] for key in ("batches", "shape", "classes", "pool"))
+        case = (f"{batches:,} × add_batch of one 1×{shape[0]}×{shape[1]} uint8 image ({pool} distinct, cycled), K={num_classes}, "
+                f"void={SEGMENTATION_VOID}; evaluate.load(confidence_level=0.95): images counted as clusters")
+        targets = [
+            ("segmentation streaming with an interval", case, "the same stream without an interval", 2.0, "≤ 2"),
+            ("memory: segmentation streaming with an interval", f"{case}; peak RSS above start (fresh process)",
+             f"allowance {SEGMENTATION_MEMORY_ALLOWANCE // 2**20} MB", 1.0, "≤ 1"),
+        ]
+        with_interval = self.module("balanced_accuracy", confidence_level=0.95)
+        without = self.module("balanced_accuracy")
+        if with_interval is None:
+            return self.missing_module_rows(targets, "balanced_accuracy")
+        self.log(f"segmentation streaming with an interval: {batches} x {shape}")
+        maps = segmentation_maps(np.random.default_rng(14), pool, shape, num_classes)
+        ours = lambda: stream_segmentation(with_interval, maps, batches, num_classes, images=True)  # noqa: E731
+        plain = lambda: stream_segmentation(without, maps, batches, num_classes, images=True)  # noqa: E731
+        result = ours()
+        if result["num_clusters"] != batches or result["balanced_accuracy"] != plain()["balanced_accuracy"]:
+            raise AssertionError(f"segmentation streaming with an interval: {result} (expected {batches} clusters, the same value)")
+        timing, reference = self.time(ours), self.time(plain)
+        self.add(Row(*targets[0][:2], timing.median, targets[0][2], reference.median, *targets[0][3:],
+                     runs=f"{len(timing.runs)} / {len(reference.runs)}"))
+        arguments = (batches, tuple(shape), num_classes, pool, 0)
+        peak = in_fresh_process("segmentation_memory_case", *arguments, self.fresh_cache(), False, 0.95)["peak"]
+        row = Row(*targets[1][:2], peak, targets[1][2], SEGMENTATION_MEMORY_ALLOWANCE, *targets[1][3:])
+        if peak is None:
+            row.status = "not measured (needs Linux /proc/self/clear_refs)"
+        self.add(row)
+
     # -- issue 14: top-k scores streamed; what is kept per sample
 
     def topk_stream(self) -> None:
@@ -935,7 +978,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as cache_dir:
         bench = Benchmark(config, repeats, args.slow_seconds, cache_dir, log=lambda text: print(text, flush=True))
         for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.topk, bench.segmentation,
-                     bench.segmentation_stream, bench.topk_stream, bench.informedness_interval):
+                     bench.segmentation_stream, bench.segmentation_stream_interval, bench.topk_stream, bench.informedness_interval):
             with contextlib.redirect_stderr(io.StringIO()):
                 case()
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None

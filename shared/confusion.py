@@ -85,9 +85,10 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
             return (values["references"] == values["predictions"]).astype(np.int8) if cluster_feature == "correct" else values["predictions"]
 
         def batch_counts() -> JointCounts:
+            if cluster_feature == "correct" and table.dense() is not None:
+                return _correct_counts(*table.dense(), table.w2_exponent)
             pairs = table.result()
-            return JointCounts({"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)}, pairs.n, pairs.w,
-                               pairs.w2, pairs.w2_exponent)
+            return pairs.regrouped({"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)})
 
         features = {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
         count_clusters(store, clusters, shape, features, weights, batch_counts)
@@ -101,6 +102,20 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises: non-integral values
     return store
+
+
+def _correct_counts(values, fields: Dict[str, np.ndarray], w2_exponent: int) -> JointCounts:
+    """Per reference value, the samples predicted right and wrong, from a dense box of (reference,
+    prediction) counts: a batch that is one cluster, counted without a second pass over it."""
+    references, predictions = values
+    right = np.equal.outer(references, predictions)
+    summed = {key: (box.sum(axis=1), (box * right).sum(axis=1)) for key, box in fields.items()}
+    n = np.concatenate([summed["n"][1], summed["n"][0] - summed["n"][1]])
+    keep = n > 0
+    keys = {"references": np.concatenate([references, references])[keep],
+            "correct": np.repeat(np.array([1, 0], dtype=np.int8), references.size)[keep]}
+    weighted = {key: np.concatenate([right_sum, total - right_sum])[keep] for key, (total, right_sum) in summed.items() if key != "n"}
+    return JointCounts(keys, n[keep].astype(np.int64), weighted.get("w"), weighted.get("w2"), w2_exponent)
 
 
 @dataclass

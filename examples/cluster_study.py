@@ -549,7 +549,7 @@ def main(argv=None):
                 undefined = max(cell["undefined"] for cell in (clustered, before) if cell["measured"])
                 sections[setting.case].append(
                     f"| {setting.label} | {setting.clusters} | {int(np.median(items))} | {metric} | {method} | {truth:.4f} | "
-                    f"{coverage_cell(clustered, setting.clusters)} | {width_cell(clustered)} | {coverage_cell(before)} | {width_cell(before)} | "
+                    f"{coverage_cell(clustered, setting.clusters)} | {width_cell(clustered)} | {coverage_cell(before, setting.clusters)} | {width_cell(before)} | "
                     f"{clustered['sets'] if clustered['measured'] else before['sets']} | {undefined:.1%} |")
                 if clustered["measured"] and setting.clusters >= 20 and not clustered["coverage"] >= TARGET:
                     below.append(f"{setting.case}: {setting.label}, {metric}, {method}: {clustered['coverage']:.3f}")

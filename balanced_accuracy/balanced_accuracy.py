@@ -19,6 +19,7 @@ from .shared_core import check_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import class_outputs
+from .shared_core import clustered_comparison
 from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
 from .shared_core import count_batch
@@ -32,6 +33,7 @@ from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import paired_counts
 from .shared_core import PairedCounts
+from .shared_core import recall_influence
 from .shared_core import recall_mean_interval
 from .shared_core import safe_ratio
 from .shared_core import THRESHOLD_TIE_RULE
@@ -328,11 +330,16 @@ def balanced_accuracy_from_counts(
         return {**result, "reason": reason}
     result["balanced_accuracy"] = float(value)
     if confidence_level is not None:
-        interval = recall_mean_interval(
-            class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-            n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=counts.effective_support(),
-        )
-        result["balanced_accuracy_ci"] = interval.as_list()
+        # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
+        effect = counts.design_effect(confidence_level, recall_influence=recall_influence(class_counts.tp, class_counts.support, averaging))
+        if effect.reason is None:
+            interval = recall_mean_interval(
+                class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
+                n_resamples=n_resamples, seed=seed, averaging=averaging,
+                effective_support=effect.scale(counts.effective_support() if counts.w is not None else class_counts.support),
+            )
+            result["balanced_accuracy_ci"] = interval.as_list()
+        result.update(effect.outputs("balanced_accuracy_ci"))
     per_class = {}
     if return_per_class:
         counts.check_materialised("return_per_class")
@@ -369,12 +376,22 @@ def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
     if not math.isnan(result["balanced_accuracy"] - baseline["balanced_accuracy"]):
         # The p-value does not depend on the interval's method: without an interval, the cheap one.
         bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
-        compared = balanced_accuracy_difference(
-            paired.joint, joint_w2=paired.joint_w2, confidence_level=options.get("confidence_level") or 0.95,
-            method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
-            seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
-            zero_division=options.get("zero_division", "skip"),
-        )
+
+        def compare(joint_w2):
+            return balanced_accuracy_difference(
+                paired.joint, joint_w2=joint_w2, confidence_level=options.get("confidence_level") or 0.95,
+                method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
+                seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
+                zero_division=options.get("zero_division", "skip"),
+            )
+
+        def influences():
+            averaging = Averaging.over(paired.system.num_classes, options.get("class_mask"), options.get("zero_division", "skip"),
+                                       options.get("adjusted", False))
+            return tuple({"recall_influence": recall_influence(counts.tp, counts.support, averaging)}
+                         for counts in (paired.system.class_counts(), paired.baseline.class_counts()))
+
+        compared = clustered_comparison(paired, options.get("confidence_level"), influences, compare)
     result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
     if options.get("return_confusion_matrix") and paired.reason is None:
         result["baseline_confusion_matrix"] = paired.baseline.matrix()
@@ -417,10 +434,10 @@ class BalancedAccuracy(CountsMetric):
         if options["confidence_level"] is not None and options["threshold"] == "auto":
             raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
 
-    INPUTS = ("sample_weight", "baseline_predictions")
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
 
     def _count(self, predictions, references, inputs, options):
-        return count_batch(count_labels, predictions, references, inputs)
+        return count_batch(count_labels, predictions, references, inputs, cluster_feature="correct")
 
     def _counts(self, stored, options):
         if has_baseline(stored):

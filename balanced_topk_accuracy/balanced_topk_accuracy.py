@@ -23,6 +23,7 @@ from .shared_core import LOAD_TIME_DOC
 from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import rank_counts
+from .shared_core import recall_influence
 from .shared_core import recall_mean_interval
 from .shared_core import safe_ratio
 from .shared_core import score_columns
@@ -235,23 +236,36 @@ def balanced_topk_accuracy_from_counts(
     reason = averaging.reason(int(averaged), "no_reference_classes", balanced[k_values[0]])
     if reason is not None:
         return _undefined(k_values, several, reason, with_ci)
-    interval_per_k = None
+    interval_per_k, cluster_outputs = None, {}
     if with_ci:
-        effective_support = counts.effective_support()  # weighted: each class varies as on Kish's size
-        interval_per_k = {
-            k_value: recall_mean_interval(
+        # Weighted: each class varies as on Kish's size; clustered (tokens of one sequence): on fewer still.
+        sizes = counts.effective_support() if counts.w is not None else support
+        interval_per_k = {}
+        for column, k_value in enumerate(k_values):
+            effect = counts.design_effect(confidence_level, k_value, recall_influence(hits[:, column], support, averaging))
+            interval_per_k[k_value] = [math.nan, math.nan] if effect.reason is not None else recall_mean_interval(
                 hits[:, column], support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-                n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=effective_support,
+                n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=effect.scale(sizes),
             ).as_list()
-            for column, k_value in enumerate(k_values)
-        }
-    result = _named(balanced, several, interval_per_k)
+            for key, value in _cluster_outputs(effect, k_value, several).items():
+                cluster_outputs[key] = {**cluster_outputs.get(key, {}), **value} if isinstance(value, dict) else value
+    result = {**_named(balanced, several, interval_per_k), **cluster_outputs}
     if return_per_class:
         per_class = {k_value: apply_zero_division(recall[:, column], zero_division) for column, k_value in enumerate(k_values)}
         result["per_class_recall"] = per_class if several else per_class[k_values[0]]
         result["support_per_class"] = support
         result["classes"] = counts.classes
     return to_python(result)
+
+
+def _cluster_outputs(effect, k_value, several):
+    """What the result says of the clusters behind the top-``k_value`` interval: ``num_clusters``,
+    ``design_effect`` (per k with `k_list`: ``{k: value}``), or the interval's reason."""
+    outputs = effect.outputs("balanced_topk_accuracy_ci")
+    outputs.pop("balanced_topk_accuracy_ci", None)  # the NaN interval itself is already in place
+    if several and "design_effect" in outputs:
+        outputs["design_effect"] = {k_value: outputs["design_effect"]}
+    return outputs
 
 
 def _named(balanced, several, interval_per_k=None):
@@ -344,6 +358,8 @@ class BalancedTopkAccuracy(CountsMetric):
         check_k_values(options["k"], options["k_list"], self._columns)
         check_column_labels(options["labels"], self._columns)
 
+    INPUTS = ("sample_weight", "clusters")
+
     def _count_options(self):
         options = super()._count_options()
         # add_batch ranks for a k given to evaluate.load; otherwise it keeps every rank.
@@ -352,7 +368,7 @@ class BalancedTopkAccuracy(CountsMetric):
 
     def _count(self, predictions, references, inputs, options):
         return count_scores(predictions, references, inputs.get("sample_weight"), options["labels"], options["k"],
-                            options["k_list"], options.get("clip", True), previous=self.writer)
+                            options["k_list"], options.get("clip", True), previous=self.writer, clusters=inputs.get("clusters"))
 
     def _counts(self, stored, options):
         return rank_counts(stored, options)

@@ -187,8 +187,8 @@ def delta_without_pseudo_item(joint, average="bookmaker"):
     """The informedness delta-method interval on the observed shares (before issue 22)."""
     confusion_a, confusion_b = paired_joint.marginals(joint)
     totals = joint.sum(axis=(-2, -1))
-    gradient_a = paired_joint.informedness_gradient(confusion_a, average)
-    gradient_b = paired_joint.informedness_gradient(confusion_b, average)
+    gradient_a = intervals.informedness_gradient(confusion_a, average)
+    gradient_b = intervals.informedness_gradient(confusion_b, average)
     variance, _ = paired_tests.variance_terms(joint, totals, totals, gradient_a, gradient_b)
     difference = intervals.informedness_average(confusion_a, average) - intervals.informedness_average(confusion_b, average)
     half = 1.959963984540054 * np.sqrt(variance)

@@ -23,7 +23,7 @@ OPTIONS = [
     Values("sample_weight", placeholder="one weight per sample"),
     Choice("zero_division", choices={"skip": "skip", "0.0": 0.0}),
     Value("confidence_level", placeholder="e.g. 0.95 or 95%", percent=True),
-    Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),
+    Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap", "delta": "delta"}),
     Value("n_resamples", placeholder="10000", maximum=100_000),
     Value("seed", placeholder="e.g. 0"),
     # A judge's labels on unlabeled data and its golden set's groups (corrected prevalence, per-group diagnostics).

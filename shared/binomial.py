@@ -20,7 +20,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from .options import CI_METHODS
+from .options import RATE_CI_METHODS
 
 DEFAULT_CI_METHOD = "agresti_coull"
 
@@ -181,7 +181,7 @@ def rate_sum_interval(
         low, high = _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, seed)
         low, high = offset + low, offset + high
     else:
-        raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")
+        raise ValueError(f"ci_method: expected one of {RATE_CI_METHODS} for a sum of independent rates, found {method!r}.")
     low, high = np.clip(low, *bounds), np.clip(high, *bounds)
     if low.ndim == 0:
         return Interval(float(low), float(high))
@@ -252,18 +252,41 @@ def bootstrap_confusion(
 # Above this many multinomial cells (resamples x K x K) the bootstrap would run for minutes.
 MAX_BOOTSTRAP_CELLS = 2_000_000_000
 
+DEFAULT_RESAMPLES = 10_000
+# n_resamples=None: resamples x cells per matrix <= this (about 3 s here), between 1,000 and 10,000.
+AUTO_BOOTSTRAP_CELLS = 25_000_000
+MIN_AUTO_RESAMPLES = 1_000
+
+
+def auto_resamples(cells: int) -> int:
+    """The resamples ``n_resamples=None`` draws for a bootstrap of matrices of ``cells`` cells.
+
+    10,000 up to 2,500 cells (K = 50), then ``AUTO_BOOTSTRAP_CELLS / cells``, never fewer
+    than 1,000 (K = 150: 1,111). The Monte-Carlo error of a percentile endpoint (2.5%
+    quantile of B draws) is about ``sqrt(0.025 * 0.975 / B) / phi(1.96)`` standard errors
+    of the value: 0.027 at B = 10,000, 0.085 at 1,000 (4% of the 95% half-width).
+
+    Examples
+    --------
+    >>> auto_resamples(3 * 3), auto_resamples(150 * 150), auto_resamples(1000 * 1000)
+    (10000, 1111, 1000)
+    """
+    return int(min(DEFAULT_RESAMPLES, max(MIN_AUTO_RESAMPLES, AUTO_BOOTSTRAP_CELLS // max(1, cells))))
+
 
 def confusion_interval(
     confusion: Any,
     statistic,
     *,
     confidence_level: float,
-    n_resamples: int = 10_000,
+    n_resamples: Optional[int] = 10_000,
     seed: Optional[int] = None,
     bounds: Tuple[float, float] = (-math.inf, math.inf),
     effective_support: Any = None,
 ) -> Interval:
     """Stratified-bootstrap percentile interval of any ``statistic`` of confusion matrices.
+
+    ``n_resamples=None``: ``auto_resamples`` of the K x K cells (10,000 up to K = 50).
 
     ``confusion`` is ``(..., K, K)`` (rows = references). Each row is resampled as
     Multinomial(row size, row shares) with its size kept, and ``statistic`` (vectorised:
@@ -282,6 +305,8 @@ def confusion_interval(
     """
     confusion = np.asarray(confusion, dtype=np.float64)
     num_classes = confusion.shape[-1]
+    if n_resamples is None:
+        n_resamples = auto_resamples(num_classes * num_classes)
     cells = n_resamples * confusion.size
     if cells > MAX_BOOTSTRAP_CELLS:
         raise ValueError(

@@ -96,13 +96,14 @@ from .options import check_seed
 from .binomial import z_value
 from .intervals import INFORMEDNESS_AVERAGES
 from .intervals import informedness_average
+from .intervals import informedness_gradient
+from .averaging import Averaging
 from .paired_joint import adjust_for_chance
 from .paired_joint import bootstrap_joint
 from .paired_joint import canonical
 from .paired_joint import check_difference_zero_division
 from .paired_joint import check_joint
 from .paired_joint import finish_difference
-from .paired_joint import informedness_gradient
 from .paired_joint import marginals
 from .paired_joint import mean_recall
 from .paired_joint import percentile_interval
@@ -263,6 +264,12 @@ def balanced_accuracy_difference(
 # ----------------------------------------------------------------------------------------
 
 
+def _gradient(confusion, average, mask, zero_division):
+    """``intervals.informedness_gradient`` with the comparison's class mask; 0 where the value is undefined."""
+    averaging = Averaging(confusion.shape[-1], mask, zero_division=zero_division)
+    return np.nan_to_num(informedness_gradient(confusion, average, averaging))
+
+
 def informedness_difference(
     joint: Any,
     *,
@@ -352,14 +359,14 @@ def informedness_difference(
             # `joint` is canonical already, so `paired` comes back unflipped.
             low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
         else:
-            gradient_a = informedness_gradient(confusion_a, average, mask, zero_division)
-            gradient_b = informedness_gradient(confusion_b, average, mask, zero_division)
+            gradient_a = _gradient(confusion_a, average, mask, zero_division)
+            gradient_b = _gradient(confusion_b, average, mask, zero_division)
             delta_variance, _ = variance_terms(joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes))
             half = z_value(confidence_level) * np.sqrt(delta_variance)
             low, high = difference - half, difference + half
     else:
-        gradient_a = informedness_gradient(confusion_a, average, mask, zero_division)
-        gradient_b = informedness_gradient(confusion_b, average, mask, zero_division)
+        gradient_a = _gradient(confusion_a, average, mask, zero_division)
+        gradient_b = _gradient(confusion_b, average, mask, zero_division)
         delta_variance, score_variance = variance_terms(
             joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes)
         )

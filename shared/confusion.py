@@ -10,10 +10,18 @@ builds the same object from a confusion matrix counted anywhere else.
 """
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
+from .clusters import CLUSTERS_NOT_COUNTED
+from .clusters import NO_CLUSTERS
+from .clusters import DesignEffect
+from .clusters import cluster_positions
+from .clusters import count_clusters
+from .clusters import design_effect
+from .clusters import index_rows
+from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import NO_SAMPLES
@@ -50,13 +58,15 @@ def _are_labels(values: np.ndarray) -> bool:
 
 
 def count_labels(predictions: Any, references: Any, sample_weight: Any = None, scores: bool = True,
-                 scores_hint: str = SCORES_HINT) -> Store:
+                 scores_hint: str = SCORES_HINT, clusters: Any = None, cluster_feature: str = "predictions") -> Store:
     """One batch of labels (any shape, flattened) as a ``Store`` of its own.
 
     Label predictions become counts of distinct (reference, prediction) pairs; with
     ``scores`` (balanced accuracy's ``threshold``), non-integral predictions are kept as raw
     columns, as a threshold set at compute time needs them. Without ``scores`` they raise
-    with ``scores_hint``.
+    with ``scores_hint``. ``clusters`` (a ``clusters.ClusterSpec``): the (cluster, reference,
+    ``cluster_feature``) counts beside them, the feature being the prediction, or whether it
+    is right (``"correct"``: all a recall's variance needs, K cells per cluster, not K^2).
     """
     predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
     check_same_shape(predictions, references)
@@ -64,14 +74,30 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
     store = Store()
     store.note_references(references)
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    shape = predictions.shape
     predictions = predictions.reshape(-1)
     if _are_labels(predictions):
         table = CountTable(["references", "predictions"])
-        table.add([references, as_labels(predictions, "predictions")], weights)
+        predictions = as_labels(predictions, "predictions")
+        table.add([references, predictions], weights)
         store.tables[PAIRS] = table
+        def by_feature(values: Dict[str, np.ndarray]) -> np.ndarray:
+            return (values["references"] == values["predictions"]).astype(np.int8) if cluster_feature == "correct" else values["predictions"]
+
+        def batch_counts() -> JointCounts:
+            pairs = table.result()
+            return JointCounts({"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)}, pairs.n, pairs.w,
+                               pairs.w2, pairs.w2_exponent)
+
+        features = {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
+        count_clusters(store, clusters, shape, features, weights, batch_counts)
     elif scores:
         check_scores(predictions)
-        store.keep_raw({"references": references, "predictions": predictions, "sample_weight": weights})
+        raw = {"references": references, "predictions": predictions, "sample_weight": weights}
+        ids = None if clusters is None else clusters.ids(shape)
+        if ids is None and clusters is not None and clusters.given is None and len(shape) >= 2:
+            store.settings[CLUSTERS_NOT_COUNTED] = True
+        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises: non-integral values
     return store
@@ -115,6 +141,10 @@ class ConfusionCounts:
     reason: Optional[str] = None
     optimal_threshold: Optional[float] = None
     w2_exponent: int = 0  # w2 holds mantissas of 4**w2_exponent (see counts.squared_weights)
+    # The (cluster, reference, feature) counts of the kept samples (clusters.py), or None; and why
+    # an interval cannot know the clusters (N-d inputs added without them), or None.
+    clusters: Optional[JointCounts] = None
+    clusters_reason: Optional[str] = None
 
     @property
     def num_classes(self) -> int:
@@ -143,6 +173,17 @@ class ConfusionCounts:
         sums = np.bincount(self.reference, weights=np.ldexp(self.w, -self.w2_exponent), minlength=self.num_classes)
         squares = np.bincount(self.reference, weights=self.w2, minlength=self.num_classes)
         return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
+
+    def design_effect(self, confidence_level: float, gradient: Optional[np.ndarray] = None,
+                      recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> DesignEffect:
+        """The design effect (``clusters.design_effect``) of a value whose influence is ``gradient``
+        or ``recall_influence`` (see ``row_influence``); ``clusters.NO_CLUSTERS`` without clusters."""
+        if self.clusters_reason is not None:
+            return DesignEffect(float("nan"), None, self.clusters_reason, float("nan"))
+        if self.clusters is None:
+            return NO_CLUSTERS
+        rows, influence = row_influence(self.clusters, self.encoded.classes, "predictions", gradient, recall_influence)
+        return design_effect(influence, rows, cluster_positions(rows), confidence_level)
 
     def check_materialised(self, name: str) -> None:
         """Per-class lists need every class materialised: refuse them for unobserved classes."""
@@ -189,6 +230,32 @@ class ConfusionCounts:
         return _encode_pairs(counts, task, labels, None, pos_label)
 
 
+def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str = "predictions", gradient: Optional[np.ndarray] = None,
+                  recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[JointCounts, np.ndarray]:
+    """The counted (cluster, reference, ...) rows whose reference is a class, and the influence of
+    each row's samples on a value: ``gradient[c, d]``, its derivative with respect to the count
+    of cell (reference c, prediction d), or, for a mean of recalls, ``recall_influence``: one
+    value per class for a right and one for a wrong prediction (``intervals.recall_influence``).
+    Rows counted with whether the prediction is right (key ``correct``) need the latter."""
+    reference = index_rows(rows, "references", classes)
+    kept = reference >= 0
+    if not kept.all():  # references outside the classes (dropped by labels=) count nowhere
+        rows, reference = rows.select(kept), reference[kept]
+    if "correct" in rows.keys:
+        correct, prediction = rows.keys["correct"] > 0, None
+    else:
+        prediction = index_rows(rows, prediction_key, classes)
+        correct = prediction == reference
+    if recall_influence is not None:
+        right, wrong = (np.asarray(values, dtype=np.float64) for values in recall_influence)
+        return rows, np.where(correct, right[reference], wrong[reference])
+    gradient = np.asarray(gradient, dtype=np.float64)
+    # A prediction outside the classes (labels= without it) counts for no class: as a wrong prediction
+    # of its row into the cell whose column no selected class reads; rare, so the next class stands in.
+    outside = gradient[reference, (reference + 1) % len(classes)] if len(classes) > 1 else np.zeros(reference.size)
+    return rows, np.where(prediction >= 0, gradient[reference, np.maximum(prediction, 0)], outside)
+
+
 def _encode_pairs(pairs: JointCounts, task, labels, num_classes, pos_label, reason=None, padding=()) -> ConfusionCounts:
     with padding_hint(padding):
         encoded = encode_task(pairs.keys["references"], pairs.keys["predictions"], task, labels, num_classes, pos_label)
@@ -206,15 +273,28 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
     ``threshold`` (binary), the predictions are scores of the positive class, turned into
     labels (``"auto"``: the Youden-optimal threshold, over all of them).
     """
-    rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
+    raw = stored.raw_columns() or {}
+    if "clusters" in raw and PAIRS not in stored.tables:  # scores: each sample's cluster beside it
+        rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
+    else:
+        rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), rows.num_samples)
     # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
     padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))
     threshold = options.get("threshold")
     if threshold is None:
         rows.keys["predictions"] = as_labels(rows.keys["predictions"], "predictions", scores_hint)  # raises, naming a score
-        return _encode_pairs(rows, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"),
-                             reason, padding)
-    return _thresholded(rows, threshold, options, reason, padding)
+        counts = _encode_pairs(rows, options.get("task"), options.get("labels"), options.get("num_classes"), options.get("pos_label"),
+                               reason, padding)
+    else:
+        counts = _thresholded(rows, threshold, options, reason, padding)
+        if "clusters" in rows.keys:
+            correct = (counts.encoded.reference_indices == threshold_labels(rows.keys["predictions"].astype(np.float64),
+                       counts.optimal_threshold if threshold == "auto" else threshold, counts.encoded.positive_index))
+            cluster_rows = JointCounts({"clusters": rows.keys["clusters"], "references": rows.keys["references"],
+                                        "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent)
+    counts.clusters, counts.clusters_reason = cluster_rows, clusters_reason
+    return counts
 
 
 def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str], padding=()) -> ConfusionCounts:

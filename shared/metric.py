@@ -29,6 +29,8 @@ import evaluate
 import numpy as np
 from datasets.utils.py_utils import temp_seed
 
+from .clusters import ORIGIN_SHIFT
+from .clusters import ClusterSpec
 from .inputs import to_python
 from .options import Option
 from .options import check_names
@@ -65,6 +67,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
         self.load_options = options
         self.writer: Optional[Store] = None
+        self.clusters_added = 0  # default cluster ids handed out so far (see _cluster_spec)
 
     # ------------------------------------------------------------------ evaluate's API
     def add_batch(self, *, predictions=None, references=None, **inputs):
@@ -75,7 +78,8 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         leaves what was added before untouched.
         """
         self._check_inputs(inputs, "add_batch")
-        batch = self._count(predictions, references, inputs, self._count_options())
+        options = self._count_options()
+        batch = self._count(predictions, references, self._with_clusters(inputs, options), options)
         if self.writer is None:
             if self.num_process > 1:
                 self.selected_feature_format = self.info.features
@@ -119,7 +123,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             if not unaligned:
                 return self._result(self._counts_from_matrix(matrix, options), options)
             # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
-            stored = self._count(None, None, unaligned, options)
+            stored = self._count(None, None, self._with_clusters(unaligned, options), options)
             return self._result(self._counts_from_matrix(matrix, options, stored), options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
@@ -131,7 +135,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             if not given:
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
-            stored = self._count(predictions, references, inputs, options)
+            stored = self._count(predictions, references, self._with_clusters(inputs, options), options)
         elif self.num_process == 1:
             # The stored counts are released only once the result is computed: a compute that
             # fails (say, scores without a threshold) loses nothing, and a final batch given to
@@ -140,7 +144,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             stored.merge(self.writer)
             if given:  # counted as add_batch counts it, to merge with the batches before it
                 self._check_inputs(inputs, "compute")
-                stored.merge(self._count(predictions, references, inputs, self._count_options()))
+                # Counted as add_batch counts it, but clusters as the interval asked for now needs them.
+                count_options = self._count_options()
+                wanted = {**count_options, "confidence_level": options.get("confidence_level") or count_options.get("confidence_level")}
+                stored.merge(self._count(predictions, references, self._with_clusters(inputs, wanted), count_options))
             result = self._result(self._counts(stored, options), options)
             self.writer = None
             return result
@@ -153,6 +160,19 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             if stored is None:
                 return None
         return self._result(self._counts(stored, options), options)
+
+    def _with_clusters(self, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
+        """``inputs`` with ``clusters`` as a ``ClusterSpec``: counted when given, or when an interval is
+        asked for (N-d inputs then make one cluster per leading element, with ids distinct across
+        batches and processes); else only the fact that N-d inputs came without them is kept."""
+        if "clusters" not in self.INPUTS:
+            return inputs
+        spec = ClusterSpec(inputs.get("clusters"), inputs.get("clusters") is not None or options.get("confidence_level") is not None,
+                           (self.process_id << ORIGIN_SHIFT) + self.clusters_added, self._advance_clusters)
+        return {**inputs, "clusters": spec}
+
+    def _advance_clusters(self, leading: int) -> None:
+        self.clusters_added += leading
 
     def _result(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
         with temp_seed(self.seed):

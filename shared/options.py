@@ -265,13 +265,30 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> Option
     return float(value)
 
 
-CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
+CI_METHODS = ("agresti_coull", "wilson", "bootstrap", "delta")
+# A mean of independent rates (balanced accuracy, top-k, multilabel) has no "delta": its delta
+# method is the Wald interval, which collapses to a point for a class with all or none correct.
+RATE_CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
 _ci_method_choice = choice(None, *CI_METHODS)
+_rate_ci_method_choice = choice(None, *RATE_CI_METHODS)
 
 
 def check_ci_method(value: Any, name: str = "ci_method") -> Optional[str]:
     """None (the module's default method), or one of ``CI_METHODS``."""
     return _ci_method_choice(value, name)
+
+
+def check_rate_ci_method(value: Any, name: str = "ci_method") -> Optional[str]:
+    """None, or one of ``RATE_CI_METHODS`` (the methods of a mean of independent rates).
+
+    Examples
+    --------
+    >>> check_rate_ci_method("delta")
+    Traceback (most recent call last):
+    ...
+    ValueError: ci_method: expected one of ('agresti_coull', 'wilson', 'bootstrap') or None, found 'delta'.
+    """
+    return _rate_ci_method_choice(value, name)
 
 
 # The estimators of a prevalence corrected for a judge's errors (informedness's
@@ -308,6 +325,11 @@ def check_n_resamples(value: Any, name: str = "n_resamples") -> int:
     return int(value)
 
 
+def check_optional_n_resamples(value: Any, name: str = "n_resamples") -> Optional[int]:
+    """None (the module chooses: see ``binomial.auto_resamples``), or ``check_n_resamples``."""
+    return None if value is None else check_n_resamples(value, name)
+
+
 def check_seed(value: Any, name: str = "seed") -> Optional[int]:
     if value is None:
         return None
@@ -316,11 +338,11 @@ def check_seed(value: Any, name: str = "seed") -> Optional[int]:
     return int(value)
 
 
-def interval_options() -> Dict[str, Option]:
-    """The options every module's confidence interval takes."""
+def interval_options(ci_methods: tuple = RATE_CI_METHODS) -> Dict[str, Option]:
+    """The options every module's confidence interval takes; ``ci_method`` one of ``ci_methods`` (or None)."""
     return {
         "confidence_level": Option(None, check_confidence_level),
-        "ci_method": Option(None, check_ci_method),
+        "ci_method": Option(None, choice(None, *ci_methods)),
         "n_resamples": Option(10_000, check_n_resamples),
         "seed": Option(None, check_seed),
     }

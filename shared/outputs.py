@@ -25,6 +25,7 @@ from .averaging import Averaging
 from .averaging import apply_zero_division
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import MAX_BOOTSTRAP_CELLS
+from .binomial import auto_resamples
 from .intervals import informedness_interval
 from .rates import informedness_weights
 from .rates import one_vs_rest_difference
@@ -49,8 +50,12 @@ def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per
 
 # ---------------------------------------------------------------- informedness
 
+# The default interval of informedness with more than two classes (two: DEFAULT_CI_METHOD);
+# examples/informedness_delta_study.py measured it (the card's table).
+MULTICLASS_CI_METHOD = "delta"
 
-def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: int) -> None:
+
+def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: Optional[int]) -> None:
     """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
     num_classes = encoded.num_classes
     if encoded.unobserved and zero_division != "skip" and average == "macro":
@@ -63,13 +68,17 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
         check_multiclass_interval(ci_method, num_classes, n_resamples)
 
 
-def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: int) -> None:
+def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
     """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
-            "J is then not a sum of independent rates); expected ci_method='bootstrap' or None."
+            "J is then not a sum of independent rates); expected ci_method='delta', 'bootstrap' or None."
         )
+    if (ci_method or MULTICLASS_CI_METHOD) != "bootstrap":
+        return
+    if n_resamples is None:
+        n_resamples = auto_resamples(num_classes * num_classes)
     # The bootstrap draws n_resamples K x K matrices.
     cells = num_classes * num_classes
     if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
@@ -82,22 +91,27 @@ def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resa
 
 
 def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
-                                  confidence_level: float, ci_method: Optional[str], n_resamples: int,
+                                  confidence_level: float, ci_method: Optional[str], n_resamples: Optional[int],
                                   seed: Optional[int]) -> Dict[str, Any]:
     """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
     if np.count_nonzero(class_counts.support) < 2:
         # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
         return {"informedness_ci": [np.nan, np.nan], "informedness_ci_reason": "fewer_than_two_reference_classes"}
     matrix = counts.matrix("confidence_level")
+    squared_weights = None
     if counts.w is not None:
         # Informedness does not depend on the weights' scale: with the largest weight 1,
         # the bootstrap's products of weighted counts stay finite near float64's limits.
-        matrix = matrix / counts.w.max()
+        scale = counts.w.max()
+        matrix = matrix / scale
+        # Each cell's sum of squared weights on that scale (w2 holds mantissas of 4**w2_exponent).
+        squared_weights = np.zeros(matrix.shape)
+        np.add.at(squared_weights, (counts.reference, counts.prediction), counts.w2 * np.ldexp(1.0 / scale, counts.w2_exponent) ** 2)
     interval = informedness_interval(
         matrix, confidence_level=confidence_level,
-        method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else "bootstrap"),
+        method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else MULTICLASS_CI_METHOD),
         n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
-        effective_support=counts.effective_support(),
+        effective_support=counts.effective_support(), squared_weights=squared_weights,
     )
     outputs = {"informedness_ci": interval.as_list()}
     if interval.reason is not None:

@@ -16,12 +16,19 @@ dense joint counts for ``comparison.py``.
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 from .confusion import ConfusionCounts
+from .clusters import NO_CLUSTERS
+from .clusters import DesignEffect
+from .clusters import cluster_positions
+from .clusters import count_clusters
+from .clusters import design_effect
+from .clusters import stored_clusters
 from .confusion import _are_labels
+from .confusion import row_influence
 from .counts import CountTable
 from .counts import equal_weight_counts
 from .counts import kept_rows
@@ -62,8 +69,9 @@ def mark_baseline(store: Store, given: bool) -> Store:
 
 
 def count_paired_labels(predictions: Any, references: Any, baseline_predictions: Any, sample_weight: Any = None,
-                        scores: bool = True, scores_hint: str = SCORES_HINT) -> Store:
-    """One batch with a baseline as a ``Store`` of its own (see the module doc)."""
+                        scores: bool = True, scores_hint: str = SCORES_HINT, clusters: Any = None) -> Store:
+    """One batch with a baseline as a ``Store`` of its own (see the module doc); ``clusters``: a
+    ``clusters.ClusterSpec``, the (cluster, reference, prediction, baseline) counts beside them."""
     predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
     baseline = as_array(baseline_predictions, "baseline_predictions")
     if predictions.shape != references.shape or baseline.shape != references.shape:
@@ -75,17 +83,22 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
     store = mark_baseline(Store(), True)
     store.note_references(references)
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    shape = predictions.shape
     predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
     if _are_labels(predictions) and _are_labels(baseline):
         table = CountTable(list(PAIRED_KEYS))
-        table.add([references, as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")], weights)
+        predictions, baseline = as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")
+        table.add([references, predictions, baseline], weights)
         store.tables[PAIRED] = table
+        count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
     elif scores:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
             if is_string_array(values) or values.dtype.kind not in "iuf":
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
-        store.keep_raw({"references": references, "predictions": predictions.astype(np.float64),
-                        "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights})
+        raw = {"references": references, "predictions": predictions.astype(np.float64),
+               "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}
+        ids = None if clusters is None else clusters.ids(shape)
+        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
         as_labels(baseline, "baseline_predictions", scores_hint)
@@ -108,6 +121,26 @@ class PairedCounts:
     @property
     def reason(self) -> Optional[str]:
         return self.system.reason
+
+    def design_effect(self, confidence_level: float, system: Dict[str, Any], baseline: Dict[str, Any]) -> DesignEffect:
+        """The design effect of the difference system - baseline, whose influences are ``system``
+        and ``baseline`` (keyword arguments of ``confusion.row_influence``: ``gradient=`` or
+        ``recall_influence=``); ``clusters.NO_CLUSTERS`` without clusters."""
+        if self.system.clusters_reason is not None:
+            return DesignEffect(float("nan"), None, self.system.clusters_reason, float("nan"))
+        if self.system.clusters is None:
+            return NO_CLUSTERS
+        classes = self.system.encoded.classes
+        rows, influence = row_influence(self.system.clusters, classes, "predictions", **system)
+        _, baseline_influence = row_influence(self.system.clusters, classes, "baseline_predictions", **baseline)
+        return design_effect(influence - baseline_influence, rows, cluster_positions(rows), confidence_level)
+
+    def clustered_w2(self, effect: DesignEffect) -> Optional[np.ndarray]:
+        """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,
+        unweighted) times the design effect, so each row's Kish size is what its clusters are worth."""
+        if effect.num_clusters is None:
+            return self.joint_w2
+        return (self.joint if self.joint_w2 is None else self.joint_w2) * effect.factor
 
 
 def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options: Dict[str, Any]) -> None:
@@ -143,7 +176,9 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     if options.get("threshold") == "auto":
         raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
     # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
-    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS), options.get("ignore_index"))
+    raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
+    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), rows.num_samples)
     keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
     threshold = options.get("threshold")
     references = keys["references"]
@@ -197,7 +232,31 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
         return ConfusionCounts(own, present // num_classes, present % num_classes, counts, summed_w, summed_w2, reason,
                                w2_exponent=exponent)
 
-    return PairedCounts(marginal(system_index), marginal(baseline_index), joint, joint_w2)
+    system = marginal(system_index)
+    if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
+        labels_of = (lambda index: encoded.classes[index])
+        cluster_rows = dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
+                                                       "predictions": labels_of(system_index),
+                                                       "baseline_predictions": labels_of(baseline_index)})
+    system.clusters, system.clusters_reason = cluster_rows, clusters_reason
+    return PairedCounts(system, marginal(baseline_index), joint, joint_w2)
+
+
+def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
+                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
+    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
+    with clustered samples worth what their clusters are: the design effect of the difference
+    (``influences()``: the system's and the baseline's, as ``PairedCounts.design_effect`` takes
+    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
+    as ``design_effect`` and ``num_clusters``. One cluster, or N-d inputs added without their
+    clusters while an interval is asked for: NaN, with the reason."""
+    system = paired.system
+    if system.clusters is None and (system.clusters_reason is None or confidence_level is None):
+        return compare(paired.joint_w2)
+    effect = paired.design_effect(confidence_level or 0.95, *influences())
+    if effect.reason is not None:
+        return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
+    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured}
 
 
 def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
@@ -226,6 +285,9 @@ def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, An
     result[f"{name}_difference_p_value"] = float(p_value)
     if reason is not None and (difference != difference or p_value != p_value or low != low):
         result[f"{name}_difference_reason"] = reason
+    if compared is not None and "design_effect" in compared:
+        result[f"{name}_difference_design_effect"] = float(compared["design_effect"])
+        result["num_clusters"] = int(compared["num_clusters"])
     return result
 
 
@@ -239,5 +301,8 @@ def count_batch(count_single: Any, predictions: Any, references: Any, inputs: Di
     (the module's own counting); either way marked, so that mixing the two kinds of batches fails."""
     baseline = inputs.get("baseline_predictions")
     if baseline is not None:
-        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), **count_options)
-    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), **count_options), False)
+        count_options.pop("cluster_feature", None)
+        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                   **count_options)
+    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                      **count_options), False)

@@ -217,68 +217,7 @@ def recall_gradient(confusion, weights):
 # ----------------------------------------------------------------------------------------
 
 
-def informedness_gradient(confusion: Any, average: str = "bookmaker", class_mask: Any = None, zero_division: Any = "skip") -> np.ndarray:
-    """Analytic gradient ``dI/dC[r, a]`` of ``intervals.informedness_average`` (vectorised).
-
-    With ``TPR_c = C[c, c] / s_c``, ``FPR_c = (P_c - C[c, c]) / (N - s_c)`` (s = row sums,
-    P = column sums, N = total) and weights ``w_c`` (P_c, 1 or s_c) over the averaged
-    classes, ``I = sum_c w_c J_c / W``:
-
-        dI/dC[r, a] = sum_c [w_c dJ_c/dC[r, a] + (J_c - I) dw_c/dC[r, a]] / W,
-        dTPR_c/dC[r, a] = 1[r = c] (1[a = c] - TPR_c) / s_c,
-        dFPR_c/dC[r, a] = 1[r != c] (1[a = c] - FPR_c) / (N - s_c).
-
-    A class whose J_c is undefined has a fixed value (``zero_division``) or is left out.
-
-    Examples
-    --------
-    >>> confusion = np.array([[8.0, 2, 0], [1, 6, 3], [0, 0, 5]])
-    >>> step = np.zeros((3, 3)); step[1, 2] = 1e-6
-    >>> from shared.intervals import informedness_average  # the reference the gradient is checked against
-    >>> numeric = (informedness_average(confusion + step) - informedness_average(confusion - step)) / 2e-6
-    >>> bool(abs(informedness_gradient(confusion)[1, 2] - numeric) < 1e-8)
-    True
-    """
-    confusion = np.asarray(confusion, dtype=np.float64)
-    num_classes = confusion.shape[-1]
-    eye = np.eye(num_classes)
-    diagonal = np.diagonal(confusion, axis1=-2, axis2=-1)
-    support = confusion.sum(axis=-1)
-    predicted = confusion.sum(axis=-2)
-    total = support.sum(axis=-1, keepdims=True)
-    others = total - support
-    defined_j = (support > 0) & (others > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        safe_support = np.where(support > 0, support, 1.0)
-        safe_others = np.where(others > 0, others, 1.0)
-        tpr = diagonal / safe_support
-        fpr = (predicted - diagonal) / safe_others
-    j = np.where(defined_j, tpr - fpr, np.nan)
-    if zero_division != "skip":
-        j = np.where(np.isnan(j), float(zero_division), j)
-    selected = selected_classes(class_mask, num_classes)
-    averaged = selected & ~np.isnan(j)
-    weights = {"bookmaker": predicted, "macro": np.ones_like(support), "weighted": support}[average]
-    weights = np.where(averaged, weights, 0.0)
-    weight_sum = weights.sum(axis=-1)
-    safe_sum = np.where(weight_sum > 0, weight_sum, 1.0)
-    value = np.where(averaged, weights * np.where(averaged, j, 0.0), 0.0).sum(axis=-1) / safe_sum
-    # Axes (..., c, r, a).
-    same_row = eye[:, :, None]  # 1[r = c]
-    predicted_c = eye[:, None, :]  # 1[a = c]
-    d_tpr = same_row * (predicted_c - tpr[..., :, None, None]) / safe_support[..., :, None, None]
-    d_fpr = (1.0 - same_row) * (predicted_c - fpr[..., :, None, None]) / safe_others[..., :, None, None]
-    d_j = np.where(defined_j[..., :, None, None], d_tpr - d_fpr, 0.0)
-    if average == "bookmaker":
-        d_weight = np.broadcast_to(predicted_c, d_j.shape)
-    elif average == "weighted":
-        d_weight = np.broadcast_to(same_row, d_j.shape)
-    else:
-        d_weight = np.zeros_like(d_j)
-    residual = np.where(averaged, np.where(averaged, j, 0.0) - value[..., None], 0.0)
-    terms = weights[..., :, None, None] * d_j + np.where(averaged[..., :, None, None], residual[..., :, None, None] * d_weight, 0.0)
-    gradient = terms.sum(axis=-3) / safe_sum[..., None, None]
-    return np.where((weight_sum > 0)[..., None, None], gradient, 0.0)
+# informedness_gradient (dI/dC of the averages) is in intervals.py, next to informedness_average.
 
 
 # ----------------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ def plan_golden_set(
     prevalence = _check_rate("prevalence", prevalence, low_open=True, high_open=True)
     level = check_confidence_level(confidence_level)
     ci_method = check_ci_method(ci_method) or DEFAULT_CI_METHOD
-    if ci_method == "bootstrap":
+    if ci_method in ("bootstrap", "delta"):
         raise ValueError("ci_method: the plan uses an analytic interval ('agresti_coull' or 'wilson').")
     z = z_value(level)
     scale = 1.0 if metric == "balanced_accuracy" else 2.0

@@ -20,11 +20,21 @@ that ``ignore_index`` and the error still apply at compute. Names streamed witho
 included) until ``compute`` brings ``labels`` (see ``count_scores``).
 """
 
+import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .clusters import CLUSTERS
+from .clusters import NO_CLUSTERS
+from .clusters import ClusterSpec
+from .clusters import DesignEffect
+from .clusters import cluster_positions
+from .clusters import count_clusters
+from .clusters import design_effect
+from .clusters import index_rows
+from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import kept_rows
@@ -234,9 +244,14 @@ def reference_columns(references: np.ndarray, labels: Optional[list], num_column
 
 
 def coerce_batch(predictions: Any, references: Any, sample_weight: Any = None):
-    """One batch checked: ``(scores (N, K), references (N,), weights or None)``. The scores'
-    finiteness is not checked here (ranking checks it, reading them once)."""
+    """One batch checked: ``(scores (N, K), references (N,), weights or None)``; ``(N, ..., K)``
+    scores with ``(N, ...)`` references are flattened to one row per element (``sample_weight``
+    then has one weight per element). The scores' finiteness is not checked here (ranking
+    checks it, reading them once)."""
     scores, references = as_array(predictions, "predictions"), as_array(references, "references")
+    if scores.ndim > 2 and references.shape == scores.shape[:-1]:
+        # (N, ..., K) scores of (N, ...) references (a token's or a pixel's classes): one row per element.
+        scores, references = scores.reshape(-1, scores.shape[-1]), references.reshape(-1)
     if references.ndim > 1 and references.size != len(references):
         raise ValueError(
             f"references: expected one class per sample, shape (N,): an index 0..K-1 into the score columns (or a name "
@@ -276,7 +291,8 @@ def _empty_lists(predictions: Any, references: Any) -> bool:
 
 
 def count_scores(predictions: Any, references: Any, sample_weight: Any = None, labels: Optional[list] = None,
-                 k: Any = None, k_list: Any = None, clip: bool = False, previous: Optional[Store] = None) -> Store:
+                 k: Any = None, k_list: Any = None, clip: bool = False, previous: Optional[Store] = None,
+                 clusters: Optional[ClusterSpec] = None) -> Store:
     """One batch of scores as a ``Store`` of its own: counts of (reference, g, t).
 
     ``labels``: the score columns' names, if known while counting. ``clip``: ``k``/``k_list``
@@ -285,13 +301,17 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
     batch that does not fit it with a clear message.
     Names without ``labels`` cannot be ranked yet: the batch is kept raw, scores
     included, and counted by ``rank_counts`` once ``compute`` gives ``labels``.
+    ``clusters`` (``clusters.ClusterSpec``): the (cluster, reference, g, t) counts beside them.
     """
     if _empty_lists(predictions, references):
         # Empty lists: no samples, and no score columns to rank against (the width stays unknown).
         check_sample_weight(sample_weight, 0, (0,))
         return Store()
+    shape = np.shape(references) if isinstance(references, np.ndarray) else as_array(references, "references").shape
     scores, references, weights = coerce_batch(predictions, references, sample_weight)
     num_columns = scores.shape[1]
+    if len(shape) < 2 or math.prod(shape) != references.size:
+        shape = references.shape  # one class per sample (or one-hot rows, which coerce_batch refuses)
     kind = "string" if is_string_array(references) else "integer"
     if previous is not None and previous.settings:
         if previous.settings["score_columns"] != num_columns:
@@ -309,7 +329,9 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
         store.settings["reference_kind"] = kind
     if kind == "string" and labels is None:
         check_finite(scores, "predictions")
-        store.keep_raw({"predictions": scores, "references": references, "sample_weight": weights})
+        ids = None if clusters is None else clusters.ids(shape)
+        raw = {"predictions": scores, "references": references, "sample_weight": weights}
+        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
         return store
     columns = reference_columns(references, labels, num_columns)
     unmapped = columns < 0
@@ -321,6 +343,7 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
     table = CountTable(TOPK_KEYS)
     table.add([references, higher, tied], weights)
     store.tables[RANKS] = table
+    count_clusters(store, clusters, shape, dict(zip(TOPK_KEYS, (references, higher, tied))), weights, table.result)
     return store
 
 
@@ -345,6 +368,9 @@ class TopkCounts:
     w2: Optional[np.ndarray] = None
     w2_exponent: int = 0
     reason: Optional[str] = None
+    # The (cluster, reference, g, t) counts of the kept samples, or None; why an interval cannot know them.
+    clusters: Optional[JointCounts] = None
+    clusters_reason: Optional[str] = None
 
     @property
     def num_classes(self) -> int:
@@ -376,6 +402,22 @@ class TopkCounts:
         return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
 
 
+    def design_effect(self, confidence_level: float, k_value: int, influence: Tuple[np.ndarray, np.ndarray]) -> DesignEffect:
+        """The design effect of the top-``k_value`` mean of recalls whose per-class influence of a
+        hit and a miss is ``influence`` (``intervals.recall_influence``); a tie's share of a hit
+        moves it in proportion. ``clusters.NO_CLUSTERS`` without clusters."""
+        if self.clusters_reason is not None:
+            return DesignEffect(float("nan"), None, self.clusters_reason, float("nan"))
+        if self.clusters is None:
+            return NO_CLUSTERS
+        rows = self.clusters
+        column = index_rows(rows, "references", self.classes)
+        rows, column = rows.select(column >= 0), column[column >= 0]
+        worth = hit_worth([k_value], rows.keys["higher"].astype(np.int64), rows.keys["tied"].astype(np.int64))[:, 0]
+        right, wrong = influence
+        return design_effect(wrong[column] + worth * (right[column] - wrong[column]), rows, cluster_positions(rows), confidence_level)
+
+
 def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     """What was stored, as ``TopkCounts`` under the compute-time options.
 
@@ -398,11 +440,16 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
             raise ValueError(f"labels: expected the labels the batches were ranked with ({settings.get('labels')!r}: scores are "
                              f"ranked when added), found {labels!r}; pass `labels` to evaluate.load instead.")
     raw = stored.raw_columns()
+    cluster_table = stored.tables.get(CLUSTERS)
     if raw is not None and raw["references"].size:
         if labels is None:
             raise TypeError(f"references: expected class indices 0..K-1, found strings; {_NAMES_HINT}.")
-        batch = count_scores(raw["predictions"], raw["references"], raw["sample_weight"], labels, None, k_values, clip=True)
+        given = raw.get("clusters")
+        batch = count_scores(raw["predictions"], raw["references"], raw["sample_weight"], labels, None, k_values, clip=True,
+                             clusters=None if given is None else ClusterSpec(given, True))
         table = _merged(table, batch.tables[RANKS])
+        if given is not None:
+            cluster_table = _merged(cluster_table, batch.tables[CLUSTERS])
     ranks = table.result() if table is not None else JointCounts({key: np.zeros(0, np.int64) for key in TOPK_KEYS}, np.zeros(0, np.int64))
     ranks, reason = kept_rows(ranks, options.get("ignore_index"), drop_zero_weights=False)
     values = ranks.keys["references"]
@@ -414,14 +461,15 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     higher, tied = ranks.keys["higher"].astype(np.int64), ranks.keys["tied"].astype(np.int64)
     if (higher < 0).any():  # a value mapped to no column while counting maps to one now: never, unless labels changed
         raise ValueError("labels: expected the labels the batches were ranked with; pass `labels` to evaluate.load.")
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), ranks.num_samples, cluster_table)
     return TopkCounts(encoded.classes, encoded.reference_indices, higher, tied, ranks.n,
-                      ranks.w, ranks.w2, ranks.w2_exponent, reason)
+                      ranks.w, ranks.w2, ranks.w2_exponent, reason, cluster_rows, clusters_reason)
 
 
 def _merged(table: Optional[CountTable], other: CountTable) -> CountTable:
     if table is None:
         return other
-    merged = CountTable(TOPK_KEYS)
+    merged = CountTable(other.names)
     merged.absorb(table)
     merged.absorb(other)
     return merged

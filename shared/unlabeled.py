@@ -152,7 +152,7 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
     if confusion.encoded.unobserved:
         confusion.check_materialised("unlabeled_predictions")
     level = options.get("confidence_level")
-    interval = {"confidence_level": level, "n_resamples": options.get("n_resamples", 10_000), "seed": options.get("seed")}
+    interval = {"confidence_level": level, "n_resamples": options.get("n_resamples") or 10_000, "seed": options.get("seed")}
     # Two classes: the corrected class is the positive one; matrices are put in the order
     # (other, positive) so that the statistics' class 1 is it.
     order = np.arange(len(classes))

@@ -472,7 +472,7 @@ def test_module_interval_is_the_shared_function_on_sklearn_counts(metric, case):
     average = ("macro", "weighted", "micro")[case % 3]
     zero_division = ("skip", 0.0, 1.0)[(case // 3) % 3]
     class_mask = [0] if case % 5 == 0 else None
-    ci_method = intervals.CI_METHODS[case % 3]
+    ci_method = intervals.RATE_CI_METHODS[case % 3]
     result = metric.compute(
         references=references, predictions=predictions, sample_weight=weights, average=average, zero_division=zero_division,
         class_mask=class_mask, confidence_level=0.9, ci_method=ci_method, n_resamples=500, seed=case,
@@ -569,7 +569,7 @@ def test_equal_weights_give_the_unweighted_interval_and_unequal_weights_widen_it
         assert scaled["balanced_accuracy_ci"] == pytest.approx(uneven, abs=1e-12)
 
 
-@pytest.mark.parametrize("ci_method", intervals.CI_METHODS)
+@pytest.mark.parametrize("ci_method", intervals.RATE_CI_METHODS)
 @pytest.mark.parametrize("average", ["macro", "weighted", "micro"])
 @pytest.mark.parametrize(
     "references, predictions",
@@ -636,7 +636,7 @@ def weighted_case(seed, rows=150, num_labels=4):
 
 
 @pytest.mark.parametrize("average", ["macro", "weighted", "micro"])
-@pytest.mark.parametrize("ci_method", intervals.CI_METHODS)
+@pytest.mark.parametrize("ci_method", intervals.RATE_CI_METHODS)
 def test_confusion_matrix_round_trip_equals_the_samples(metric, average, ci_method):
     options = dict(average=average, confidence_level=0.9, ci_method=ci_method, n_resamples=300, seed=1, return_per_label=True,
                    return_confusion_matrix=True)

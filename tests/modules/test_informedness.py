@@ -4,6 +4,7 @@ import json
 import math
 import sys
 import warnings
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -539,11 +540,75 @@ def test_documented_binary_interval_is_mover_on_tpr_and_tnr(informedness, balanc
 def test_documented_multiclass_interval_is_the_shared_bootstrap(informedness):
     references = [0] * 60 + [1] * 30 + [2] * 10
     predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
-    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, seed=0)
+    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, seed=0,
+                                  ci_method="bootstrap")
     matrix = confusion_matrix(references, predictions)  # scikit-learn's, rows = references
     expected = intervals.informedness_interval(matrix, confidence_level=LEVEL, method="bootstrap", seed=0)
     assert result["informedness_ci"] == expected.as_list()
     assert result["informedness_ci"][0] < result["informedness"] < result["informedness_ci"][1]
+
+
+def test_default_multiclass_interval_is_the_delta_method(informedness):
+    references = [0] * 60 + [1] * 30 + [2] * 10
+    predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
+    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL)
+    explicit = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
+    assert result == explicit
+    # Independently: the bookmaker value as a function of the 9 counts, its numerical gradient at the
+    # counts plus 0.5 / 3 per cell, and theta +- z sqrt(sum n Psi^2) with those smoothed n.
+    matrix = confusion_matrix(references, predictions).astype(float)
+
+    def bookmaker(cells):
+        total = cells.sum()
+        support, predicted, tp = cells.sum(axis=1), cells.sum(axis=0), np.diag(cells)
+        per_class = tp / support - (predicted - tp) / (total - support)
+        return float((predicted / total * per_class).sum())
+
+    smoothed = matrix + 0.5 / 3
+    gradient = np.zeros((3, 3))
+    for cell in np.ndindex(3, 3):
+        step = np.zeros((3, 3))
+        step[cell] = 1e-6
+        gradient[cell] = (bookmaker(smoothed + step) - bookmaker(smoothed - step)) / 2e-6
+    half = NormalDist().inv_cdf(0.5 + LEVEL / 2) * math.sqrt((smoothed * gradient**2).sum())
+    value = bookmaker(matrix)
+    assert result["informedness"] == pytest.approx(value, abs=1e-12)
+    assert result["informedness_ci"] == pytest.approx([value - half, value + half], abs=1e-8)
+
+
+def test_delta_interval_with_weights_of_one_is_the_unweighted_one(informedness):
+    rng = np.random.default_rng(7)
+    references = rng.integers(0, 4, 300)
+    predictions = np.where(rng.random(300) < 0.7, references, rng.integers(0, 4, 300))
+    plain = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
+    weighted = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta",
+                                    sample_weight=np.ones(300))
+    assert weighted["informedness_ci"] == pytest.approx(plain["informedness_ci"], abs=1e-12)
+    # Weights of 3: the same items, the same interval (the delta method does not depend on the weights' scale).
+    tripled = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta",
+                                   sample_weight=np.full(300, 3.0))
+    assert tripled["informedness_ci"] == pytest.approx(plain["informedness_ci"], abs=1e-12)
+
+
+def test_delta_refusals_name_the_methods_accepted(informedness):
+    references, predictions = [0, 1, 2, 0, 1, 2], [0, 1, 2, 1, 1, 2]
+    with pytest.raises(ValueError, match="expected ci_method='delta', 'bootstrap' or None"):
+        informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="wilson")
+    balanced_accuracy = load_module("balanced_accuracy")
+    with pytest.raises(ValueError, match=r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'delta'"):
+        balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
+
+
+def test_delta_leaves_results_without_an_interval_unchanged(informedness):
+    rng = np.random.default_rng(8)
+    references = rng.integers(0, 5, 200)
+    predictions = np.where(rng.random(200) < 0.6, references, rng.integers(0, 5, 200))
+    without = informedness.compute(references=references, predictions=predictions, return_per_class=True)
+    with_delta = informedness.compute(references=references, predictions=predictions, return_per_class=True,
+                                      confidence_level=LEVEL, ci_method="delta")
+    assert {key: value for key, value in with_delta.items() if key != "informedness_ci"} == without
+    assert without["informedness"] == pytest.approx(
+        intervals.informedness_average(confusion_matrix(references, predictions)), abs=1e-15)
 
 
 @pytest.mark.parametrize("case", range(36))
@@ -558,7 +623,7 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     zero_division = ("skip", 0.0)[(case // 3) % 2]
     class_mask = [0, num_classes - 1] if case % 5 == 0 else None
     weights = rng.random(size) * 2 + 0.1 if case % 4 == 1 else None
-    methods = intervals.CI_METHODS if num_classes == 2 else ("bootstrap",)
+    methods = intervals.CI_METHODS if num_classes == 2 else ("bootstrap", "delta")
     ci_method = methods[case % len(methods)]
     result = informedness.compute(
         references=references, predictions=predictions, average=average, zero_division=zero_division,
@@ -570,6 +635,8 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
         matrix, confidence_level=0.9, method=ci_method, n_resamples=600, seed=case, average=average,
         class_mask=None if class_mask is None else np.array(class_mask), zero_division=zero_division,
         effective_support=None if weights is None else kish_sizes(references, weights, num_classes),
+        squared_weights=None if weights is None else confusion_matrix(references, predictions, labels=list(range(num_classes)),
+                                                                      sample_weight=weights**2),
     )
     assert result["informedness_ci"] == pytest.approx(expected.as_list(), abs=1e-12)
     low, high = result["informedness_ci"]
@@ -577,21 +644,22 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     assert low <= result["informedness"] <= high
 
 
-def test_default_method_is_analytic_for_two_classes_and_the_bootstrap_for_more(informedness):
+def test_default_method_is_agresti_coull_for_two_classes_and_the_delta_method_for_more(informedness):
     binary = dict(references=[0] * 30 + [1] * 20, predictions=[0] * 25 + [1] * 5 + [1] * 15 + [0] * 5)
     default = informedness.compute(**binary, confidence_level=LEVEL)
     assert default == informedness.compute(**binary, confidence_level=LEVEL, ci_method="agresti_coull")
     three = dict(references=[0, 0, 0, 1, 1, 1, 2, 2, 2, 2], predictions=[0, 0, 1, 1, 1, 2, 2, 2, 2, 0])
-    assert informedness.compute(**three, confidence_level=LEVEL, seed=1) == informedness.compute(
-        **three, confidence_level=LEVEL, ci_method="bootstrap", seed=1
-    )
+    default = informedness.compute(**three, confidence_level=LEVEL, seed=1)
+    assert default == informedness.compute(**three, confidence_level=LEVEL, ci_method="delta")
+    assert default != informedness.compute(**three, confidence_level=LEVEL, ci_method="bootstrap", seed=1)
 
 
 def test_intervals_are_reproducible_with_a_seed_and_vary_without(informedness):
     data = dict(references=[0] * 40 + [1] * 20 + [2] * 10, predictions=[0] * 35 + [1] * 5 + [1] * 15 + [2] * 5 + [2] * 7 + [0] * 3)
-    first = informedness.compute(**data, confidence_level=LEVEL, n_resamples=2000, seed=11)
-    assert first == informedness.compute(**data, confidence_level=LEVEL, n_resamples=2000, seed=11)
-    unseeded = {tuple(informedness.compute(**data, confidence_level=LEVEL, n_resamples=2000)["informedness_ci"]) for _ in range(5)}
+    first = informedness.compute(**data, confidence_level=LEVEL, ci_method="bootstrap", n_resamples=2000, seed=11)
+    assert first == informedness.compute(**data, confidence_level=LEVEL, ci_method="bootstrap", n_resamples=2000, seed=11)
+    unseeded = {tuple(informedness.compute(**data, confidence_level=LEVEL, ci_method="bootstrap", n_resamples=2000)["informedness_ci"])
+                for _ in range(5)}
     assert len(unseeded) > 1
 
 
@@ -652,8 +720,16 @@ def test_degenerate_sets_give_a_finite_interval_inside_the_range(informedness, r
 
 def test_perfect_multiclass_predictions_give_the_bootstrap_interval_one_one(informedness):
     result = informedness.compute(references=[0] * 30 + [1] * 20 + [2] * 5, predictions=[0] * 30 + [1] * 20 + [2] * 5,
-                                  confidence_level=LEVEL, seed=0)
+                                  confidence_level=LEVEL, seed=0, ci_method="bootstrap")
     assert result == {"informedness": 1.0, "informedness_ci": [1.0, 1.0]}  # documented: the bootstrap cannot see more
+
+
+def test_perfect_multiclass_predictions_give_the_delta_method_a_width(informedness):
+    # The pseudo-items of the delta method's variance: a perfect judge on 55 items is not certainly perfect.
+    result = informedness.compute(references=[0] * 30 + [1] * 20 + [2] * 5, predictions=[0] * 30 + [1] * 20 + [2] * 5,
+                                  confidence_level=LEVEL)
+    low, high = result["informedness_ci"]
+    assert result["informedness"] == 1.0 and high == 1.0 and 0.8 < low < 0.99
 
 
 @pytest.mark.parametrize(
@@ -687,7 +763,7 @@ def test_a_numeric_zero_division_value_without_two_reference_classes_has_no_inte
     [
         (dict(confidence_level=95), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 95"),
         (dict(confidence_level="0.95"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found the string '0.95'"),
-        (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'bca'"),
+        (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap', 'delta'\) or None, found 'bca'"),
         (dict(confidence_level=0.95, n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 0"),
         (dict(confidence_level=0.95, seed=1.5), TypeError, r"seed: expected a non-negative integer or None, found 1.5"),
         (dict(confidence_level=0.95, ci_method="wilson"), ValueError, r"ci_method: 'wilson' has no analytic form for multi-class informedness \(3 classes"),
@@ -709,7 +785,7 @@ def test_interval_arguments_are_checked_before_an_early_return(informedness):
 def test_runaway_multiclass_bootstrap_is_refused_before_counting(informedness):
     references = np.arange(2000)
     with pytest.raises(ValueError, match=r"n_resamples: the bootstrap of a 2000 x 2000 confusion matrix draws .* Pass n_resamples <= 500\."):
-        informedness.compute(references=references, predictions=references, confidence_level=LEVEL)
+        informedness.compute(references=references, predictions=references, confidence_level=LEVEL, ci_method="bootstrap")
 
 
 def test_module_bootstrap_covers_three_class_informedness():

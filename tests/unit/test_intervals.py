@@ -4,6 +4,8 @@ import doctest
 import json
 import math
 import sys
+import time
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
 from shared import intervals
 from shared import binomial
+from shared.averaging import Averaging
 from conftest import REPO_ROOT, load_module
 from shared import thresholds
 
@@ -181,7 +184,7 @@ def test_multiclass_bootstrap_refuses_a_runaway_size():
 # ---------------------------------------------------------------- degenerate cases and ranges
 
 
-@pytest.mark.parametrize("method", intervals.CI_METHODS)
+@pytest.mark.parametrize("method", intervals.RATE_CI_METHODS)
 @pytest.mark.parametrize(
     "correct, support",
     [([0, 0], [5, 5]), ([5, 5], [5, 5]), ([1, 0], [1, 1]), ([0, 1000], [1, 1000]), ([3, 0, 2], [3, 0, 2]), ([0], [1])],
@@ -456,3 +459,125 @@ def test_every_analytic_interval_contains_the_modules_value_exactly(seed, balanc
     if num_classes == 2:
         binary = informedness.compute(predictions=predictions, references=references, sample_weight=weights, confidence_level=LEVEL)
         assert binary["informedness_ci"][0] <= binary["informedness"] <= binary["informedness_ci"][1]
+
+
+# ---------------------------------------------------------------- informedness: gradient and delta method
+
+
+def _finite_difference_gradient(confusion, average, averaging, step=1e-5):
+    numeric = np.zeros_like(confusion)
+    for cell in np.ndindex(confusion.shape):
+        bump = np.zeros_like(confusion)
+        bump[cell] = step
+        numeric[cell] = (
+            intervals.informedness_average(confusion + bump, average, averaging=averaging)
+            - intervals.informedness_average(confusion - bump, average, averaging=averaging)
+        ) / (2 * step)
+    return numeric
+
+
+@pytest.mark.parametrize("num_classes", range(2, 9))
+@pytest.mark.parametrize("average", ["bookmaker", "macro", "weighted"])
+@pytest.mark.parametrize("zero_division", ["skip", 0.0, 1.0])
+@pytest.mark.parametrize("masked", [False, True])
+def test_informedness_gradient_matches_central_finite_differences(num_classes, average, zero_division, masked):
+    rng = np.random.default_rng(num_classes * 10 + masked)
+    confusion = rng.integers(0, 25, (num_classes, num_classes)) + rng.random((num_classes, num_classes))
+    if num_classes > 3:
+        confusion[1, :] = 0.0  # a class without references (predicted, though): undefined J_1
+    mask = np.array([0, num_classes - 1, 1]) if masked and num_classes > 2 else (np.array([0]) if masked else None)
+    averaging = Averaging(num_classes, mask, zero_division=zero_division)
+    analytic = intervals.informedness_gradient(confusion, average, averaging)
+    numeric = _finite_difference_gradient(confusion, average, averaging)
+    # Rows without references: a step there makes the class defined (not differentiable).
+    rows = confusion.sum(axis=1) > 0
+    assert np.abs(analytic - numeric)[rows].max() < 1e-7
+    assert abs((confusion * analytic).sum()) < 1e-12  # degree-0 homogeneity (Euler)
+
+
+def test_informedness_gradient_is_vectorised_and_fast_at_150_classes():
+    rng = np.random.default_rng(3)
+    batch = rng.integers(0, 20, (4, 5, 5)).astype(float)
+    stacked = intervals.informedness_gradient(batch, "bookmaker")
+    for index in range(4):
+        assert np.allclose(stacked[index], intervals.informedness_gradient(batch[index], "bookmaker"), rtol=0, atol=1e-15)
+    confusion = rng.integers(0, 50, (150, 150)).astype(float) + np.diag(np.full(150, 5000.0))
+    started = time.perf_counter()
+    gradient = intervals.informedness_gradient(confusion, "bookmaker")
+    assert time.perf_counter() - started < 0.5  # milliseconds in practice; loose for loaded machines
+    assert gradient.shape == (150, 150)
+
+
+def test_informedness_gradient_is_nan_where_the_value_is_undefined():
+    assert np.isnan(intervals.informedness_gradient(np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 5]]), "bookmaker")).all()
+
+
+def _independent_delta(confusion, average, level, pseudo_items):
+    """theta +- z sqrt(sum n psi^2) with psi from finite differences of an own implementation of informedness."""
+
+    def value(cells):
+        total = cells.sum()
+        support, predicted, tp = cells.sum(axis=1), cells.sum(axis=0), np.diag(cells)
+        per_class = tp / support - (predicted - tp) / (total - support)
+        weights = {"bookmaker": predicted, "macro": np.ones_like(support), "weighted": support}[average]
+        return float((weights * per_class).sum() / weights.sum())
+
+    smoothed = confusion + pseudo_items / confusion.shape[0]
+    gradient = np.zeros_like(confusion)
+    for cell in np.ndindex(confusion.shape):
+        bump = np.zeros_like(confusion)
+        bump[cell] = 1e-6
+        gradient[cell] = (value(smoothed + bump) - value(smoothed - bump)) / 2e-6
+    half = NormalDist().inv_cdf(0.5 + level / 2) * math.sqrt((smoothed * gradient**2).sum())
+    return [max(-1.0, value(confusion) - half), min(1.0, value(confusion) + half)]
+
+
+@pytest.mark.parametrize("average", ["bookmaker", "macro", "weighted"])
+@pytest.mark.parametrize("pseudo_items", [0.0, 0.5])
+def test_delta_interval_equals_an_independent_computation(average, pseudo_items):
+    rng = np.random.default_rng(11)
+    confusion = rng.integers(1, 40, (4, 4)).astype(float) + np.diag([60.0, 30, 20, 10])
+    interval = intervals.informedness_delta_interval(confusion, confidence_level=0.9, average=average, pseudo_items=pseudo_items)
+    assert interval.as_list() == pytest.approx(_independent_delta(confusion, average, 0.9, pseudo_items), abs=1e-8)
+    via_method = intervals.informedness_interval(confusion, confidence_level=0.9, method="delta", average=average)
+    if pseudo_items == 0.5:  # the default
+        assert via_method.as_list() == interval.as_list()
+
+
+def test_binary_delta_interval_is_youdens_wald_interval():
+    # J = TPR - FPR with TPR 40/50, TNR 45/50: var = TPR FNR / P + TNR FPR / N (no pseudo-items).
+    interval = intervals.informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95, pseudo_items=0)
+    half = NormalDist().inv_cdf(0.975) * math.sqrt(0.8 * 0.2 / 50 + 0.9 * 0.1 / 50)
+    assert interval.as_list() == pytest.approx([0.7 - half, 0.7 + half], abs=1e-12)
+
+
+def test_delta_interval_with_unit_squared_weights_is_the_unweighted_one_and_scales_with_variance_scale():
+    rng = np.random.default_rng(12)
+    confusion = rng.integers(0, 30, (5, 5)).astype(float) + np.diag(np.full(5, 40.0))
+    plain = intervals.informedness_delta_interval(confusion, confidence_level=0.95)
+    weighted = intervals.informedness_delta_interval(confusion, confidence_level=0.95, squared_weights=confusion.copy())
+    assert weighted.as_list() == pytest.approx(plain.as_list(), abs=1e-14)
+    value = float(intervals.informedness_average(confusion))
+    doubled = intervals.informedness_delta_interval(confusion, confidence_level=0.95, variance_scale=4.0)
+    assert doubled.high - value == pytest.approx(2 * (plain.high - value), rel=1e-12)
+    batch = intervals.informedness_delta_interval(np.stack([confusion, confusion]), confidence_level=0.95, variance_scale=[1.0, 4.0])
+    assert [batch.low[0], batch.high[0]] == pytest.approx(plain.as_list(), abs=1e-14)
+    assert batch.high[1] == pytest.approx(doubled.high, abs=1e-14)
+
+
+def test_delta_interval_is_nan_with_a_reason_below_two_reference_classes():
+    interval = intervals.informedness_delta_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=0.95, zero_division=0.0)
+    assert math.isnan(interval.low) and interval.reason == "fewer_than_two_reference_classes"
+
+
+def test_rate_sum_intervals_refuse_delta_naming_the_methods_accepted():
+    with pytest.raises(ValueError, match=r"expected one of \('agresti_coull', 'wilson', 'bootstrap'\)"):
+        intervals.recall_mean_interval([8, 5], [10, 10], confidence_level=0.95, method="delta")
+
+
+def test_auto_resamples_bootstrap_uses_fewer_resamples_for_large_matrices():
+    assert binomial.auto_resamples(9) == 10_000 and binomial.auto_resamples(150 * 150) == 1_111
+    confusion = np.array([[40.0, 5, 5], [3, 20, 2], [1, 1, 8]])
+    auto = intervals.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=None, seed=4)
+    explicit = intervals.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=10_000, seed=4)
+    assert auto.as_list() == explicit.as_list()

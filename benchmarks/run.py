@@ -72,6 +72,8 @@ FULL = dict(
     topk_stream_shape=(200_000, 1000),
     topk_stream_batches=20,
     sweep=(10**4, 10**5, 10**6, 10**7),
+    informedness_samples=1_000_000,  # issue 25: multi-class informedness with an interval
+    informedness_classes=150,
     repeats=5,
 )
 QUICK = dict(
@@ -93,6 +95,8 @@ QUICK = dict(
     topk_stream_shape=(2_000, 50),
     topk_stream_batches=5,
     sweep=(10**3, 10**4),
+    informedness_samples=20_000,
+    informedness_classes=21,
     repeats=1,
 )
 
@@ -729,6 +733,29 @@ class Benchmark:
         self.add(row)
 
 
+    # -- issue 25: multi-class informedness with an interval
+
+    def informedness_interval(self) -> None:
+        size, num_classes = self.config["informedness_samples"], self.config["informedness_classes"]
+        case = f"N={size:,} int64 labels, K={num_classes}, 70% right; compute(confidence_level=0.95)"
+        targets = [
+            ("informedness interval", f"{case}, default ci_method ('delta')", "allowance 0.5 s", 1.0, "≤ 1 (≤ 0.5 s)"),
+            ("informedness interval", f"{case}, ci_method='bootstrap', n_resamples=None (auto)",
+             "before issue 25: ci_method='bootstrap', n_resamples=10,000 (the same draws)", 0.2, "≤ 0.2 (≥ 5× faster)"),
+        ]
+        metric = self.module("informedness")
+        if metric is None:
+            return self.missing_module_rows(targets, "informedness")
+        self.log(f"informedness interval: N={size:,}, K={num_classes}")
+        references, predictions = labels_with_errors(np.random.default_rng(25), size, num_classes)
+        data = dict(predictions=predictions, references=references, confidence_level=0.95, seed=0)
+        delta = self.time(lambda: metric.compute(**data))
+        self.add(Row(*targets[0][:2], delta.median, targets[0][2], 0.5, *targets[0][3:], runs=f"{len(delta.runs)}"))
+        auto = self.time(lambda: metric.compute(**data, ci_method="bootstrap"))
+        before = self.time(lambda: metric.compute(**data, ci_method="bootstrap", n_resamples=10_000))
+        self.add(Row(*targets[1][:2], auto.median, targets[1][2], before.median, *targets[1][3:],
+                     runs=f"{len(auto.runs)} / {len(before.runs)}"))
+
     # -- issue 14: segmentation maps streamed one by one, with memory that does not grow
 
     def segmentation_stream(self) -> None:
@@ -908,7 +935,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as cache_dir:
         bench = Benchmark(config, repeats, args.slow_seconds, cache_dir, log=lambda text: print(text, flush=True))
         for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.topk, bench.segmentation,
-                     bench.segmentation_stream, bench.topk_stream):
+                     bench.segmentation_stream, bench.topk_stream, bench.informedness_interval):
             with contextlib.redirect_stderr(io.StringIO()):
                 case()
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None

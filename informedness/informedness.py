@@ -23,6 +23,9 @@ from .shared_core import class_outputs
 from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
 from .shared_core import count_batch
+from .shared_core import recall_influence
+from .shared_core import informedness_gradient
+from .shared_core import clustered_comparison
 from .shared_core import count_groups
 from .shared_core import count_labels
 from .shared_core import count_unlabeled
@@ -527,12 +530,25 @@ def informedness_comparison_from_counts(paired: PairedCounts, **options):
         # None: Newcombe/MOVER when binary, the delta method otherwise. The p-value does not
         # depend on the interval's method: without an interval, the cheap one.
         bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
-        compared = informedness_difference(
-            paired.joint, joint_w2=paired.joint_w2, average=options.get("average", "bookmaker"),
-            confidence_level=options.get("confidence_level") or 0.95, method="bootstrap" if bootstrap else None,
-            n_resamples=options.get("n_resamples") or 10_000, seed=options.get("seed"), class_mask=options.get("class_mask"),
-            zero_division=options.get("zero_division", "skip"),
-        )
+        average = options.get("average", "bookmaker")
+
+        def compare(joint_w2):
+            return informedness_difference(
+                paired.joint, joint_w2=joint_w2, average=average,
+                confidence_level=options.get("confidence_level") or 0.95, method="bootstrap" if bootstrap else None,
+                n_resamples=options.get("n_resamples") or 10_000, seed=options.get("seed"), class_mask=options.get("class_mask"),
+                zero_division=options.get("zero_division", "skip"),
+            )
+
+        def influences():
+            averaging = Averaging.over(paired.system.num_classes, options.get("class_mask"), options.get("zero_division", "skip"))
+            systems = (paired.system, paired.baseline)
+            if paired.system.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence (D does not see scale)
+                return tuple({"recall_influence": recall_influence(counts.tp, counts.support, Averaging(2))}
+                             for counts in (system.class_counts() for system in systems))
+            return tuple({"gradient": informedness_gradient(system.matrix(), average, averaging)} for system in systems)
+
+        compared = clustered_comparison(paired, options.get("confidence_level"), influences, compare)
     result.update(difference_outputs("informedness", result, baseline, compared, options.get("confidence_level")))
     if options.get("return_confusion_matrix") and paired.reason is None:
         result["baseline_confusion_matrix"] = paired.baseline.matrix()
@@ -559,7 +575,7 @@ class Informedness(CountsMetric):
         # None: 10,000, or fewer for the bootstrap of a large confusion matrix (auto_resamples).
         "n_resamples": Option(None, check_optional_n_resamples),
     }
-    INPUTS = ("sample_weight", "baseline_predictions") + JUDGE_INPUTS
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters") + JUDGE_INPUTS
     UNALIGNED_INPUTS = UNALIGNED_INPUTS
 
     def _info(self):

@@ -26,7 +26,9 @@ from .averaging import apply_zero_division
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import MAX_BOOTSTRAP_CELLS
 from .binomial import auto_resamples
+from .intervals import informedness_gradient
 from .intervals import informedness_interval
+from .intervals import recall_influence
 from .rates import informedness_weights
 from .rates import one_vs_rest_difference
 
@@ -107,13 +109,22 @@ def informedness_interval_outputs(counts, class_counts, value: float, averaging:
         # Each cell's sum of squared weights on that scale (w2 holds mantissas of 4**w2_exponent).
         squared_weights = np.zeros(matrix.shape)
         np.add.at(squared_weights, (counts.reference, counts.prediction), counts.w2 * np.ldexp(1.0 / scale, counts.w2_exponent) ** 2)
+    # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
+    if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
+        effect = counts.design_effect(confidence_level, recall_influence=recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
+    else:
+        effect = counts.design_effect(confidence_level, gradient=informedness_gradient(matrix, average, averaging))
+    if effect.reason is not None:
+        return effect.outputs("informedness_ci")
+    support = counts.effective_support() if counts.w is not None else class_counts.support
     interval = informedness_interval(
         matrix, confidence_level=confidence_level,
         method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else MULTICLASS_CI_METHOD),
         n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
-        effective_support=counts.effective_support(), squared_weights=squared_weights,
+        effective_support=effect.scale(support) if effect.num_clusters else counts.effective_support(),
+        squared_weights=squared_weights, variance_scale=effect.factor,
     )
-    outputs = {"informedness_ci": interval.as_list()}
+    outputs = {"informedness_ci": interval.as_list(), **effect.outputs("informedness_ci")}
     if interval.reason is not None:
         outputs["informedness_ci_reason"] = interval.reason
     return outputs

@@ -28,7 +28,12 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from .clusters import NO_CLUSTERS
+from .clusters import DesignEffect
+from .clusters import cluster_positions
+from .clusters import design_effect
 from .confusion import ConfusionCounts
+from .confusion import row_influence
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import kept_rows
@@ -142,6 +147,33 @@ def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
     return shares * confusion.effective_support()[:, None]
 
 
+def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled: np.ndarray, confidence_level: float) -> DesignEffect:
+    """The design effect of the golden set's part of the corrected prevalence, for golden items
+    counted with their clusters (``clusters.NO_CLUSTERS`` without): the largest over the classes.
+
+    With ``C[a, r]`` the judge's share of label a among golden items of class r and the
+    prevalences ``theta = C^-1 q`` (q the judge's shares on the new data), one more golden item
+    of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
+    """
+    if confusion.clusters_reason is not None:
+        return DesignEffect(math.nan, None, confusion.clusters_reason, math.nan)
+    if confusion.clusters is None:
+        return NO_CLUSTERS
+    sizes = gold.sum(axis=1)
+    shares = np.divide(gold, sizes[:, None], out=np.zeros_like(gold), where=sizes[:, None] > 0).T  # C[a, r]
+    total = unlabeled.sum()
+    if not total or np.linalg.matrix_rank(shares) < len(sizes):
+        return NO_CLUSTERS  # no correction to vary: the estimate itself is refused
+    inverse = np.linalg.inv(shares)
+    theta = inverse @ (unlabeled / total)
+    effects = []
+    for j in range(len(sizes)):
+        gradient = -(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
+        rows, influence = row_influence(confusion.clusters, confusion.encoded.classes, gradient=gradient)
+        effects.append(design_effect(influence, rows, cluster_positions(rows), confidence_level, warn=not effects))
+    return max(effects, key=lambda effect: effect.factor)
+
+
 def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
     """Corrected prevalence (and difference, per-group diagnostics) as plain Python; {} if none was asked for."""
     result: Dict[str, Any] = {}
@@ -167,6 +199,10 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
 
 def _nan_like(num_classes: int, binary: bool):
     return math.nan if binary else [math.nan] * num_classes
+
+
+def _nan_interval(num_classes: int, binary: bool):
+    return [math.nan, math.nan] if binary else [[math.nan, math.nan] for _ in range(num_classes)]
 
 
 def _check_ppi_inputs(judged: JudgedCounts) -> None:
@@ -202,14 +238,21 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
                 result[f"{key}_ci"] = [math.nan, math.nan]
         return result
     gold = _gold_matrix(judged.confusion)
+    vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
+    weighted_gold = judged.confusion.w is not None
+    effect = NO_CLUSTERS
+    if interval["confidence_level"] is not None:
+        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
+        effect = golden_design_effect(judged.confusion, gold, vectors["unlabeled_predictions"][np.argsort(order)], interval["confidence_level"])
+        if effect.num_clusters is not None and effect.reason is None and not ppi:
+            gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive
         gold = np.ascontiguousarray(gold[::-1, ::-1])
-    vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
     names = [to_python(classes[index]) for index in order]
     # Rogan-Gladen's interval: the bootstrap if asked for; else prevalence.py's default (Lee et al.'s
     # for one binary prevalence where it holds, the smoothed bootstrap elsewhere).
     method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else None
-    arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": judged.confusion.w is not None}
+    arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": weighted_gold}
     for key, inputs in outputs.items():
         if ppi:
             found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=interval["confidence_level"], classes=names)
@@ -223,6 +266,13 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
             result[f"{key}_ci_method"] = found["method"]
             if found["interval_reason"] is not None:
                 result[f"{key}_ci_reason"] = found["interval_reason"]
+            if effect.num_clusters is not None and ppi:  # PPI++'s tuning and variance take the golden items as independent
+                effect = DesignEffect(math.nan, effect.num_clusters, "ppi_needs_independent_golden_items", math.nan)
+            if effect.reason is not None:
+                result[f"{key}_ci"] = _nan_interval(num_classes, binary)
+                result[f"{key}_ci_reason"] = effect.reason
+            elif effect.num_clusters is not None:
+                result[f"{key}_design_effect"] = float(effect.measured)
         if found["reason"] is not None:
             result[f"{key}_reason"] = found["reason"]
         result[f"{key}_clipped"] = found["clipped"]

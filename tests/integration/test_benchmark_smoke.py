@@ -22,11 +22,13 @@ TARGETS = [
     ("segmentation streaming", 2),
     ("memory: segmentation streaming", 2),
     ("memory: top-k streaming", 1),
+    ("informedness interval", 2),
 ]
 MODULE_OF_TARGET = {
     "multilabel threshold='auto'": "balanced_accuracy_multilabel",
     "top-k": "balanced_topk_accuracy",
     "memory: top-k streaming": "balanced_topk_accuracy",
+    "informedness interval": "informedness",
 }
 
 

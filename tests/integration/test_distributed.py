@@ -13,6 +13,7 @@
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -230,3 +231,52 @@ def test_distributed_mode_across_real_processes(tmp_path):
         assert same(results[0][name], expected), name
         assert all(result[name] is None for result in results[1:])
     assert arrow_files(cache_dir) == []
+
+
+def cluster_cases():
+    """Cases with clusters= (issue 25): conversations of 1-D golden items, sequences of a token batch,
+    a paired comparison; each process adds its shard, so a cluster may span two processes' batches."""
+    rng = np.random.default_rng(20251125)
+    n = NUM_SAMPLES
+    conversation = np.sort(rng.integers(0, 25, n))
+    hard = rng.random(25)[conversation]
+    references = rng.choice(3, n, p=[0.6, 0.3, 0.1])
+    predictions = np.where(rng.random(n) < 0.95 - 0.5 * hard, references, rng.integers(0, 3, n))
+    baseline = np.where(rng.random(n) < 0.85 - 0.5 * hard, references, rng.integers(0, 3, n))
+    tokens = rng.integers(0, 3, size=(n, 7))
+    token_predictions = np.where(rng.random((n, 7)) < 0.7, tokens, rng.integers(0, 3, (n, 7)))
+    logits = rng.normal(size=(n, 4)) + np.eye(4)[references] * 2 * (1 - hard)[:, None]
+    level = {"confidence_level": 0.95}
+    cases = [
+        ("balanced_accuracy", predictions, references, {"clusters": conversation}, level),
+        ("balanced_accuracy", predictions, references, {"clusters": conversation, "baseline_predictions": baseline}, level),
+        ("informedness", predictions, references, {"clusters": conversation}, {**level, "average": "macro"}),
+        ("informedness", token_predictions, tokens, {"clusters": np.arange(n) // 4}, level),
+        ("balanced_topk_accuracy", logits, references, {"clusters": conversation}, {**level, "k_list": [1, 2]}),
+    ]
+    return [
+        {"id": f"{name}-clusters-{index}", "name": name, "folder": str(REPO_ROOT / name), "predictions": predictions.tolist(),
+         "references": references.tolist(), "inputs": {key: value.tolist() for key, value in inputs.items()}, "kwargs": kwargs}
+        for index, (name, predictions, references, inputs, kwargs) in enumerate(cases)
+    ]
+
+
+def test_clusters_across_processes_give_process_0_the_single_process_interval(tmp_path):
+    from conftest import load_module
+
+    cases = cluster_cases()
+    results = run_distributed(cases, 3, tmp_path)
+    for case in cases:
+        metric = load_module(case["name"], cache_dir=str(tmp_path / "single"))
+        inputs = {key: np.asarray(value) for key, value in case["inputs"].items()}
+        single = metric.compute(predictions=case["predictions"], references=case["references"], **inputs, **case["kwargs"])
+        assert "num_clusters" in single, case["id"]
+        if case["name"] == "balanced_topk_accuracy":
+            # A one-call compute clips ranks at the largest k, add_batch without k at load keeps them:
+            # other rows, so the design effect's float sums may differ in their last bits.
+            def numbers(result):
+                return np.array(re.findall(r"-?\d+\.\d+(?:e-?\d+)?", as_json(result)), dtype=float)
+
+            assert numbers(results[0][case["id"]]) == pytest.approx(numbers(single), rel=1e-12), case["id"]
+        else:
+            assert as_json(results[0][case["id"]]) == as_json(single), case["id"]

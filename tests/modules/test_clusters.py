@@ -1,0 +1,215 @@
+"""Cluster-robust intervals (issue 25): ``clusters=`` and the N-d default, in every label module.
+
+The design effect each module reports is checked against one computed here independently:
+each sample's influence is the numerical derivative of the metric with respect to that
+sample's weight (scikit-learn's ``balanced_accuracy_score`` with ``sample_weight``, or
+Powers' bookmaker informedness written out below), summed per cluster.
+"""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import balanced_accuracy_score
+
+from shared.clusters import t_quantile
+
+
+def numeric_influence(metric, references, predictions, step=1e-6):
+    """d metric / d (weight of sample i), by central differences, for every sample."""
+    base = np.ones(len(references))
+    influence = np.empty(len(references))
+    for i in range(len(references)):
+        up, down = base.copy(), base.copy()
+        up[i] += step
+        down[i] -= step
+        influence[i] = (metric(references, predictions, up) - metric(references, predictions, down)) / (2 * step)
+    return influence
+
+
+def expected_design_effect(influence, clusters):
+    """G / (G - 1) sum_g (sum_{i in g} psi_i - mean)^2 over sum_i psi_i^2."""
+    _, cluster = np.unique(clusters, return_inverse=True)
+    per_cluster = np.bincount(cluster, weights=influence)
+    per_cluster -= per_cluster.mean()
+    groups = per_cluster.size
+    return groups / (groups - 1) * np.sum(per_cluster**2) / np.sum(influence**2)
+
+
+def bookmaker_informedness(references, predictions, weights, num_classes=3):
+    """Powers' bookmaker informedness sum_c (predicted share of c) (TPR_c - FPR_c), weighted."""
+    matrix = np.zeros((num_classes, num_classes))
+    np.add.at(matrix, (references, predictions), weights)
+    total = matrix.sum()
+    value = 0.0
+    for c in range(num_classes):
+        support, predicted, tp = matrix[c].sum(), matrix[:, c].sum(), matrix[c, c]
+        value += predicted / total * (tp / support - (predicted - tp) / (total - support))
+    return value
+
+
+def conversations(rng, groups=30, low=3, high=10):
+    sizes = rng.integers(low, high + 1, groups)
+    return np.repeat(np.arange(groups), sizes)
+
+
+def test_t_quantile_matches_scipy():
+    for df in (1, 2, 3, 4, 5, 9, 19, 49, 199, 2000):
+        for probability in (0.9, 0.95, 0.975, 0.995, 0.9995):
+            assert t_quantile(probability, df) == pytest.approx(stats.t.ppf(probability, df), abs=1e-8)
+
+
+def test_balanced_accuracy_design_effect_is_the_linearised_variance_ratio(load):
+    rng = np.random.default_rng(11)
+    clusters = conversations(rng)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = rng.choice(3, clusters.size, p=[0.6, 0.3, 0.1])
+    predictions = np.where(rng.random(clusters.size) < 0.95 - 0.5 * hard, references, rng.integers(0, 3, clusters.size))
+    result = load("balanced_accuracy").compute(predictions=predictions, references=references, clusters=clusters, confidence_level=0.95)
+
+    def metric(y, p, w):
+        return balanced_accuracy_score(y, p, sample_weight=w)
+
+    expected = expected_design_effect(numeric_influence(metric, references, predictions), clusters)
+    assert result["design_effect"] == pytest.approx(expected, rel=1e-6)
+    assert result["num_clusters"] == clusters.max() + 1
+    plain = load("balanced_accuracy").compute(predictions=predictions, references=references, confidence_level=0.95)
+    width, plain_width = (np.diff(r["balanced_accuracy_ci"])[0] for r in (result, plain))
+    assert result["design_effect"] > 1 and width > plain_width
+
+
+def test_informedness_design_effect_is_the_linearised_variance_ratio(load):
+    rng = np.random.default_rng(12)
+    clusters = conversations(rng, groups=25)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = rng.choice(3, clusters.size, p=[0.5, 0.3, 0.2])
+    predictions = np.where(rng.random(clusters.size) < 0.9 - 0.5 * hard, references, rng.integers(0, 3, clusters.size))
+    result = load("informedness").compute(predictions=predictions, references=references, clusters=clusters, confidence_level=0.95)
+    expected = expected_design_effect(numeric_influence(bookmaker_informedness, references, predictions), clusters)
+    assert result["informedness"] == pytest.approx(bookmaker_informedness(references, predictions, np.ones(clusters.size)), abs=1e-12)
+    assert result["design_effect"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_paired_difference_design_effect_is_that_of_the_difference(load):
+    rng = np.random.default_rng(13)
+    clusters = conversations(rng)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = (rng.random(clusters.size) < 0.3).astype(int)
+    system = np.where(rng.random(clusters.size) < 0.95 - 0.4 * hard, references, 1 - references)
+    baseline = np.where(rng.random(clusters.size) < 0.85 - 0.4 * hard, references, 1 - references)
+    result = load("balanced_accuracy").compute(predictions=system, references=references, baseline_predictions=baseline,
+                                               clusters=clusters, confidence_level=0.95)
+
+    def difference(y, both, w):
+        return balanced_accuracy_score(y, both[0], sample_weight=w) - balanced_accuracy_score(y, both[1], sample_weight=w)
+
+    influence = numeric_influence(difference, references, np.stack([system, baseline]))
+    assert result["balanced_accuracy_difference_design_effect"] == pytest.approx(expected_design_effect(influence, clusters), rel=1e-6)
+    alone = load("balanced_accuracy").compute(predictions=system, references=references, baseline_predictions=baseline,
+                                              confidence_level=0.95)
+    assert result["balanced_accuracy_difference"] == alone["balanced_accuracy_difference"]
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_leading_axis_is_the_default_cluster_and_clusters_override_it(load, name):
+    rng = np.random.default_rng(14)
+    references = rng.integers(0, 3, (12, 40))
+    difficulty = rng.random((12, 1))
+    predictions = np.where(rng.random(references.shape) < 0.95 - 0.6 * difficulty, references, rng.integers(0, 3, references.shape))
+    metric = load(name)
+    default = metric.compute(predictions=predictions, references=references, confidence_level=0.95)
+    explicit = metric.compute(predictions=predictions.ravel(), references=references.ravel(), confidence_level=0.95,
+                              clusters=np.repeat(np.arange(12), 40))
+    assert default == explicit
+    assert default["num_clusters"] == 12
+    # clusters= overrides the default: pairs of images as one cluster each.
+    paired = metric.compute(predictions=predictions, references=references, confidence_level=0.95, clusters=np.arange(12) // 2)
+    assert paired["num_clusters"] == 6
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+def test_results_without_an_interval_do_not_change_with_clusters(load, name):
+    rng = np.random.default_rng(15)
+    references = rng.integers(0, 3, 90)
+    predictions = rng.normal(size=(90, 3)) + np.eye(3)[references] if name == "balanced_topk_accuracy" else \
+        np.where(rng.random(90) < 0.7, references, rng.integers(0, 3, 90))
+    metric = load(name)
+    plain = metric.compute(predictions=predictions, references=references)
+    assert metric.compute(predictions=predictions, references=references, clusters=np.arange(90) // 3) == plain
+
+
+def test_streamed_batches_equal_one_compute(load):
+    rng = np.random.default_rng(16)
+    clusters = np.array([f"conversation-{i}" for i in conversations(rng, groups=20)])
+    references = rng.integers(0, 2, clusters.size)
+    predictions = np.where(rng.random(clusters.size) < 0.8, references, 1 - references)
+    metric = load("balanced_accuracy")
+    once = metric.compute(predictions=predictions, references=references, clusters=clusters, confidence_level=0.9)
+    # A conversation split across batches is still one cluster.
+    for part in np.array_split(np.arange(clusters.size), 7):
+        metric.add_batch(predictions=predictions[part], references=references[part], clusters=clusters[part])
+    assert metric.compute(confidence_level=0.9) == once
+
+
+def test_n_d_batches_need_their_clusters_counted_for_a_later_interval(load):
+    rng = np.random.default_rng(17)
+    maps = rng.integers(0, 3, (4, 8, 8))
+    metric = load("balanced_accuracy")
+    for image in maps:
+        metric.add_batch(predictions=image[None], references=image[None])
+    result = metric.compute(confidence_level=0.95)
+    assert math.isnan(result["balanced_accuracy_ci"][0]) and result["balanced_accuracy_ci_reason"] == "clusters_not_counted"
+    counted = load("balanced_accuracy", confidence_level=0.95)
+    for image in maps:
+        counted.add_batch(predictions=image[None], references=image[None])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = counted.compute()
+    assert result["num_clusters"] == 4 and "balanced_accuracy_ci_reason" not in result
+    assert any("4 clusters (fewer than 10)" in str(warning.message) for warning in caught)
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+def test_bad_clusters(load, name):
+    metric = load(name)
+    references = [0, 1, 2, 0, 1, 2]
+    predictions = np.eye(3)[references] if name == "balanced_topk_accuracy" else references
+    with pytest.raises(ValueError, match=r"^clusters: expected one cluster id per sample \(6\), found 5\."):
+        metric.compute(predictions=predictions, references=references, clusters=[0, 0, 1, 1, 2], confidence_level=0.95)
+    result = metric.compute(predictions=predictions, references=references, clusters=[7] * 6, confidence_level=0.95)
+    reasons = {key: value for key, value in result.items() if key.endswith("_ci_reason")}
+    assert list(reasons.values()) == ["single_cluster"]
+    assert all(math.isnan(bound) for bound in result[next(iter(reasons))[: -len("_reason")]])
+
+
+def test_topk_token_scores_are_clustered_by_sequence(load):
+    rng = np.random.default_rng(18)
+    references = rng.integers(0, 4, (15, 20))
+    scores = rng.normal(size=(15, 20, 4)) + np.eye(4)[references] * rng.random((15, 1, 1)) * 3
+    metric = load("balanced_topk_accuracy")
+    default = metric.compute(predictions=scores, references=references, k=2, confidence_level=0.95)
+    flat = metric.compute(predictions=scores.reshape(-1, 4), references=references.ravel(), k=2, confidence_level=0.95,
+                          clusters=np.repeat(np.arange(15), 20))
+    assert default == flat and default["num_clusters"] == 15
+
+
+def test_corrected_prevalence_with_golden_conversations(load):
+    rng = np.random.default_rng(19)
+    clusters = conversations(rng, groups=40)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = (rng.random(clusters.size) < 0.4).astype(int)
+    predictions = np.where(rng.random(clusters.size) < 0.97 - 0.5 * hard, references, 1 - references)
+    unlabeled = (rng.random(3000) < 0.5).astype(int)
+    metric = load("informedness")
+    plain = metric.compute(predictions=predictions, references=references, unlabeled_predictions=unlabeled, confidence_level=0.95)
+    clustered = metric.compute(predictions=predictions, references=references, unlabeled_predictions=unlabeled,
+                               confidence_level=0.95, clusters=clusters)
+    assert clustered["corrected_prevalence"] == pytest.approx(plain["corrected_prevalence"], abs=1e-12)
+    assert clustered["corrected_prevalence_design_effect"] > 0
+    if clustered["corrected_prevalence_design_effect"] > 1:
+        assert np.diff(clustered["corrected_prevalence_ci"])[0] > np.diff(plain["corrected_prevalence_ci"])[0]
+    ppi = metric.compute(predictions=predictions, references=references, unlabeled_predictions=unlabeled, confidence_level=0.95,
+                         clusters=clusters, prevalence_method="ppi")
+    assert ppi["corrected_prevalence_ci_reason"] == "ppi_needs_independent_golden_items"

@@ -18,6 +18,7 @@ from .shared_core import check_pos_label
 from .shared_core import check_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
+from .shared_core import CLUSTERS_DOC
 from .shared_core import class_outputs
 from .shared_core import clustered_comparison
 from .shared_core import confusion_counts
@@ -122,6 +123,7 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    {CLUSTERS_DOC}
     baseline_predictions (array-like, same shape as predictions, optional): a second
         system's predictions on the same samples (e.g. judge B beside judge A), to compare
         the two on one golden set. Every option applies to both systems alike (the classes,
@@ -138,6 +140,11 @@ Returns:
         "adjusted_needs_two_classes".
     balanced_accuracy_ci (list of two floats): with `confidence_level`, [low, high],
         inside the metric's range; [nan, nan] when the value is undefined.
+    num_clusters (int), design_effect (float): with `confidence_level` and clusters (given,
+        or the leading axis of N-d inputs): how many clusters the interval rests on, and the
+        measured ratio of its variance to that of independent samples (see `clusters`).
+    balanced_accuracy_difference_design_effect (float): with `baseline_predictions` and
+        clusters: the design effect of the difference (its interval and p-value use it).
     optimal_threshold (float): with `threshold="auto"`.
     per_class_recall (list of float): recall of each class in class order; NaN for a
         class without reference samples (unless `zero_division` is a number).

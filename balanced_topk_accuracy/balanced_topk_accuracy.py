@@ -9,6 +9,7 @@ import numpy as np
 from .shared_core import apply_zero_division
 from .shared_core import Averaging
 from .shared_core import check_class_mask
+from .shared_core import CLUSTERS_DOC
 from .shared_core import check_column_labels
 from .shared_core import check_flag
 from .shared_core import check_ignore_index
@@ -52,11 +53,13 @@ class: O(N * K), no sort.
 
 _KWARGS_DESCRIPTION = f"""
 Args:
-    predictions (array-like of shape (N, K)): a score per class for each sample:
-        probabilities, logits or any finite real scores. Lists of rows, NumPy arrays,
-        torch tensors and pandas DataFrames are accepted.
-    references (array-like of shape (N,)): the true class of each sample: an index
-        0..K-1 into the score columns, or a name from `labels`.
+    predictions (array-like of shape (N, K), or (N, ..., K)): a score per class for each
+        sample: probabilities, logits or any finite real scores. Lists of rows, NumPy
+        arrays, torch tensors and pandas DataFrames are accepted. (N, ..., K) scores (a
+        token's or a pixel's classes) go with (N, ...) references: one sample per element,
+        and, for intervals, one cluster per leading element (see `clusters`).
+    references (array-like of shape (N,), or (N, ...)): the true class of each sample: an
+        index 0..K-1 into the score columns, or a name from `labels`.
     k (int, defaults to 1): how many of the highest scores count, 1 <= k <= K.
     k_list (list of int, optional): several k at once (instead of `k`). The result is then
         a dict {{k: value}} plus a flat key `balanced_top{{k}}_accuracy` per k.
@@ -89,6 +92,7 @@ Args:
     n_resamples (int, defaults to 10000): bootstrap resamples.
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    {CLUSTERS_DOC}
 
     {TOPK_TIE_RULE}
 
@@ -103,6 +107,9 @@ Returns:
     balanced_topk_accuracy_ci (list of two floats, or dict {{k: list}} with `k_list`): with
         `confidence_level`, [low, high] inside [0, 1]; [nan, nan] when the value is
         undefined.
+    num_clusters (int), design_effect (float): with `confidence_level` and clusters (given,
+        or the leading axis of N-d inputs): how many clusters the interval rests on, and the
+        measured ratio of its variance to that of independent samples (see `clusters`).
     balanced_top{{k}}_accuracy_ci (list of two floats): with `k_list` and
         `confidence_level`, one flat key per k.
     per_class_recall (list of float, or dict {{k: list}} with `k_list`): top-k recall of

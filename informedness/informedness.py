@@ -8,6 +8,7 @@ import evaluate
 
 from .shared_core import Averaging
 from .shared_core import check_class_mask
+from .shared_core import CLUSTERS_DOC
 from .shared_core import check_flag
 from .shared_core import check_ignore_index
 from .shared_core import check_informedness_interval
@@ -153,6 +154,7 @@ Args:
         10,000).
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
+    {CLUSTERS_DOC}
     baseline_predictions (array-like, same shape as predictions, optional): a second
         system's predictions on the same samples (e.g. judge B beside judge A), to compare
         the two on one golden set. Every option applies to both systems alike (the classes,
@@ -207,6 +209,14 @@ Returns:
         [-1, 1]; [nan, nan] when the informedness is undefined. Also [nan, nan], with an
         `informedness_ci_reason`, when a numeric `zero_division` gives a value that has no
         sampling distribution ("fewer_than_two_reference_classes").
+    num_clusters (int), design_effect (float): with `confidence_level` and clusters (given,
+        or the leading axis of N-d inputs): how many clusters the interval rests on, and the
+        measured ratio of its variance to that of independent samples (see `clusters`).
+    informedness_difference_design_effect, corrected_prevalence_design_effect (float):
+        with clusters, the design effect of the difference, and of the golden set's part of
+        the corrected prevalence (each golden row then counts as its size over it; the
+        judge's outputs on new data are taken as independent). PPI++ takes golden items as
+        independent: with clusters its interval is NaN ("ppi_needs_independent_golden_items").
     markedness (float): with `return_markedness`; NaN with a `markedness_reason`
         ("fewer_than_two_predicted_classes", ...) when undefined, e.g. for a constant predictor.
     per_class_informedness (list of float): J_c in class order (NaN where undefined,

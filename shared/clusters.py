@@ -45,6 +45,23 @@ from .counts import kept_rows
 from .inputs import as_array
 from .inputs import as_labels
 
+# How every module documents clusters= (its _KWARGS_DESCRIPTION).
+CLUSTERS_DOC = """clusters (array-like, optional): one id per sample (integers or strings) naming
+        the independent units: the conversation or prompt behind several golden items, the
+        document behind several sentences, the image behind its pixels. N-d inputs
+        ((N, H, W) segmentation maps, (N, T) token sequences) make each element of the
+        leading axis one cluster by default; `clusters=` (one id per leading element, or one
+        per element) overrides it. With `confidence_level`, the interval then uses a
+        cluster-robust variance: every `ci_method` sees the effective sizes divided by the
+        design effect (the variance with clusters over the variance with independent
+        samples, both linearised; at least 1, and widened to Student's t on G - 1 degrees of
+        freedom), and the result adds `num_clusters` and `design_effect` (the measured
+        ratio). One cluster: a NaN interval with reason "single_cluster"; fewer than 10 warn
+        that the interval is rough. `add_batch` counts an N-d batch's clusters only when
+        `confidence_level` was given to `evaluate.load` (or `clusters=` with the batch);
+        otherwise a later interval is NaN with reason "clusters_not_counted". Values
+        without an interval never change."""
+
 # The store's table of (cluster, reference, feature) counts; "_" keeps it out of len(store).
 CLUSTERS = "_clusters"
 # Below this many clusters an interval is rough (its variance has few degrees of freedom): warned.

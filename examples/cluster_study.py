@@ -52,7 +52,6 @@ import argparse
 import datetime
 import math
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -65,6 +64,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
+from comparison_study import commit  # noqa: E402  (the commit a results file names)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = REPO_ROOT / "examples" / "cluster_results.md"
@@ -497,14 +497,6 @@ def coverage_cell(cell, clusters=None):
 
 def width_cell(cell):
     return "n/a" if not cell["measured"] or cell["sets"] == 0 else f"{cell['width']:.3f}"
-
-
-def commit():
-    try:
-        return subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def main(argv=None):

@@ -19,16 +19,20 @@ one fills, never the number of samples.
 The variance of a value theta (a smooth function of counts) is linearised: a sample in
 cell x moves theta by its influence psi(x) (the derivative of theta with respect to that
 cell's count), so with independent samples Var = sum_i w_i^2 psi(x_i)^2, and with
-clusters g (Liang & Zeger's sandwich; the linearisation of survey statistics)
-Var_cl = G / (G - 1) sum_g (sum_{i in g} w_i psi(x_i))^2. Their ratio is the design effect,
-and every interval method of a module divides its effective sizes by it: Wilson,
+clusters g the sandwich (Liang & Zeger; the linearisation of survey statistics)
+Var_cl = sum_g (sum_{i in g} w_i psi(x_i))^2 / (1 - h_g), with Bell & McCaffrey's bias
+correction: h_g is cluster g's share of the independent variance (its leverage; 1/G for
+clusters alike, where the correction is the usual G / (G - 1)). Their ratio is the design
+effect, and every interval method of a module divides its effective sizes by it: Wilson,
 Agresti-Coull and MOVER, the count bootstraps and the delta method then see as many
-independent samples as the clusters are worth. Two conservative choices, both for few
-clusters: a design effect below 1 is not used to narrow an interval (with few clusters
-it is mostly noise), and it is multiplied by ``(t_{G-1} / z)^2``, so that a normal-quantile
-interval is as wide as the t interval on G - 1 degrees of freedom. One cluster gives no
-variance: the interval is NaN with reason ``"single_cluster"``; fewer than
-``FEW_CLUSTERS`` warn that it is rough.
+independent samples as the clusters are worth. Two conservative choices, for few or
+unequal clusters: a design effect below 1 is not used to narrow an interval (with few
+clusters it is mostly noise), and it is multiplied by ``(t_df / z)^2``, so that a
+normal-quantile interval is as wide as the t interval on df = G* - 1 degrees of freedom,
+G* = 1 / sum_g h_g^2 being the effective number of clusters (G for clusters alike, fewer
+when a few large ones carry most of the variance). One cluster gives no variance: the
+interval is NaN with reason ``"single_cluster"``; fewer than ``FEW_CLUSTERS`` warn that
+it is rough. Coverage: ``python examples/cluster_study.py`` (the cards' tables).
 """
 
 import math
@@ -54,10 +58,11 @@ CLUSTERS_DOC = """clusters (array-like, optional): one id per sample (integers o
         per element) overrides it. With `confidence_level`, the interval then uses a
         cluster-robust variance: every `ci_method` sees the effective sizes divided by the
         design effect (the variance with clusters over the variance with independent
-        samples, both linearised; at least 1, and widened to Student's t on G - 1 degrees of
-        freedom), and the result adds `num_clusters` and `design_effect` (the measured
-        ratio). One cluster: a NaN interval with reason "single_cluster"; fewer than 10 warn
-        that the interval is rough. `add_batch` counts an N-d batch's clusters only when
+        samples, both linearised, with Bell & McCaffrey's small-sample correction; at
+        least 1, and widened to Student's t on the effective number of clusters minus 1),
+        and the result adds `num_clusters` and `design_effect` (the measured ratio, which
+        may be below 1). One cluster: a NaN interval with reason "single_cluster"; fewer
+        than 10 warn that the interval is rough. `add_batch` counts an N-d batch's clusters only when
         `confidence_level` was given to `evaluate.load` (or `clusters=` with the batch);
         otherwise a later interval is NaN with reason "clusters_not_counted". Values
         without an interval never change."""
@@ -69,8 +74,8 @@ FEW_CLUSTERS = 10
 SINGLE_CLUSTER = "single_cluster"
 # The reason of a NaN interval for N-d inputs that were added without their clusters.
 CLUSTERS_NOT_COUNTED = "clusters_not_counted"
-# Default cluster ids are (batch origin << ORIGIN_SHIFT) + leading index: distinct across
-# batches (a running offset) and processes (the process id in the high bits).
+# Default cluster ids are (process id << ORIGIN_SHIFT) + a running count of leading elements:
+# distinct across batches and across processes.
 ORIGIN_SHIFT = 40
 
 
@@ -198,9 +203,9 @@ def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.nd
 
 
 def t_quantile(probability: float, degrees_of_freedom: float) -> float:
-    """Student's t quantile (to about 1e-9): exact for 1 and 2 degrees of freedom; else Newton's
-    method on the t distribution function (Simpson's rule on its density), from the
-    Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5).
+    """Student's t quantile for ``probability`` > 1/2 and any real degrees of freedom >= 1 (to
+    about 1e-9): exact for 1 and 2; else Newton's method, kept inside a bracket, on the t
+    distribution function (Simpson's rule on its density).
 
     Examples
     --------
@@ -214,20 +219,27 @@ def t_quantile(probability: float, degrees_of_freedom: float) -> float:
         return math.tan(math.pi * (probability - 0.5))
     if nu == 2:
         return (2 * probability - 1) / math.sqrt(2 * probability * (1 - probability))
-    z = NormalDist().inv_cdf(probability)
-    terms = ((z**3 + z) / 4, (5 * z**5 + 16 * z**3 + 3 * z) / 96, (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384)
-    t = z + sum(term / nu ** (power + 1) for power, term in enumerate(terms))
     log_scale = math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2) - 0.5 * math.log(nu * math.pi)
 
     def density(x):
         return np.exp(log_scale - (nu + 1) / 2 * np.log1p(x * x / nu))
 
-    for _ in range(4):
+    def below(t):
         grid = np.linspace(0.0, t, 2049)
         weights = np.ones(grid.size)
         weights[1:-1:2], weights[2:-1:2] = 4.0, 2.0
-        below = 0.5 + float(np.sum(weights * density(grid))) * t / (3 * (grid.size - 1))
-        t -= (below - probability) / float(density(t))
+        return 0.5 + float(np.sum(weights * density(grid))) * t / (3 * (grid.size - 1))
+
+    # The quantile lies between the normal one and that of 1 degree of freedom (heavier tails).
+    low, high = NormalDist().inv_cdf(probability), math.tan(math.pi * (probability - 0.5))
+    t = min(max(low, t_quantile(probability, 2) if nu < 2 else low * (1 + (1 + low * low) / (4 * nu))), high)
+    for _ in range(60):
+        error = below(t) - probability
+        if abs(error) < 1e-13:
+            break
+        low, high = (t, high) if error < 0 else (low, t)
+        step = t - error / float(density(t))
+        t = step if low < step < high else (low + high) / 2
     return t
 
 
@@ -272,7 +284,7 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
 
     >>> rows = JointCounts({"clusters": np.arange(4)}, np.full(4, 2))
     >>> effect = design_effect(np.array([0.5, -0.5, 0.5, -0.5]), rows, np.arange(4), 0.95, warn=False)
-    >>> round(effect.measured, 6)  # G / (G - 1) * 4 (2 x 0.5)^2 / (8 x 0.5^2)
+    >>> round(effect.measured, 6)  # 4 (2 x 0.5)^2 / (1 - 1/4) / (8 x 0.5^2)
     2.666667
     """
     num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
@@ -287,10 +299,20 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     independent = float(np.sum(squared * influence**2))
     per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
     per_cluster -= per_cluster.mean()  # the sum is 0 for a ratio of counts; exact for any other value too
-    clustered = num_clusters / (num_clusters - 1) * float(np.sum(per_cluster**2))
+    # Each cluster's share of the independent variance: its leverage h_g under working
+    # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
+    # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
+    # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
+    shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
+    leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
+    clustered = float(np.sum(per_cluster**2 / np.maximum(1.0 - leverage, 0.05)))
     measured = clustered / independent if independent > 0 else 1.0
+    # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
+    # variance (unequal sizes): the Kish effective number of clusters of those shares.
+    effective = float(1.0 / np.sum(leverage**2))
+    degrees_of_freedom = max(1.0, min(float(num_clusters), effective) - 1.0)
     probability = 0.5 + confidence_level / 2.0
-    widening = (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2
+    widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
     return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from .shared_core import as_array
 from .shared_core import Averaging
 from .shared_core import binary_balanced_accuracy
+from .shared_core import binary_columns_influence
 from .shared_core import binary_columns_interval
 from .shared_core import check_class_mask
 from .shared_core import check_flag
@@ -26,6 +27,7 @@ from .shared_core import label_average_reason
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import multilabel_counts
 from .shared_core import MultilabelCounts
+from .shared_core import NO_CLUSTERS
 from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
@@ -339,12 +341,24 @@ def balanced_accuracy_multilabel_from_counts(
         result.update(undefined_ci)
     elif confidence_level is not None:
         effective_positives, effective_negatives = counts.effective_sizes()
-        interval = binary_columns_interval(
-            counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
-            method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, averaging=averaging,
-            zero_division=zero_division, effective_positives=effective_positives, effective_negatives=effective_negatives,
-        )
-        result["balanced_accuracy_ci"] = interval.as_list()
+        effect = NO_CLUSTERS
+        if counts.clusters is not None:
+            # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
+            influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
+                                                 zero_division=zero_division, averaging=averaging)
+            independent = float(np.sum(counts.squared_weights() * influence**2))
+            effect = counts.clusters.design_effect(influence, independent, confidence_level)
+        if effect.reason is None:
+            if counts.clusters is not None and effective_positives is None:
+                effective_positives, effective_negatives = counts.positives, counts.negatives
+            interval = binary_columns_interval(
+                counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
+                method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, averaging=averaging,
+                zero_division=zero_division, effective_positives=effect.scale(effective_positives),
+                effective_negatives=effect.scale(effective_negatives),
+            )
+            result["balanced_accuracy_ci"] = interval.as_list()
+        result.update(effect.outputs("balanced_accuracy_ci"))
     if return_per_label:
         result["per_label_ba"] = per_label_ba
         result["support_per_label"] = counts.positives
@@ -390,7 +404,8 @@ class BalancedAccuracyMultilabel(CountsMetric):
             return 0
         width = store.settings.get("num_labels") or 1
         raw = store.raw.get("references", [])
-        return sum(len(table) for table in store.tables.values()) // width + sum(len(chunk) for chunk in raw)
+        counted = sum(len(table) for name, table in store.tables.items() if not name.startswith("_"))
+        return counted // width + sum(len(chunk) for chunk in raw)
 
     def _check_options(self, options):
         auto = isinstance(options["threshold"], str)
@@ -399,8 +414,10 @@ class BalancedAccuracyMultilabel(CountsMetric):
         if auto and not options["from_probas"]:
             raise ValueError("threshold: 'auto' searches thresholds on scores; pass from_probas=True with them (found from_probas=False).")
 
+    INPUTS = ("sample_weight", "clusters")
+
     def _count(self, predictions, references, inputs, options):
-        return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer)
+        return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer, clusters=inputs.get("clusters"))
 
     def _counts(self, stored, options):
         if stored.settings.get("num_labels") is not None:  # None: only empty lists were given

@@ -233,16 +233,35 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
     if num_clusters < 2:
         return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
-    if warn and num_clusters < FEW_CLUSTERS:
-        warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
-                      "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=4)
     influence = np.asarray(influence, dtype=np.float64)
     weight = rows.weight.astype(np.float64)
     squared = rows.n.astype(np.float64) if rows.w is None else np.ldexp(rows.w2, 2 * rows.w2_exponent)
     independent = float(np.sum(squared * influence**2))
     per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
     per_cluster -= per_cluster.mean()  # the sum is 0 for a ratio of counts; exact for any other value too
-    clustered = num_clusters / (num_clusters - 1) * float(np.sum(per_cluster**2))
+    return design_effect_from_sums(float(np.sum(per_cluster**2)), 0.0, num_clusters, independent, confidence_level, warn,
+                                   stacklevel=5)
+
+
+def design_effect_from_sums(squares: float, total: float, num_clusters: int, independent: float, confidence_level: float,
+                            warn: bool = True, stacklevel: int = 4) -> DesignEffect:
+    """The design effect from ``squares`` = sum_g u_g^2 and ``total`` = sum_g u_g of the
+    clusters' summed influences u_g, their number, and the independent variance
+    sum_i w_i^2 psi_i^2 (what ``design_effect`` computes from rows; a module with its own
+    sufficient statistics, such as cross-sums over clusters, computes these sums from them).
+
+    Examples
+    --------
+    >>> round(design_effect_from_sums(4.0, 0.0, 4, 2.0, 0.95, warn=False).measured, 6)  # 4 / 3 x 4 / 2
+    2.666667
+    """
+    if num_clusters < 2:
+        return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
+    if warn and num_clusters < FEW_CLUSTERS:
+        warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
+                      "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=stacklevel)
+    centred = max(squares - total * total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
+    clustered = num_clusters / (num_clusters - 1) * centred
     measured = clustered / independent if independent > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2

@@ -123,10 +123,12 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     if _integral(predictions):
         table = CountTable(list(MULTILABEL_KEYS))
         predictions = predictions.astype(np.int64) if predictions.dtype.kind == "f" else predictions
-        table.add([np.arange(num_labels)[None, :], references, predictions], None if weights is None else weights[:, None])
+        counted = None if ids is None else count_entry_clusters(store, ids, clusters.given is not None, references, predictions, weights)
+        if counted is not None:  # counted by the clusters' pass over the batch
+            table.add(counted[:3], counts=counted[3])
+        else:
+            table.add([np.arange(num_labels)[None, :], references, predictions], None if weights is None else weights[:, None])
         store.tables[TABLE] = table
-        if ids is not None:
-            count_entry_clusters(store, ids, clusters.given is not None, references, predictions, weights)
     else:
         raw = {"references": references, "predictions": predictions, "sample_weight": weights}
         if clusters is not None:  # each row's cluster beside it (zeros when not counted: the columns always match)

@@ -35,6 +35,7 @@ feature matrix's ``Z^T Z``, a float32 BLAS product (exact: every sum is an integ
 entries, whichever costs less.
 """
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
@@ -47,6 +48,7 @@ from .clusters import cluster_ids
 from .clusters import design_effect_from_sums
 from .counts import CountTable
 from .counts import JointCounts
+from .inputs import map_row_blocks
 
 # Store.moments names: the cross-sums S, the sums t, the number of clusters G, and how many
 # samples came with given ids or default ones (mixing the two is refused at compute).
@@ -58,10 +60,10 @@ ENTRY_KEYS = ("clusters", "label", "reference", "prediction")
 # Cross-sums are kept up to this many labels: S is (1 + 4 L)^2 float64, 128 MB at 1,000 labels
 # (measured: benchmarks/run.py, "multilabel interval"); beyond, per-cluster rows.
 MAX_CROSS_SUM_LABELS = 1000
-# Rows per block of the cross-sums: a block's features (float32) stay a few MB.
-BLOCK_ROWS = 4096
+# Rows per block of the cross-sums: a block's pairs of entries stay a few tens of MB.
+BLOCK_ROWS = 16384
 # Relative costs (seconds) of one pair in the sparse path and one multiply-add in the dense one.
-_PAIR_COST, _MULTIPLY_ADD_COST = 1.5e-8, 4e-11
+_PAIR_COST, _MULTIPLY_ADD_COST = 7e-9, 4e-11
 FP, FN, TP, IGNORED = range(4)  # the feature blocks after n: state s of label l is 1 + s L + l
 
 
@@ -80,15 +82,22 @@ def row_cluster_ids(spec: Any, store: Any, num_rows: int, num_labels: int) -> Op
 
 
 def count_entry_clusters(store: Any, ids: np.ndarray, given: bool, references: np.ndarray, predictions: np.ndarray,
-                         weights: Optional[np.ndarray]) -> None:
-    """Count one batch of (N, L) integer rows by cluster into ``store`` (see the module doc)."""
+                         weights: Optional[np.ndarray]) -> Optional[Tuple[np.ndarray, ...]]:
+    """Count one batch of (N, L) integer rows by cluster into ``store`` (see the module doc). Returns
+    the batch's counts of (label, reference, prediction) entries ``(label, reference, prediction,
+    count)`` when the same pass gave them (unweighted cross-sums), else None."""
     num_rows, num_labels = references.shape
     note_rows(store, given, num_rows)
-    binary = predictions.dtype == bool or not predictions.size or (predictions.min() >= 0 and predictions.max() <= 1)
-    if not given and binary and num_labels <= MAX_CROSS_SUM_LABELS:
-        add_cross_sums(store, references, predictions, weights)
-    else:
+    ignored_entries = None
+    if not given and num_labels <= MAX_CROSS_SUM_LABELS:
+        ignored_entries = add_cross_sums(store, references, predictions, weights)
+    if ignored_entries is None:
         add_cluster_rows(store, ids, references, predictions, weights)
+        return None
+    if weights is not None:
+        return None
+    # Unweighted: the batch's per-label counts follow from the same pass (exact integers).
+    return entry_counts(store.moments[SUMS], ignored_entries, num_rows, num_labels)
 
 
 def note_rows(store: Any, given: bool, num_rows: int) -> None:
@@ -96,70 +105,161 @@ def note_rows(store: Any, given: bool, num_rows: int) -> None:
     store.moments[GIVEN_ROWS if given else DEFAULT_ROWS] = np.array([float(num_rows)])
 
 
-def _cells(references: np.ndarray, predictions: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``(state, kept)``: per entry 0 for (0, 0), 1 + FP/FN/TP for the others, 1 + IGNORED for a
-    reference that is not 0/1 (int8); and whether the entry's reference is 0/1."""
-    kept = (references == 0) | (references == 1)
-    state = references.astype(np.int8) * 2 + predictions.astype(np.int8)
-    state[~kept] = 1 + IGNORED
-    return state, kept
+@dataclass
+class _Entries:
+    """A block's entries other than (0, 0), in row order: their row and feature (label l's state s
+    is feature ``1 + s L + l``: FP, FN, TP, or IGNORED for a reference that is not 0/1), the
+    ignored entries per row (None: none), and the ignored entries' (label, reference, prediction)."""
+
+    row: np.ndarray
+    feature: np.ndarray
+    ignored_per_row: Optional[np.ndarray]
+    ignored: Tuple[np.ndarray, ...]
 
 
-def add_cross_sums(store: Any, references: np.ndarray, predictions: np.ndarray, weights: Optional[np.ndarray]) -> None:
-    """Add the cross-sums of one batch whose rows are clusters of their own (0/1 predictions)."""
+def _block_entries(references: np.ndarray, predictions: np.ndarray, num_labels: int) -> Optional[_Entries]:
+    """The block's ``_Entries``, or None when a prediction is not 0/1. Found from the entries where
+    the reference or the prediction is nonzero (the sparse ones), as booleans: the dense true
+    negatives are read once and never converted."""
+    nonzero = references != 0
+    nonzero |= predictions != 0
+    flat = np.flatnonzero(nonzero)
+    reference, prediction = references.ravel()[flat], predictions.ravel()[flat].astype(np.intp)
+    if prediction.size and (prediction.min() < 0 or prediction.max() > 1):
+        return None  # not 0/1: the caller counts per-cluster rows instead
+    row, label = np.divmod(flat, num_labels)
+    ignored = (reference != 0) & (reference != 1)
+    state = np.where(ignored, IGNORED, reference.astype(np.intp) * 2 + prediction - 1)
+    if not ignored.any():
+        return _Entries(row, 1 + state * num_labels + label, None, ())
+    return _Entries(row, 1 + state * num_labels + label, np.bincount(row[ignored], minlength=len(references)),
+                    (label[ignored], reference[ignored], prediction[ignored]))
+
+
+def add_cross_sums(store: Any, references: np.ndarray, predictions: np.ndarray, weights: Optional[np.ndarray]) -> Optional[list]:
+    """Add the cross-sums of one batch whose rows are clusters of their own. None (nothing added)
+    when a prediction is not 0/1 (integer scores: a threshold would not map them linearly); else
+    the (label, reference, prediction) arrays of the entries whose reference is not 0/1, one
+    triple per block (with the sums, what an unweighted batch's per-label counts need: see
+    ``entry_counts``). Row blocks run in threads (``inputs.map_row_blocks``), each adding its
+    sums under a lock."""
     num_rows, num_labels = references.shape
     size = 1 + 4 * num_labels
-    cross, sums, count = np.zeros((size, size)), np.zeros(size), 0
-    for start in range(0, num_rows, BLOCK_ROWS):
-        state, kept = _cells(references[start : start + BLOCK_ROWS], predictions[start : start + BLOCK_ROWS])
-        rows = kept.any(axis=1)  # a row counts where it has a 0/1 reference and weight
-        row_weight = None if weights is None else weights[start : start + BLOCK_ROWS]
-        if row_weight is not None:
-            rows &= row_weight > 0
-        row, label = np.nonzero(state)
-        keep = rows[row]
-        row, feature = row[keep], 1 + (state[row[keep], label[keep]].astype(np.intp) - 1) * num_labels + label[keep]
-        count += int(rows.sum())
-        weight = np.ones(len(rows)) if row_weight is None else row_weight.astype(np.float64)
-        weight = np.where(rows, weight, 0.0)
-        sums[0] += weight.sum()
-        sums += np.bincount(feature, weights=weight[row], minlength=size)
-        squared = weight**2
-        cross[0, 0] += squared.sum()
-        edge = np.bincount(feature, weights=squared[row], minlength=size)
-        cross[0] += edge
-        cross[1:, 0] += edge[1:]
-        _add_block(cross, row, feature, squared, len(rows), num_labels, row_weight is None)
-    store.moments[CROSS], store.moments[SUMS], store.moments[COUNT] = cross, sums, np.array([float(count)])
+    cross, sums, count = np.zeros((size, size)), np.zeros(size), np.zeros(1)
+    if predictions.dtype == bool:
+        predictions = predictions.view(np.uint8)
+    lock = threading.Lock()
+    ignored_entries: list = []
+
+    def add_rows(first: int, last: int) -> bool:
+        block_cross, block_sums, block_count, block_ignored = np.zeros((size, size)), np.zeros(size), 0, []
+        for start in range(first, last, BLOCK_ROWS):
+            block = slice(start, min(start + BLOCK_ROWS, last))
+            entries = _block_entries(references[block], predictions[block], num_labels)
+            if entries is None:
+                return False
+            row, feature = entries.row, entries.feature
+            rows = np.ones(block.stop - block.start, dtype=bool) if weights is None else weights[block] > 0
+            if entries.ignored_per_row is not None:  # a row counts where it has a 0/1 reference (and weight)
+                rows &= entries.ignored_per_row < num_labels
+                block_ignored.append(entries.ignored)
+            if not rows.all():
+                keep = rows[row]
+                row, feature = row[keep], feature[keep]
+            block_count += int(rows.sum())
+            weight = rows.astype(np.float64) if weights is None else np.where(rows, weights[block], 0.0)
+            squared = weight if weights is None else weight**2
+            block_sums[0] += weight.sum()
+            block_sums += np.bincount(feature, weights=weight[row], minlength=size)
+            block_cross[0, 0] += squared.sum()
+            edge = np.bincount(feature, weights=squared[row], minlength=size)
+            block_cross[0] += edge
+            block_cross[1:, 0] += edge[1:]
+            _add_block(block_cross, row, feature, squared, len(rows), num_labels, weights is None)
+        with lock:
+            cross.__iadd__(block_cross)
+            sums.__iadd__(block_sums)
+            count.__iadd__(block_count)
+            ignored_entries.extend(block_ignored)
+        return True
+
+    # One block of rows per thread at a time: a thread's sums are (1 + 4 L)^2 floats.
+    if not all(map_row_blocks(add_rows, references)):
+        return None
+    store.moments[CROSS], store.moments[SUMS], store.moments[COUNT] = cross, sums, count
+    return ignored_entries
+
+
+def entry_counts(sums: np.ndarray, ignored_entries: list, num_rows: int, num_labels: int) -> Tuple[np.ndarray, ...]:
+    """An unweighted batch's counts of (label, reference, prediction) entries, from the cross-sums'
+    feature sums (FP, FN, TP per label), the ignored entries, and the rest: the (0, 0) entries.
+
+    Examples
+    --------
+    >>> sums = np.array([2.0, 1, 0, 0, 1, 1, 1, 0, 0, 0])  # n; FP, FN, TP, ignored of labels 0 and 1
+    >>> [values.tolist() for values in entry_counts(sums, [], 2, 2)]
+    [[0, 1, 0, 1, 0, 1, 0, 1], [0, 0, 1, 1, 0, 0, 1, 1], [1, 0, 1, 0, 1, 0, 1, 0], [1, 0, 0, 1, 0, 1, 0, 1]]
+    """
+    # Per label: FP (0, 1), FN (1, 0), TP (1, 1) from the sums (integers, exact in float64).
+    states = np.rint(sums[1 : 1 + 3 * num_labels]).astype(np.int64).reshape(3, num_labels)
+    ignored = [np.concatenate(parts) for parts in zip(*ignored_entries)] if ignored_entries else [np.zeros(0, np.intp)] * 3
+    ignored_per_label = np.bincount(ignored[0], minlength=num_labels)
+    negatives = num_rows - states.sum(axis=0) - ignored_per_label  # (0, 0) entries
+    label = np.concatenate([np.tile(np.arange(num_labels), 4), ignored[0]])
+    reference = np.concatenate([np.repeat([0, 0, 1, 1], num_labels), ignored[1]])
+    prediction = np.concatenate([np.repeat([0, 1, 0, 1], num_labels), ignored[2]])
+    counts = np.concatenate([negatives, states.ravel(), np.ones(ignored[0].size, np.int64)])
+    present = counts > 0
+    return label[present], reference[present], prediction[present], counts[present]
 
 
 def _add_block(cross: np.ndarray, row: np.ndarray, feature: np.ndarray, squared: np.ndarray, num_rows: int, num_labels: int,
                unweighted: bool) -> None:
     """Add sum_rows w^2 x x^T over the block's entries (``row``, ``feature``; feature 0, n, is added
-    by the caller) to ``cross``: a bincount of each row's pairs, or a BLAS product of the one-hot
-    block, whichever costs less."""
+    by the caller) to ``cross``: a bincount of each row's pairs of entries (rows grouped by their
+    number of entries, each group one gather), or a BLAS product of the one-hot block, whichever
+    costs less."""
     if not row.size:
         return
     per_row = np.bincount(row, minlength=num_rows)
     pairs = int((per_row * (per_row + 1) // 2).sum())
     width = 1 + (4 if feature.max() > 3 * num_labels else 3) * num_labels  # the ignored block only when present
     if pairs * _PAIR_COST < num_rows * width * width / 2 * _MULTIPLY_ADD_COST:
-        ends = np.cumsum(per_row)[row]
-        partners = ends - np.arange(row.size)  # the entries from this one to its row's end
-        first = np.repeat(np.arange(row.size), partners)
-        second = first + (np.arange(first.size) - np.repeat(np.cumsum(partners) - partners, partners))
         size = cross.shape[0]
-        codes = feature[first] * size + feature[second]
-        block = np.bincount(codes, weights=None if unweighted else squared[row[first]], minlength=size * size).reshape(size, size)
-        diagonal = np.diagonal(block).copy()  # an entry with itself: counted once
-        cross += block
-        cross += block.T
+        starts = np.cumsum(per_row) - per_row
+        order = np.argsort(per_row, kind="stable")
+        counts = per_row[order]
+        codes, code_weights = [], []
+        for rows in np.split(order, np.flatnonzero(np.diff(counts)) + 1):
+            entries = int(per_row[rows[0]])
+            if not entries:
+                continue
+            first, second = _upper_pairs(entries)
+            block = feature[starts[rows][:, None] + np.arange(entries)]
+            codes.append((block[:, first] * size + block[:, second]).ravel())
+            if not unweighted:
+                code_weights.append(np.repeat(squared[rows], first.size))
+        counted = np.bincount(np.concatenate(codes), weights=None if unweighted else np.concatenate(code_weights),
+                              minlength=size * size).reshape(size, size)
+        diagonal = np.diagonal(counted).copy()  # an entry with itself: counted once
+        cross += counted
+        cross += counted.T
         cross[np.diag_indices(size)] -= diagonal
         return
     # One-hot rows: float32 is exact for 0/1 products summed over fewer than 2^24 rows.
     features = np.zeros((num_rows, width - 1), dtype=np.float32 if unweighted else np.float64)
     features[row, feature - 1] = 1.0 if unweighted else np.sqrt(squared[row])
     cross[1:width, 1:width] += features.T @ features
+
+
+_UPPER_PAIRS: dict = {}
+
+
+def _upper_pairs(entries: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The pairs (i <= j) of ``entries`` positions (cached: rows have few entries)."""
+    if entries not in _UPPER_PAIRS:
+        _UPPER_PAIRS[entries] = np.triu_indices(entries)
+    return _UPPER_PAIRS[entries]
 
 
 def add_cluster_rows(store: Any, ids: np.ndarray, references: np.ndarray, predictions: np.ndarray,

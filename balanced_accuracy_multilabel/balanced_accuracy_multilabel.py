@@ -346,8 +346,7 @@ def balanced_accuracy_multilabel_from_counts(
             # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
             influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
                                                  zero_division=zero_division, averaging=averaging)
-            independent = float(np.sum(counts.squared_weights() * influence**2))
-            effect = counts.clusters.design_effect(influence, independent, confidence_level)
+            effect = counts.clusters.design_effect(influence, counts.independent_variance(influence), confidence_level)
         if effect.reason is None:
             if counts.clusters is not None and effective_positives is None:
                 effective_positives, effective_negatives = counts.positives, counts.negatives

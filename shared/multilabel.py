@@ -155,9 +155,13 @@ class MultilabelCounts:
     entries: Optional[np.ndarray] = None  # weighted: the number of entries of each cell
     clusters: Optional[MultilabelClusters] = None  # what an interval needs of the clusters (None: entries independent)
 
-    def squared_weights(self) -> np.ndarray:
-        """Per cell, the sum of its entries' squared weights (the counts, unweighted)."""
-        return self.cells.astype(np.float64) if self.squares is None else np.ldexp(self.squares, 2 * self.w2_exponent)
+    def independent_variance(self, influence: np.ndarray) -> float:
+        """sum over entries of w^2 psi^2, for an ``influence`` psi per cell ((L, 2, 2)): the variance
+        of a value were every entry independent (squared weights as mantissas times psi scaled the
+        other way, so that weights near float64's limits neither overflow nor vanish)."""
+        if self.squares is None:
+            return float(np.sum(self.cells * influence**2))
+        return float(np.sum(self.squares * np.ldexp(influence, self.w2_exponent) ** 2))
 
     @property
     def num_labels(self) -> int:

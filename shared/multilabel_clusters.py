@@ -89,7 +89,7 @@ def count_entry_clusters(store: Any, ids: np.ndarray, given: bool, references: n
     num_rows, num_labels = references.shape
     note_rows(store, given, num_rows)
     ignored_entries = None
-    if not given and num_labels <= MAX_CROSS_SUM_LABELS:
+    if not given and num_labels <= MAX_CROSS_SUM_LABELS and _moderate(weights):
         ignored_entries = add_cross_sums(store, references, predictions, weights)
     if ignored_entries is None:
         add_cluster_rows(store, ids, references, predictions, weights)
@@ -98,6 +98,18 @@ def count_entry_clusters(store: Any, ids: np.ndarray, given: bool, references: n
         return None
     # Unweighted: the batch's per-label counts follow from the same pass (exact integers).
     return entry_counts(store.moments[SUMS], ignored_entries, num_rows, num_labels)
+
+
+# Weights whose squares the cross-sums hold in float64 without overflow or loss (2^-200..2^200);
+# a batch with weights beyond them is counted as per-cluster rows (sums of w psi: scale-free).
+_WEIGHT_RANGE = (2.0**-200, 2.0**200)
+
+
+def _moderate(weights: Optional[np.ndarray]) -> bool:
+    if weights is None or not weights.size:
+        return True
+    positive = weights[weights > 0]
+    return not positive.size or (positive.min() >= _WEIGHT_RANGE[0] and positive.max() <= _WEIGHT_RANGE[1])
 
 
 def note_rows(store: Any, given: bool, num_rows: int) -> None:

@@ -37,7 +37,7 @@ entries, whichever costs less.
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -60,10 +60,13 @@ ENTRY_KEYS = ("clusters", "label", "reference", "prediction")
 # Cross-sums are kept up to this many labels: S is (1 + 4 L)^2 float64, 128 MB at 1,000 labels
 # (measured: benchmarks/run.py, "multilabel interval"); beyond, per-cluster rows.
 MAX_CROSS_SUM_LABELS = 1000
-# Rows per block of the cross-sums: a block's pairs of entries stay a few tens of MB.
-BLOCK_ROWS = 16384
+# Entries per block of the cross-sums (16,384 rows of 128 labels): a block's pairs of entries
+# stay a few tens of MB (int32 codes) even when rows hold dozens of entries other than (0, 0).
+BLOCK_ENTRIES = 1 << 21
 # Relative costs (seconds) of one pair in the sparse path and one multiply-add in the dense one.
 _PAIR_COST, _MULTIPLY_ADD_COST = 7e-9, 4e-11
+# Cross-sums up to this many cells (16 MB) are counted in each thread; larger ones one block at a time.
+_SMALL_CELLS = 1 << 21
 FP, FN, TP, IGNORED = range(4)  # the feature blocks after n: state s of label l is 1 + s L + l
 
 
@@ -142,9 +145,10 @@ def _block_entries(references: np.ndarray, predictions: np.ndarray, num_labels: 
     row, label = np.divmod(flat, num_labels)
     ignored = (reference != 0) & (reference != 1)
     state = np.where(ignored, IGNORED, reference.astype(np.intp) * 2 + prediction - 1)
+    feature = (1 + state * num_labels + label).astype(np.int32)  # codes of pairs fit int32: (1 + 4 L)^2 < 2^31
     if not ignored.any():
-        return _Entries(row, 1 + state * num_labels + label, None, ())
-    return _Entries(row, 1 + state * num_labels + label, np.bincount(row[ignored], minlength=len(references)),
+        return _Entries(row, feature, None, ())
+    return _Entries(row, feature, np.bincount(row[ignored], minlength=len(references)),
                     (label[ignored], reference[ignored], prediction[ignored]))
 
 
@@ -163,10 +167,11 @@ def add_cross_sums(store: Any, references: np.ndarray, predictions: np.ndarray, 
     lock = threading.Lock()
     ignored_entries: list = []
 
+    block_rows = max(64, BLOCK_ENTRIES // max(1, num_labels))
+
     def add_rows(first: int, last: int) -> bool:
-        block_cross, block_sums, block_count, block_ignored = np.zeros((size, size)), np.zeros(size), 0, []
-        for start in range(first, last, BLOCK_ROWS):
-            block = slice(start, min(start + BLOCK_ROWS, last))
+        for start in range(first, last, block_rows):
+            block = slice(start, min(start + block_rows, last))
             entries = _block_entries(references[block], predictions[block], num_labels)
             if entries is None:
                 return False
@@ -174,25 +179,24 @@ def add_cross_sums(store: Any, references: np.ndarray, predictions: np.ndarray, 
             rows = np.ones(block.stop - block.start, dtype=bool) if weights is None else weights[block] > 0
             if entries.ignored_per_row is not None:  # a row counts where it has a 0/1 reference (and weight)
                 rows &= entries.ignored_per_row < num_labels
-                block_ignored.append(entries.ignored)
             if not rows.all():
                 keep = rows[row]
                 row, feature = row[keep], feature[keep]
-            block_count += int(rows.sum())
             weight = rows.astype(np.float64) if weights is None else np.where(rows, weights[block], 0.0)
             squared = weight if weights is None else weight**2
-            block_sums[0] += weight.sum()
-            block_sums += np.bincount(feature, weights=weight[row], minlength=size)
-            block_cross[0, 0] += squared.sum()
+            block_sums = np.bincount(feature, weights=weight[row], minlength=size)
+            block_sums[0] = weight.sum()
             edge = np.bincount(feature, weights=squared[row], minlength=size)
-            block_cross[0] += edge
-            block_cross[1:, 0] += edge[1:]
-            _add_block(block_cross, row, feature, squared, len(rows), num_labels, weights is None)
-        with lock:
-            cross.__iadd__(block_cross)
-            sums.__iadd__(block_sums)
-            count.__iadd__(block_count)
-            ignored_entries.extend(block_ignored)
+            edge[0] = squared.sum()
+            pairs = _block_pairs(row, feature, squared, len(rows), num_labels, size, weights is None)
+            with lock:  # the threads' sums go straight into the batch's: no (1 + 4 L)^2 copy per thread
+                count[0] += int(rows.sum())
+                sums.__iadd__(block_sums)
+                cross[0] += edge
+                cross[1:, 0] += edge[1:]
+                pairs(cross)
+                if entries.ignored_per_row is not None:
+                    ignored_entries.append(entries.ignored)
         return True
 
     # One block of rows per thread at a time: a thread's sums are (1 + 4 L)^2 floats.
@@ -225,43 +229,71 @@ def entry_counts(sums: np.ndarray, ignored_entries: list, num_rows: int, num_lab
     return label[present], reference[present], prediction[present], counts[present]
 
 
-def _add_block(cross: np.ndarray, row: np.ndarray, feature: np.ndarray, squared: np.ndarray, num_rows: int, num_labels: int,
-               unweighted: bool) -> None:
-    """Add sum_rows w^2 x x^T over the block's entries (``row``, ``feature``; feature 0, n, is added
-    by the caller) to ``cross``: a bincount of each row's pairs of entries (rows grouped by their
-    number of entries, each group one gather), or a BLAS product of the one-hot block, whichever
-    costs less."""
+def _block_pairs(row: np.ndarray, feature: np.ndarray, squared: np.ndarray, num_rows: int, num_labels: int, size: int,
+                 unweighted: bool) -> Callable[[np.ndarray], None]:
+    """The block's sum_rows w^2 x x^T over its entries (``row``, ``feature``; feature 0, n, is added
+    by the caller), as a function adding it to the cross-sums: counted from each row's pairs of
+    entries (rows grouped by their number of entries, each group one gather) or, where rows hold
+    many entries, as the BLAS product of the one-hot block, whichever costs less."""
     if not row.size:
-        return
+        return lambda cross: None
     per_row = np.bincount(row, minlength=num_rows)
     pairs = int((per_row * (per_row + 1) // 2).sum())
     width = 1 + (4 if feature.max() > 3 * num_labels else 3) * num_labels  # the ignored block only when present
-    if pairs * _PAIR_COST < num_rows * width * width / 2 * _MULTIPLY_ADD_COST:
-        size = cross.shape[0]
-        starts = np.cumsum(per_row) - per_row
-        order = np.argsort(per_row, kind="stable")
-        counts = per_row[order]
-        codes, code_weights = [], []
-        for rows in np.split(order, np.flatnonzero(np.diff(counts)) + 1):
-            entries = int(per_row[rows[0]])
-            if not entries:
-                continue
-            first, second = _upper_pairs(entries)
-            block = feature[starts[rows][:, None] + np.arange(entries)]
-            codes.append((block[:, first] * size + block[:, second]).ravel())
-            if not unweighted:
-                code_weights.append(np.repeat(squared[rows], first.size))
-        counted = np.bincount(np.concatenate(codes), weights=None if unweighted else np.concatenate(code_weights),
-                              minlength=size * size).reshape(size, size)
-        diagonal = np.diagonal(counted).copy()  # an entry with itself: counted once
-        cross += counted
-        cross += counted.T
-        cross[np.diag_indices(size)] -= diagonal
-        return
-    # One-hot rows: float32 is exact for 0/1 products summed over fewer than 2^24 rows.
-    features = np.zeros((num_rows, width - 1), dtype=np.float32 if unweighted else np.float64)
-    features[row, feature - 1] = 1.0 if unweighted else np.sqrt(squared[row])
-    cross[1:width, 1:width] += features.T @ features
+    if pairs * _PAIR_COST >= num_rows * width * width / 2 * _MULTIPLY_ADD_COST:
+        # One-hot rows: float32 is exact for 0/1 products summed over fewer than 2^24 rows; sub-blocks
+        # keep the one-hot matrix near 16 MB.
+        product = np.zeros((width - 1, width - 1))
+        step = max(1, (1 << 22) // width)
+        for first in range(0, num_rows, step):
+            part = (row >= first) & (row < first + step)
+            features = np.zeros((min(step, num_rows - first), width - 1), dtype=np.float32 if unweighted else np.float64)
+            features[row[part] - first, feature[part] - 1] = 1.0 if unweighted else np.sqrt(squared[row[part]])
+            product += features.T @ features
+
+        def add_product(cross: np.ndarray) -> None:
+            cross[1:width, 1:width] += product
+
+        return add_product
+    starts = np.cumsum(per_row) - per_row
+    order = np.argsort(per_row, kind="stable")
+    counts = per_row[order]
+    codes, code_weights = [], []
+    for rows in np.split(order, np.flatnonzero(np.diff(counts)) + 1):
+        entries = int(per_row[rows[0]])
+        if not entries:
+            continue
+        first, second = _upper_pairs(entries)
+        block = feature[starts[rows][:, None] + np.arange(entries)]
+        codes.append((block[:, first] * size + block[:, second]).ravel())
+        if not unweighted:
+            code_weights.append(np.repeat(squared[rows], first.size))
+    codes = np.concatenate(codes)
+    code_weights = None if unweighted else np.concatenate(code_weights)
+    if codes.size >= size * size // 8:  # dense enough for a bincount over every cell
+        # A large temporary (many labels) is made under the caller's lock: one at a time, not one per thread.
+        early = size * size <= _SMALL_CELLS
+        counted_early = np.bincount(codes, weights=code_weights, minlength=size * size).reshape(size, size) if early else None
+
+        def add_counted(cross: np.ndarray) -> None:
+            counted = counted_early if early else np.bincount(codes, weights=code_weights, minlength=size * size).reshape(size, size)
+            diagonal = np.diagonal(counted).copy()  # an entry with itself: counted once
+            cross += counted
+            cross += counted.T
+            cross[np.diag_indices(size)] -= diagonal
+
+        return add_counted
+    # Few pairs for many cells (many labels): the distinct cells only, not a (1 + 4 L)^2 temporary.
+    cells, position = np.unique(codes, return_inverse=True)
+    total = np.bincount(position.reshape(-1), weights=code_weights, minlength=cells.size)
+    first, second = np.divmod(cells, size)
+
+    def add_cells(cross: np.ndarray) -> None:
+        cross[first, second] += total  # each (first, second) once: no repeated index within one assignment
+        off = first != second
+        cross[second[off], first[off]] += total[off]
+
+    return add_cells
 
 
 _UPPER_PAIRS: dict = {}

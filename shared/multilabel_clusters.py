@@ -212,9 +212,13 @@ def entry_counts(sums: np.ndarray, ignored_entries: list, num_rows: int, num_lab
 
     Examples
     --------
-    >>> sums = np.array([2.0, 1, 0, 0, 1, 1, 1, 0, 0, 0])  # n; FP, FN, TP, ignored of labels 0 and 1
-    >>> [values.tolist() for values in entry_counts(sums, [], 2, 2)]
-    [[0, 1, 0, 1, 0, 1, 0, 1], [0, 0, 1, 1, 0, 0, 1, 1], [1, 0, 1, 0, 1, 0, 1, 0], [1, 0, 0, 1, 0, 1, 0, 1]]
+    Three rows of two labels: label 0 has one FP and one TP, label 1 one FN and one TP, so
+    each has one (0, 0) entry.
+
+    >>> sums = np.array([3.0, 1, 0, 0, 1, 1, 1, 0, 0])  # n; then FP, FN, TP, ignored of labels 0 and 1
+    >>> label, reference, prediction, count = entry_counts(sums, [], 3, 2)
+    >>> list(zip(label.tolist(), reference.tolist(), prediction.tolist(), count.tolist()))
+    [(0, 0, 0, 1), (1, 0, 0, 1), (0, 0, 1, 1), (1, 1, 0, 1), (0, 1, 1, 1), (1, 1, 1, 1)]
     """
     # Per label: FP (0, 1), FN (1, 0), TP (1, 1) from the sums (integers, exact in float64).
     states = np.rint(sums[1 : 1 + 3 * num_labels]).astype(np.int64).reshape(3, num_labels)

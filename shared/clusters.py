@@ -262,7 +262,9 @@ def design_effect_from_sums(squares: float, total: float, num_clusters: int, ind
                       "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=stacklevel)
     centred = max(squares - total * total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
     clustered = num_clusters / (num_clusters - 1) * centred
-    measured = clustered / independent if independent > 0 else 1.0
+    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
+    finite = math.isfinite(clustered) and math.isfinite(independent)
+    measured = clustered / independent if finite and independent > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2
     return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured)

@@ -161,7 +161,11 @@ class MultilabelCounts:
         other way, so that weights near float64's limits neither overflow nor vanish)."""
         if self.squares is None:
             return float(np.sum(self.cells * influence**2))
-        return float(np.sum(self.squares * np.ldexp(influence, self.w2_exponent) ** 2))
+        mantissa, exponent = np.frexp(influence)  # psi^2 w^2 = (m^2 squares) 4^(e + w2_exponent)
+        # Weights more than ~1e150 apart lose the smaller ones' squares (as for Kish's sizes): the sum
+        # is then approximate, possibly inf or 0, and the design effect taken as 1 (clusters.py).
+        with np.errstate(over="ignore", under="ignore"):
+            return float(np.sum(np.ldexp(self.squares * mantissa**2, 2 * (exponent + self.w2_exponent))))
 
     @property
     def num_labels(self) -> int:

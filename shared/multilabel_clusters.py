@@ -352,7 +352,8 @@ class MultilabelClusters:
             count += int(round(float(self.moments[COUNT][0])))
         keys, sums = [], []
         if self.sizes is not None:
-            keys_rows, sums_rows = self._row_sums(influence, num_labels)
+            with np.errstate(over="ignore", invalid="ignore"):
+                keys_rows, sums_rows = self._row_sums(influence, num_labels)
             keys.append(keys_rows)
             sums.append(sums_rows)
         if self.raw_ids is not None:
@@ -364,12 +365,13 @@ class MultilabelClusters:
                 values = values * self.raw_weights
             keys.append(self.raw_ids[rows])
             sums.append(values[rows])
-        if keys:
+        if keys:  # (weights near float64's limits may overflow here: the design effect is then taken as 1)
             all_keys = np.concatenate(keys) if len(keys) > 1 else keys[0]
             distinct, position = np.unique(all_keys, return_inverse=True)
             per_cluster = np.bincount(position.reshape(-1), weights=np.concatenate(sums), minlength=distinct.size)
-            squares += float(np.sum(per_cluster**2))
-            total += float(per_cluster.sum())
+            with np.errstate(over="ignore", invalid="ignore"):
+                squares += float(np.sum(per_cluster**2))
+                total += float(per_cluster.sum())
             count += int(distinct.size)
         return design_effect_from_sums(squares, total, count, independent, confidence_level, stacklevel=5)
 

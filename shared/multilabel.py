@@ -317,7 +317,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
         cut = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (num_labels,))
         predicted = prediction >= cut[label]
         raw_predicted = raw_scores >= cut
-    clusters = gather_clusters(stored, raw, raw_positive, raw_predicted, counted, cut, ignore_index)
+    clusters = gather_clusters(stored, raw, raw_positive, raw_predicted, counted, cut)
 
     # Cells of counted rows: label * 4 + reference * 2 + prediction.
     shape, size = (num_labels, 2, 2), 4 * num_labels

@@ -325,8 +325,9 @@ def add_cluster_rows(store: Any, ids: np.ndarray, references: np.ndarray, predic
 class MultilabelClusters:
     """What an interval needs of the clusters, gathered at compute from a store (see the module
     doc): the cross-sums (or None), the per-cluster rows (or None), the raw rows' cluster ids and
-    their cells (or None), how compute's threshold maps a counted 0/1 prediction (``predicted``:
-    per label, the prediction 0 and 1 become; None: themselves), and ``ignore_index``."""
+    their cells (or None), and compute's per-label thresholds (``cut``; None: predictions are
+    labels). Entries whose reference is not 0/1 are ignored ones (compute has checked them
+    against ``ignore_index``)."""
 
     moments: Optional[dict] = None
     sizes: Optional[JointCounts] = None
@@ -335,7 +336,6 @@ class MultilabelClusters:
     raw_cells: Optional[np.ndarray] = None  # (N, L): reference * 2 + predicted, -1 where not counted
     raw_weights: Optional[np.ndarray] = None
     cut: Optional[np.ndarray] = None  # per-label thresholds of from_probas (None: predictions are labels)
-    ignore_index: Optional[int] = None
     reason: Optional[str] = None
 
     def design_effect(self, influence: np.ndarray, independent: float, confidence_level: float) -> DesignEffect:
@@ -418,21 +418,24 @@ class MultilabelClusters:
 
 
 def gather_clusters(stored: Any, raw: Optional[dict], raw_positive: np.ndarray, raw_predicted: np.ndarray,
-                    counted: Optional[np.ndarray], cut: Optional[np.ndarray], ignore_index: Optional[int]) -> Optional[MultilabelClusters]:
-    """The ``MultilabelClusters`` of a store (None when nothing of clusters was counted)."""
+                    counted: Optional[np.ndarray], cut: Optional[np.ndarray]) -> Optional[MultilabelClusters]:
+    """The ``MultilabelClusters`` of a store (None when nothing of clusters was counted): ``raw`` its
+    raw columns, ``raw_positive`` / ``raw_predicted`` their cells, ``counted`` the raw entries that
+    count (None: all), ``cut`` compute's per-label thresholds."""
     given_rows = float(stored.moments.get(GIVEN_ROWS, [0.0])[0])
     default_rows = float(stored.moments.get(DEFAULT_ROWS, [0.0])[0])
     raw_ids = None if not raw or raw.get("clusters") is None else raw["clusters"]
     not_counted = bool(stored.settings.get(CLUSTERS_NOT_COUNTED))
     if given_rows > 0 and (default_rows > 0 or not_counted):
-        total = len(stored) // max(1, int(stored.settings.get("num_labels") or 1)) if not raw else int(given_rows + default_rows)
+        counted_entries = sum(len(table) for name, table in stored.tables.items() if not name.startswith("_"))
+        total = counted_entries // max(1, int(stored.settings.get("num_labels") or 1)) + (len(raw["references"]) if raw else 0)
         raise ValueError(f"clusters: expected cluster ids for every sample, with every batch or with none; found them for "
                          f"{int(given_rows):,} of {total:,} samples (some batches were added without clusters=).")
     if not_counted:
         return MultilabelClusters(reason=CLUSTERS_NOT_COUNTED)
     if given_rows == 0 and default_rows == 0 and raw_ids is None:
         return None
-    clusters = MultilabelClusters(cut=cut, ignore_index=ignore_index)
+    clusters = MultilabelClusters(cut=cut)
     if CROSS in stored.moments:
         clusters.moments = stored.moments
     if SIZES in stored.tables:

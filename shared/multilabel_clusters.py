@@ -269,7 +269,9 @@ def _block_pairs(row: np.ndarray, feature: np.ndarray, squared: np.ndarray, num_
             continue
         first, second = _upper_pairs(entries)
         block = feature[starts[rows][:, None] + np.arange(entries)]
-        codes.append((block[:, first] * size + block[:, second]).ravel())
+        pair_codes = np.take(block * size, first, axis=1)
+        pair_codes += np.take(block, second, axis=1)
+        codes.append(pair_codes.ravel())
         if not unweighted:
             code_weights.append(np.repeat(squared[rows], first.size))
     codes = np.concatenate(codes)

@@ -10,6 +10,7 @@ import numpy as np
 from .shared_core import as_array
 from .shared_core import Averaging
 from .shared_core import binary_balanced_accuracy
+from .shared_core import binary_columns_influence
 from .shared_core import binary_columns_interval
 from .shared_core import check_class_mask
 from .shared_core import check_flag
@@ -26,6 +27,7 @@ from .shared_core import label_average_reason
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import multilabel_counts
 from .shared_core import MultilabelCounts
+from .shared_core import NO_CLUSTERS
 from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
@@ -80,6 +82,10 @@ Args:
         array) is an error that names `ignore_index`.
     sample_weight (array-like of N numbers, optional): one non-negative weight per row;
         counts and supports become weighted sums.
+    clusters (array-like of N ids, optional): which samples are not independent of each
+        other (integers or strings, one per row: the conversation, document or patient
+        behind each sample). The labels of one sample always share it: by default each
+        sample is one cluster; `clusters` groups samples further. Used by the interval only.
     zero_division ("skip", 0.0 or 1.0, defaults to "skip"): a label with no positives has
         no TPR (with no negatives: no TNR). "skip" leaves the undefined rate out, so
         BA_l is the other rate, as in scikit-learn's `balanced_accuracy_score` and in
@@ -96,8 +102,10 @@ Args:
     confusion_matrix (array-like of shape (L, 2, 2), instead of predictions and references):
         per-label counts made elsewhere, laid out as scikit-learn's
         `multilabel_confusion_matrix` ([[tn, fp], [fn, tp]] per label); the result,
-        interval included, is what the same samples give. Non-integer entries are
-        weighted sums (for intervals each is treated as a count).
+        value is what the same samples give. Non-integer entries are weighted sums (for
+        intervals each is treated as a count). A matrix has no samples, so its interval
+        treats every entry as independent (no clusters: narrower than the samples' one
+        when label errors share samples).
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
         a confidence interval for the averaged value. Default None: no interval.
     ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
@@ -105,9 +113,11 @@ Args:
         label's TPR and TNR (for "micro": the pooled ones), combined with MOVER into an
         interval for the average. "bootstrap" redraws each of those counts as
         Binomial(size, rate) and returns the percentile interval. None means
-        "agresti_coull". The labels are treated as independent, which they are not
-        when their errors fall on the same samples: with correlated label errors the
-        95% interval covered the truth in 90-93% of simulated sets (see the card). With
+        "agresti_coull". The labels of one sample are not independent (a hard sample
+        gets several labels wrong at once): every method divides its sizes by the design
+        effect of the average, its variance with each sample (or each of `clusters`) as
+        one independent unit over its variance with independent entries (at least 1,
+        widened to Student's t on G - 1 for G clusters; see the card). With
         `sample_weight`, each label's positives and negatives count as Kish's effective
         sizes (sum w)^2 / sum w^2 (an approximation for importance weights; not for
         frequency counts). There is no interval with threshold="auto" (ValueError):
@@ -125,7 +135,13 @@ Returns:
         "empty_class_mask_after_filtering" (no selected label left to average),
         "no_positive_support" ("weighted" and no label has a positive).
     balanced_accuracy_ci (list of two floats): with `confidence_level`, [low, high] for
-        the averaged value, inside [0, 1]; [nan, nan] when the value is undefined.
+        the averaged value, inside [0, 1]; [nan, nan] when the value is undefined, or
+        with `balanced_accuracy_ci_reason`: "single_cluster" (one cluster: no variance
+        between clusters), "clusters_not_counted" (batches were added before an interval
+        was asked for: pass `confidence_level` to `evaluate.load`, or `clusters`, so
+        that `add_batch` counts each sample's cluster). Fewer than 10 clusters warn.
+    num_clusters (int), design_effect (float): with `confidence_level` (not for a
+        `confusion_matrix`), the number of clusters and the measured design effect.
     per_label_thresholds (list of float): with `threshold="auto"`, in label order.
     per_label_ba (list of float): BA_l in label order (NaN only for a label with neither
         positives nor negatives).
@@ -138,7 +154,9 @@ Returns:
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (label, reference, prediction) entries
 for 0/1 predictions, so streaming a dataset takes memory that does not grow with its size;
 probabilities are kept as they are, as the threshold is applied at `compute`. Pass
-`sample_weight` to `add_batch` with its batch.
+`sample_weight` (and `clusters`) to `add_batch` with its batch. With `confidence_level` at
+`evaluate.load`, it also keeps the cross-sums of the samples' cells over clusters (O(L^2)
+floats, not O(N L)).
 
 Examples:
 
@@ -185,15 +203,25 @@ Examples:
     ...                + [[1, 1]] * 9 + [[0, 1]] * 6 + [[0, 0]] * 125)
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
     >>> round(result["balanced_accuracy"], 4), [round(x, 4) for x in result["balanced_accuracy_ci"]]
-    (0.8875, [0.8221, 0.9242])
+    (0.8875, [0.8193, 0.9251])
+    >>> result["num_clusters"], round(result["design_effect"], 3)  # each sample a cluster
+    (200, 1.06)
 
-    The per-label tables, and the same result from tables counted elsewhere (a SQL
-    group-by, a paper's TP/FP/TN/FN):
+    Samples that come in pairs (two crops of one image, say) are worth fewer independent
+    ones; `clusters` says so, and the interval widens:
+
+    >>> paired = metric.compute(references=references, predictions=predictions, confidence_level=0.95,
+    ...                         clusters=[i // 2 for i in range(200)])
+    >>> [round(x, 4) for x in paired["balanced_accuracy_ci"]], paired["num_clusters"]
+    ([0.7871, 0.9343], 100)
+
+    The per-label tables, and the same value from tables counted elsewhere (a SQL
+    group-by, a paper's TP/FP/TN/FN; their interval treats entries as independent):
 
     >>> tables = metric.compute(references=references, predictions=predictions, return_confusion_matrix=True)["confusion_matrix"]
     >>> tables
     [[[171, 9], [4, 16]], [[135, 15], [5, 45]]]
-    >>> metric.compute(confusion_matrix=tables, confidence_level=0.95) == result
+    >>> metric.compute(confusion_matrix=tables)["balanced_accuracy"] == result["balanced_accuracy"]
     True
 """
 
@@ -339,12 +367,23 @@ def balanced_accuracy_multilabel_from_counts(
         result.update(undefined_ci)
     elif confidence_level is not None:
         effective_positives, effective_negatives = counts.effective_sizes()
-        interval = binary_columns_interval(
-            counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
-            method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, averaging=averaging,
-            zero_division=zero_division, effective_positives=effective_positives, effective_negatives=effective_negatives,
-        )
-        result["balanced_accuracy_ci"] = interval.as_list()
+        effect = NO_CLUSTERS
+        if counts.clusters is not None:
+            # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
+            influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
+                                                 zero_division=zero_division, averaging=averaging)
+            effect = counts.clusters.design_effect(influence, counts.independent_variance(influence), confidence_level)
+        if effect.reason is None:
+            if counts.clusters is not None and effective_positives is None:
+                effective_positives, effective_negatives = counts.positives, counts.negatives
+            interval = binary_columns_interval(
+                counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
+                method=ci_method or DEFAULT_CI_METHOD, n_resamples=n_resamples, seed=seed, averaging=averaging,
+                zero_division=zero_division, effective_positives=effect.scale(effective_positives),
+                effective_negatives=effect.scale(effective_negatives),
+            )
+            result["balanced_accuracy_ci"] = interval.as_list()
+        result.update(effect.outputs("balanced_accuracy_ci"))
     if return_per_label:
         result["per_label_ba"] = per_label_ba
         result["support_per_label"] = counts.positives
@@ -390,7 +429,8 @@ class BalancedAccuracyMultilabel(CountsMetric):
             return 0
         width = store.settings.get("num_labels") or 1
         raw = store.raw.get("references", [])
-        return sum(len(table) for table in store.tables.values()) // width + sum(len(chunk) for chunk in raw)
+        counted = sum(len(table) for name, table in store.tables.items() if not name.startswith("_"))
+        return counted // width + sum(len(chunk) for chunk in raw)
 
     def _check_options(self, options):
         auto = isinstance(options["threshold"], str)
@@ -399,8 +439,10 @@ class BalancedAccuracyMultilabel(CountsMetric):
         if auto and not options["from_probas"]:
             raise ValueError("threshold: 'auto' searches thresholds on scores; pass from_probas=True with them (found from_probas=False).")
 
+    INPUTS = ("sample_weight", "clusters")
+
     def _count(self, predictions, references, inputs, options):
-        return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer)
+        return count_indicators(predictions, references, inputs.get("sample_weight"), like=self.writer, clusters=inputs.get("clusters"))
 
     def _counts(self, stored, options):
         if stored.settings.get("num_labels") is not None:  # None: only empty lists were given

@@ -57,6 +57,7 @@ FULL = dict(
     stream_batches=100,  # 100 add_batch calls of 100k
     auto_samples=5_000_000,  # binary scores, threshold="auto"
     multilabel_shape=(1_000_000, 50),
+    multilabel_interval_shape=(1_000_000, 100),  # issue 25: the interval within 3x of the run without it
     topk_shape=(200_000, 1000),
     topk_k=(1, 5),
     segmentation_batches=10,
@@ -82,6 +83,7 @@ QUICK = dict(
     stream_batches=10,
     auto_samples=20_000,
     multilabel_shape=(2_000, 5),
+    multilabel_interval_shape=(2_000, 10),
     topk_shape=(1_000, 20),
     topk_k=(1, 5),
     segmentation_batches=3,
@@ -667,6 +669,31 @@ class Benchmark:
         peer = self.time(lambda: np.argsort(scores, axis=0))
         self.add(Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}"))
 
+    # -- multilabel interval with each sample a cluster (issue 25)
+
+    def multilabel_interval(self) -> None:
+        rows_, labels = self.config["multilabel_interval_shape"]
+        # Label cardinality as in common multilabel sets (a few positives per sample), and a denser one.
+        settings = [("prevalence 20%..0.2%", (0.2, 0.002)), ("prevalence 40%..1%", (0.4, 0.01))]
+        targets = [("multilabel interval", f"{rows_:,} × {labels} int64 0/1, {name}, FN 20%, FP 3%, confidence_level=0.95",
+                    "the same compute without confidence_level", 3.0, "≤ 3") for name, _ in settings]
+        metric = self.module("balanced_accuracy_multilabel")
+        if metric is None:
+            return self.missing_module_rows(targets, "balanced_accuracy_multilabel")
+        for (name, (highest, lowest)), target in zip(settings, targets):
+            self.log(f"multilabel interval: {rows_:,} x {labels}, {name}")
+            rng = np.random.default_rng(5)
+            references = (rng.random((rows_, labels)) < np.geomspace(highest, lowest, labels)).astype(np.int64)
+            flipped = rng.random((rows_, labels)) < np.where(references == 1, 0.2, 0.03)
+            predictions = np.where(flipped, 1 - references, references)
+            entries = float(((references != 0) | (predictions != 0)).sum(axis=1).mean())
+            del flipped
+            ours = self.time(lambda: metric.compute(predictions=predictions, references=references, confidence_level=0.95))
+            peer = self.time(lambda: metric.compute(predictions=predictions, references=references))
+            row = Row(*target[:2], ours.median, target[2], peer.median, *target[3:], runs=f"{len(ours.runs)} / {len(peer.runs)}")
+            row.notes.append(f"{entries:.1f} entries per row other than (0, 0)")
+            self.add(row)
+
     # -- balanced_topk_accuracy
 
     def topk(self) -> None:
@@ -977,8 +1004,9 @@ def main(argv=None) -> int:
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as cache_dir:
         bench = Benchmark(config, repeats, args.slow_seconds, cache_dir, log=lambda text: print(text, flush=True))
-        for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.topk, bench.segmentation,
-                     bench.segmentation_stream, bench.segmentation_stream_interval, bench.topk_stream, bench.informedness_interval):
+        for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.multilabel_interval, bench.topk,
+                     bench.segmentation, bench.segmentation_stream, bench.segmentation_stream_interval, bench.topk_stream,
+                     bench.informedness_interval):
             with contextlib.redirect_stderr(io.StringIO()):
                 case()
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None

@@ -291,8 +291,7 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     if num_clusters < 2:
         return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
     if warn and num_clusters < FEW_CLUSTERS:
-        warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
-                      "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=4)
+        _warn_few(num_clusters, 5)
     influence = np.asarray(influence, dtype=np.float64)
     weight = rows.weight.astype(np.float64)
     squared = rows.n.astype(np.float64) if rows.w is None else np.ldexp(rows.w2, 2 * rows.w2_exponent)
@@ -306,11 +305,47 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
     leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
     clustered = float(np.sum(per_cluster**2 / np.maximum(1.0 - leverage, 0.05)))
-    measured = clustered / independent if independent > 0 else 1.0
     # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
     # variance (unequal sizes): the Kish effective number of clusters of those shares.
     effective = float(1.0 / np.sum(leverage**2))
-    degrees_of_freedom = max(1.0, min(float(num_clusters), effective) - 1.0)
+    return _design_effect(clustered, independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
+                          confidence_level)
+
+
+def design_effect_from_sums(squares: float, total: float, num_clusters: int, independent: float, confidence_level: float,
+                            warn: bool = True, stacklevel: int = 4) -> DesignEffect:
+    """The design effect from ``squares`` = sum_g u_g^2 and ``total`` = sum_g u_g of the
+    clusters' summed influences u_g, their number, and the independent variance
+    sum_i w_i^2 psi_i^2 (what ``design_effect`` computes from rows; a module with its own
+    sufficient statistics, such as cross-sums over clusters, computes these sums from them).
+    Without each cluster's share of the variance, the clusters are taken as alike: the
+    usual G / (G - 1) and t on G - 1 degrees of freedom (no leverage correction).
+
+    Examples
+    --------
+    >>> round(design_effect_from_sums(4.0, 0.0, 4, 2.0, 0.95, warn=False).measured, 6)  # 4 / 3 x 4 / 2
+    2.666667
+    """
+    if num_clusters < 2:
+        return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
+    if warn and num_clusters < FEW_CLUSTERS:
+        _warn_few(num_clusters, stacklevel + 1)
+    centred = max(squares - total * total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
+    return _design_effect(num_clusters / (num_clusters - 1) * centred, independent, num_clusters, num_clusters - 1.0,
+                          confidence_level)
+
+
+def _warn_few(num_clusters: int, stacklevel: int) -> None:
+    warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
+                  "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=stacklevel)
+
+
+def _design_effect(clustered: float, independent: float, num_clusters: int, degrees_of_freedom: float,
+                   confidence_level: float) -> DesignEffect:
+    """The variance ratio, at least 1 and widened from z to t on ``degrees_of_freedom`` (module doc)."""
+    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
+    finite = math.isfinite(clustered) and math.isfinite(independent)
+    measured = clustered / independent if finite and independent > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
     return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured)

@@ -230,6 +230,50 @@ def binary_columns_interval(
     return finish_interval(np.asarray(interval.low), np.asarray(interval.high), np.isnan(value), reason)
 
 
+def binary_columns_influence(
+    tp: Any, positives: Any, tn: Any, negatives: Any, *, average: str = "macro", zero_division: Any = "skip",
+    averaging: Optional[Averaging] = None,
+) -> np.ndarray:
+    """How one more entry (of unit weight) of label l in cell (reference, prediction) moves the
+    linear form of TPRs and TNRs that ``binary_columns_interval`` builds for ``average``:
+    an ``(L, 2, 2)`` array laid out as the cells ``[[tn, fp], [fn, tp]]``. A positive entry moves
+    TPR_l by ``(correct - TPR_l) / positives_l`` (pooled over the selected labels for "micro"),
+    a negative one TNR_l likewise; each times the rate's coefficient in the average (the
+    weighted average's label shares held fixed, as the interval holds them). What a
+    cluster-robust variance weighs each entry by (``clusters.design_effect_from_sums``).
+
+    Examples
+    --------
+    >>> influence = binary_columns_influence([8], [10], [45], [50])  # BA = (TPR + TNR) / 2
+    >>> np.round(influence[0], 4).tolist()  # [[0.5 (1 - 0.9) / 50, -0.5 x 0.9 / 50], [-0.5 x 0.8 / 10, 0.5 (1 - 0.8) / 10]]
+    [[0.001, -0.009], [-0.04, 0.01]]
+    """
+    tp, positives, tn, negatives = (np.asarray(a, dtype=np.float64) for a in (tp, positives, tn, negatives))
+    num_labels = tp.shape[-1]
+    if averaging is None:
+        averaging = Averaging(num_labels)
+    selected = np.zeros(num_labels, dtype=bool)
+    selected[slice(None) if averaging.selected is None else averaging.selected] = True
+    if average == "micro":
+        pooled = pool_columns(tp, positives, tn, negatives, selected)
+        per_label = binary_balanced_accuracy(*pooled, zero_division)
+        weight_tpr, weight_tnr, _ = binary_rate_coefficients(pooled[1] > 0, pooled[3] > 0, zero_division)
+        share = np.where(selected, 1.0 if not np.isnan(per_label[0]) else 0.0, 0.0)
+        tp, positives, tn, negatives = (np.broadcast_to(field, (num_labels,)) for field in pooled)
+        weight_tpr, weight_tnr = np.broadcast_to(weight_tpr, (num_labels,)), np.broadcast_to(weight_tnr, (num_labels,))
+    else:
+        per_label = binary_balanced_accuracy(tp, positives, tn, negatives, zero_division)
+        share = Averaging(num_labels, averaging.selected).coefficients(~np.isnan(per_label), positives if average == "weighted" else None)[0]
+        weight_tpr, weight_tnr, _ = binary_rate_coefficients(positives > 0, negatives > 0, zero_division)
+    tpr, tnr = (np.clip(np.nan_to_num(safe_ratio(hits, total)), 0.0, 1.0) for hits, total in ((tp, positives), (tn, negatives)))
+    per_positive = np.divide(share * weight_tpr, positives, out=np.zeros(num_labels), where=positives > 0)
+    per_negative = np.divide(share * weight_tnr, negatives, out=np.zeros(num_labels), where=negatives > 0)
+    influence = np.empty((num_labels, 2, 2))
+    influence[:, 0, 0], influence[:, 0, 1] = per_negative * (1.0 - tnr), -per_negative * tnr
+    influence[:, 1, 0], influence[:, 1, 1] = -per_positive * tpr, per_positive * (1.0 - tpr)
+    return influence
+
+
 # ----------------------------------------------------------------------------------------
 # Full confusion matrices: informedness and any other reduction (bootstrap)
 # ----------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from .clusters import cluster_ids
 from .counts import CountTable
 from .counts import JointCounts
 from .counts import NO_SAMPLES
@@ -35,6 +36,11 @@ from .inputs import check_finite
 from .inputs import check_sample_weight
 from .inputs import is_string_array
 from .labels import padding_hint
+from .multilabel_clusters import MultilabelClusters
+from .multilabel_clusters import count_entry_clusters
+from .multilabel_clusters import gather_clusters
+from .multilabel_clusters import note_rows
+from .multilabel_clusters import row_cluster_ids
 from .labels import padding_values
 from .store import Store
 from .thresholds import check_scores
@@ -69,11 +75,13 @@ def _integral(array: np.ndarray) -> bool:
     return True
 
 
-def count_indicators(predictions: Any, references: Any, sample_weight: Any = None, like: Optional[Store] = None) -> Store:
+def count_indicators(predictions: Any, references: Any, sample_weight: Any = None, like: Optional[Store] = None,
+                     clusters: Any = None) -> Store:
     """One batch of (N, L) rows as a ``Store`` of its own (see the module doc).
 
     ``sample_weight``: one weight per row. ``like``: the store kept so far; a batch whose
-    rows have another width is rejected before anything is counted.
+    rows have another width is rejected before anything is counted. ``clusters``: a
+    ``clusters.ClusterSpec`` (each row one cluster by default; ``multilabel_clusters.py``).
 
     Examples
     --------
@@ -86,6 +94,8 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     if predictions.shape == references.shape == (0,):
         # An empty list has no rows and says nothing of their width: no samples, whatever the width.
         check_sample_weight(sample_weight, 0, (0,))
+        if clusters is not None and clusters.given is not None:
+            cluster_ids(clusters.given, (0,))
         return Store()
     predictions, references = _as_rows(predictions, "predictions"), _as_rows(references, "references")
     if len(predictions) != len(references):
@@ -98,6 +108,8 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     if width is not None and width != num_labels:
         raise ValueError(f"predictions: expected rows of length {width} like the earlier batches, found rows of length {num_labels}.")
     weights = check_sample_weight(sample_weight, num_rows, (num_rows,))
+    store = Store()
+    ids = row_cluster_ids(clusters, store, num_rows, num_labels)
     for name, array in (("references", references), ("predictions", predictions)):
         if is_string_array(array):
             example = f" such as {str(array.flat[0])!r}" if array.size else ""
@@ -105,17 +117,25 @@ def count_indicators(predictions: Any, references: Any, sample_weight: Any = Non
     if not _integral(references):
         example = _to_python_scalar(references[np.rint(references) != references][0])
         raise ValueError(f"references: expected 0/1 values, found non-integer values such as {example!r}.")
-    store = Store()
     store.settings[WIDTH] = int(num_labels)
     store.note_references(references)
     references = references.astype(np.int64) if references.dtype.kind == "f" else references
     if _integral(predictions):
         table = CountTable(list(MULTILABEL_KEYS))
         predictions = predictions.astype(np.int64) if predictions.dtype.kind == "f" else predictions
-        table.add([np.arange(num_labels)[None, :], references, predictions], None if weights is None else weights[:, None])
+        counted = None if ids is None else count_entry_clusters(store, ids, clusters.given is not None, references, predictions, weights)
+        if counted is not None:  # counted by the clusters' pass over the batch
+            table.add(counted[:3], counts=counted[3])
+        else:
+            table.add([np.arange(num_labels)[None, :], references, predictions], None if weights is None else weights[:, None])
         store.tables[TABLE] = table
     else:
-        store.keep_raw({"references": references, "predictions": predictions, "sample_weight": weights})
+        raw = {"references": references, "predictions": predictions, "sample_weight": weights}
+        if clusters is not None:  # each row's cluster beside it (zeros when not counted: the columns always match)
+            raw["clusters"] = ids if ids is not None else np.zeros(num_rows, np.int8)
+            if ids is not None:
+                note_rows(store, clusters.given is not None, num_rows)
+        store.keep_raw(raw)
     return store
 
 
@@ -133,6 +153,19 @@ class MultilabelCounts:
     reason: Optional[str] = None
     thresholds: Optional[np.ndarray] = None
     entries: Optional[np.ndarray] = None  # weighted: the number of entries of each cell
+    clusters: Optional[MultilabelClusters] = None  # what an interval needs of the clusters (None: entries independent)
+
+    def independent_variance(self, influence: np.ndarray) -> float:
+        """sum over entries of w^2 psi^2, for an ``influence`` psi per cell ((L, 2, 2)): the variance
+        of a value were every entry independent (squared weights as mantissas times psi scaled the
+        other way, so that weights near float64's limits neither overflow nor vanish)."""
+        if self.squares is None:
+            return float(np.sum(self.cells * influence**2))
+        mantissa, exponent = np.frexp(influence)  # psi^2 w^2 = (m^2 squares) 4^(e + w2_exponent)
+        # Weights more than ~1e150 apart lose the smaller ones' squares (as for Kish's sizes): the sum
+        # is then approximate, possibly inf or 0, and the design effect taken as 1 (clusters.py).
+        with np.errstate(over="ignore", under="ignore"):
+            return float(np.sum(np.ldexp(self.squares * mantissa**2, 2 * (exponent + self.w2_exponent))))
 
     @property
     def num_labels(self) -> int:
@@ -275,6 +308,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     raw_positive = raw_references == 1
 
     thresholds = None
+    cut = None
     if not from_probas:
         predicted, raw_predicted = prediction, raw_scores  # raw_scores is empty here
     else:
@@ -283,6 +317,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
         cut = np.broadcast_to(np.asarray(threshold, dtype=np.float64), (num_labels,))
         predicted = prediction >= cut[label]
         raw_predicted = raw_scores >= cut
+    clusters = gather_clusters(stored, raw, raw_positive, raw_predicted, counted, cut)
 
     # Cells of counted rows: label * 4 + reference * 2 + prediction.
     shape, size = (num_labels, 2, 2), 4 * num_labels
@@ -291,7 +326,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     weighted = rows.w is not None or raw_weights is not None
     if not weighted:
         n = np.rint(np.bincount(codes, weights=rows.n, minlength=size)).astype(np.int64).reshape(shape) + raw_cells(None)
-        return MultilabelCounts(n, reason=reason, thresholds=thresholds)
+        return MultilabelCounts(n, reason=reason, thresholds=thresholds, clusters=clusters)
     entries = np.rint(np.bincount(codes, weights=rows.n, minlength=size)).astype(np.int64).reshape(shape) + raw_cells(None)
     w = np.bincount(codes, weights=rows.weight.astype(np.float64), minlength=size).reshape(shape)
     row_squares, row_exponent = (rows.w2, rows.w2_exponent) if rows.w2 is not None else (rows.n.astype(np.float64), 0)
@@ -302,7 +337,7 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
     w2 = np.bincount(codes, weights=np.ldexp(row_squares, 2 * (row_exponent - exponent)), minlength=size).reshape(shape)
     if raw_references.size:
         w2 = w2 + raw_cells(np.ldexp(raw_squares, 2 * (raw_exponent - exponent)))
-    return MultilabelCounts(w, w2, exponent, reason, thresholds, entries)
+    return MultilabelCounts(w, w2, exponent, reason, thresholds, entries, clusters)
 
 
 def _raw_cells(positive: np.ndarray, predicted: np.ndarray, counted: Optional[np.ndarray]):

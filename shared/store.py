@@ -1,7 +1,8 @@
 """The store: what ``add_batch`` keeps between calls, and what processes hand to process 0.
 
 A ``Store`` holds count tables (``counts.CountTable``: sufficient statistics, whose size
-follows the number of distinct label tuples, not the number of samples) and, for inputs a
+follows the number of distinct label tuples, not the number of samples), moments (named
+float64 arrays that merge by addition, such as cross-sums over clusters) and, for inputs a
 compute-time threshold still has to turn into labels, raw columns (copies, in the
 narrowest type that holds them). Every batch is validated and counted into a store of
 its own first; ``merge`` then checks that it fits what is already kept (the same kinds
@@ -51,6 +52,8 @@ class Store:
         # The dtypes the references came in, over all batches: whether a value looks like
         # padding depends on it (255 marks void pixels in uint8 segmentation maps).
         self.reference_dtypes: Set[str] = set()
+        # Sums that merge by addition (e.g. cross-sums over clusters): float64 arrays by name.
+        self.moments: Dict[str, np.ndarray] = {}
 
     def __len__(self) -> int:
         """Samples stored."""
@@ -81,7 +84,16 @@ class Store:
                         raise TypeError(f"{mine.name}: expected {mine.kind} labels like the earlier batches, found {theirs.kind}s.")
         for name, chunks in other.raw.items():
             self._check_raw(name, [chunk for chunk in chunks if chunk is not None])
+        for name, values in other.moments.items():
+            if name in self.moments and self.moments[name].shape != values.shape:
+                raise ValueError(f"{name}: expected sums of shape {self.moments[name].shape} like the earlier batches, found "
+                                 f"{values.shape}.")
         self.settings.update(other.settings)
+        for name, values in other.moments.items():
+            if name in self.moments:
+                self.moments[name] += values
+            else:  # a copy: the other store's arrays stay its own
+                self.moments[name] = np.array(values, dtype=np.float64)
         self.reference_dtypes |= other.reference_dtypes
         for name, table in other.tables.items():
             if name not in self.tables:
@@ -161,6 +173,8 @@ class Store:
             layout["raw"][name] = column is not None
             if column is not None:
                 arrays[f"raw/{name}"] = column.astype(str) if column.dtype == object else column
+        for name, values in self.moments.items():
+            arrays[f"moments/{name}"] = values
         arrays["layout"] = np.array(json.dumps(layout))
         with open(path, "wb") as file:
             np.savez(file, **arrays)
@@ -181,4 +195,7 @@ class Store:
                 store.tables[name].merge(counts)
             for name, present in layout["raw"].items():
                 store.raw[name] = [data[f"raw/{name}"] if present else None]
+            for key in data.files:
+                if key.startswith("moments/"):
+                    store.moments[key[len("moments/"):]] = data[key].astype(np.float64)
         return store

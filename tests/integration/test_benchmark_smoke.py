@@ -17,6 +17,7 @@ TARGETS = [
     ("memory: peak RSS above start", 3),
     ("threshold='auto' binary", 1),
     ("multilabel threshold='auto'", 1),
+    ("multilabel interval", 2),
     ("top-k", 2),
     ("segmentation", 1),
     ("segmentation streaming", 2),
@@ -26,6 +27,7 @@ TARGETS = [
 ]
 MODULE_OF_TARGET = {
     "multilabel threshold='auto'": "balanced_accuracy_multilabel",
+    "multilabel interval": "balanced_accuracy_multilabel",
     "top-k": "balanced_topk_accuracy",
     "memory: top-k streaming": "balanced_topk_accuracy",
     "informedness interval": "informedness",

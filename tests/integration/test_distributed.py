@@ -72,6 +72,12 @@ def generated_cases():
             (tag_scores, tags, {"from_probas": True, "threshold": "auto", "return_per_label": True}),
             ((tag_scores >= 0.5).astype(int), tags, {"average": "micro"}),
             ((tag_scores >= 0.5).astype(int), tags, {"average": "weighted", "return_per_label": True}),
+            # Intervals with clusters (issue 25): each sample a cluster (counted by add_batch as
+            # confidence_level is given at load), and clusters= given with the batches.
+            ((tag_scores >= 0.5).astype(int), tags, {"average": "micro", "return_per_label": True},
+             {"load": {"confidence_level": 0.9}}),
+            ((tag_scores >= 0.5).astype(int), tags, {"confidence_level": 0.95},
+             {"inputs": {"clusters": (np.arange(n) // 3).tolist()}}),
         ],
     }
     return [
@@ -79,12 +85,13 @@ def generated_cases():
             "id": f"{name}-{index}",
             "name": name,
             "folder": str(REPO_ROOT / name),
-            "predictions": predictions.tolist(),
-            "references": references.tolist(),
-            "kwargs": kwargs,
+            "predictions": case[0].tolist(),
+            "references": case[1].tolist(),
+            "kwargs": case[2],
+            **(case[3] if len(case) > 3 else {}),  # "load": load-time options; "inputs": per-sample inputs
         }
         for name in MODULE_NAMES
-        for index, (predictions, references, kwargs) in enumerate(cases[name])
+        for index, case in enumerate(cases[name])
     ]
 
 
@@ -100,8 +107,9 @@ def single_process_results(tmp_path_factory):
     cache = tmp_path_factory.mktemp("single")
     results = {}
     for case in generated_cases():
-        metric = load_module(case["name"], cache_dir=str(cache))
-        results[case["id"]] = as_json(metric.compute(predictions=case["predictions"], references=case["references"], **case["kwargs"]))
+        metric = load_module(case["name"], cache_dir=str(cache), **case.get("load", {}))
+        results[case["id"]] = as_json(metric.compute(predictions=case["predictions"], references=case["references"],
+                                                     **case.get("inputs", {}), **case["kwargs"]))
     return results
 
 

@@ -31,6 +31,7 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
             process_id=process_id,
             experiment_id=f"{run_id}-{case['id']}",
             cache_dir=cache_dir,
+            **case.get("load", {}),  # load-time options (e.g. confidence_level, so add_batch counts clusters)
         )
         predictions = np.array_split(np.asarray(case["predictions"]), num_process)[process_id]
         references = np.array_split(np.asarray(case["references"]), num_process)[process_id]

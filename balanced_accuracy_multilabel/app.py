@@ -20,6 +20,7 @@ OPTIONS = [
     Value("ignore_index", placeholder="e.g. -100"),
     Values("class_mask", placeholder="label indices, e.g. [0, 2]"),
     Values("sample_weight", placeholder="one weight per row"),
+    Values("clusters", placeholder="one conversation (or image) id per sample: intervals then count clusters"),
     Choice("zero_division", choices={"skip": "skip", "0.0": 0.0, "1.0": 1.0}),
     Value("confidence_level", placeholder="e.g. 0.95 or 95%", percent=True),
     Choice("ci_method", choices={"default": None, "agresti_coull": "agresti_coull", "wilson": "wilson", "bootstrap": "bootstrap"}),

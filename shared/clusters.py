@@ -74,6 +74,9 @@ FEW_CLUSTERS = 10
 SINGLE_CLUSTER = "single_cluster"
 # The reason of a NaN interval for N-d inputs that were added without their clusters.
 CLUSTERS_NOT_COUNTED = "clusters_not_counted"
+# Whether a batch was counted with its clusters: every batch must agree (Store.merge checks settings).
+CLUSTERS_SETTING = "clusters"
+COUNTED, NOT_COUNTED = "counted with every batch", "not counted (no clusters= and, for N-d inputs, no confidence_level at evaluate.load)"
 # Default cluster ids are (process id << ORIGIN_SHIFT) + a running count of leading elements:
 # distinct across batches and across processes.
 ORIGIN_SHIFT = 40
@@ -139,6 +142,8 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
         return
     shape = tuple(shape)
     ids = spec.leading_ids(shape)
+    # Every batch with its clusters or none (Store.merge refuses a batch whose setting differs).
+    store.settings[CLUSTERS_SETTING] = COUNTED if ids is not None else NOT_COUNTED
     if ids is None:
         if len(shape) >= 2 and spec.given is None:
             store.settings[CLUSTERS_NOT_COUNTED] = True
@@ -156,8 +161,7 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
     store.tables[CLUSTERS] = table
 
 
-def stored_clusters(stored: Any, ignore_index: Any, kept_samples: int,
-                    table: Optional[CountTable] = None) -> Tuple[Optional[JointCounts], Optional[str]]:
+def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] = None) -> Tuple[Optional[JointCounts], Optional[str]]:
     """The kept (cluster, ...) counts of a ``Store`` (``ignore_index`` and weight-0 samples dropped
     as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the stored one), or
     None with the reason an interval cannot know the clusters."""
@@ -165,9 +169,6 @@ def stored_clusters(stored: Any, ignore_index: Any, kept_samples: int,
     if table is None:
         return None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None
     rows, _ = kept_rows(table.result(), ignore_index)
-    if rows.num_samples != kept_samples or stored.settings.get(CLUSTERS_NOT_COUNTED):
-        raise ValueError(f"clusters: expected cluster ids for every sample, with every batch or with none; found them for "
-                         f"{rows.num_samples:,} of {kept_samples:,} samples.")
     return rows, None
 
 

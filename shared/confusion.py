@@ -293,7 +293,7 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
         rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
     else:
         rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), rows.num_samples)
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"))
     # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
     padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))
     threshold = options.get("threshold")

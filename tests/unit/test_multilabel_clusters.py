@@ -61,7 +61,7 @@ def cases():
 def test_design_effect_equals_the_direct_computation(metric, case):
     references, predictions, options, clusters, weights = list(cases())[case]
     result = metric.compute(references=references, predictions=predictions, sample_weight=weights, clusters=clusters,
-                            confidence_level=LEVEL, **options)
+                            confidence_level=LEVEL, ci_method="agresti_coull", **options)
     measured, num_clusters = direct_design_effect(references, predictions, weights, clusters, **options)
     assert result["num_clusters"] == num_clusters
     assert result["design_effect"] == pytest.approx(measured, rel=1e-9)
@@ -91,8 +91,8 @@ def test_design_effect_equals_the_direct_computation(metric, case):
 
 def test_clusters_widen_the_interval_as_the_design_effect_says(metric):
     references, predictions = hard_samples(4)
-    alone = metric.compute(references=references, predictions=predictions, confidence_level=LEVEL)
-    grouped = metric.compute(references=references, predictions=predictions, confidence_level=LEVEL, clusters=np.arange(300) // 10)
+    alone = metric.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="agresti_coull")
+    grouped = metric.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="agresti_coull", clusters=np.arange(300) // 10)
     assert grouped["num_clusters"] == 30 and alone["num_clusters"] == 300
     width = lambda result: result["balanced_accuracy_ci"][1] - result["balanced_accuracy_ci"][0]  # noqa: E731
     assert width(grouped) > width(alone)
@@ -105,22 +105,22 @@ def test_scores_and_integer_scores_give_the_design_effect_of_their_labels(metric
     scores = np.where(labels == 1, 0.5 + 0.5 * rng.random(labels.shape), 0.5 * rng.random(labels.shape))
     integer_scores = np.where(labels == 1, rng.integers(3, 9, labels.shape), rng.integers(-5, 3, labels.shape))
     thresholds = [0.5] * 8
-    expected = metric.compute(references=references, predictions=labels, confidence_level=LEVEL, average=average)
-    given = metric.compute(references=references, predictions=labels, confidence_level=LEVEL, average=average,
+    expected = metric.compute(references=references, predictions=labels, confidence_level=LEVEL, ci_method="agresti_coull", average=average)
+    given = metric.compute(references=references, predictions=labels, confidence_level=LEVEL, ci_method="agresti_coull", average=average,
                            clusters=np.arange(300) // 3)
     for predictions, threshold in ((scores, 0.5), (scores, thresholds), (integer_scores, 3)):
         result = metric.compute(references=references, predictions=predictions, from_probas=True, threshold=threshold,
-                                confidence_level=LEVEL, average=average)
+                                confidence_level=LEVEL, ci_method="agresti_coull", average=average)
         assert result["design_effect"] == pytest.approx(expected["design_effect"], rel=1e-12)
         assert result["balanced_accuracy_ci"] == pytest.approx(expected["balanced_accuracy_ci"], abs=1e-12)
         grouped = metric.compute(references=references, predictions=predictions, from_probas=True, threshold=threshold,
-                                 confidence_level=LEVEL, average=average, clusters=np.arange(300) // 3)
+                                 confidence_level=LEVEL, ci_method="agresti_coull", average=average, clusters=np.arange(300) // 3)
         assert grouped["design_effect"] == pytest.approx(given["design_effect"], rel=1e-12)
     # 0/1 predictions through a threshold of 0 are all positive, through inf all negative: the cross-sums map them linearly.
     mapped = labels.copy()
     mapped[:, 0], mapped[:, 1] = 1, 0
     thresholded = metric.compute(references=references, predictions=labels, from_probas=True, threshold=[0.0, np.inf] + [0.5] * 6,
-                                 confidence_level=LEVEL, average=average)
+                                 confidence_level=LEVEL, ci_method="agresti_coull", average=average)
     direct, _ = direct_design_effect(references, mapped, average=average)
     assert thresholded["design_effect"] == pytest.approx(direct, rel=1e-9)
 
@@ -132,7 +132,7 @@ def test_add_batch_in_pieces_equals_one_compute(load, weighted):
     groups = np.repeat(np.arange(100), 5)[np.random.default_rng(9).permutation(500)]  # clusters span batches
     for clusters in (None, groups):
         direct = load("balanced_accuracy_multilabel").compute(references=references, predictions=predictions, sample_weight=weights,
-                                                             clusters=clusters, confidence_level=LEVEL, average="micro")
+                                                             clusters=clusters, confidence_level=LEVEL, ci_method="agresti_coull", average="micro")
         metric = load("balanced_accuracy_multilabel", confidence_level=LEVEL, average="micro")
         for start in range(0, 500, 37):
             batch = slice(start, start + 37)
@@ -195,32 +195,32 @@ def test_dense_and_sparse_cross_sums_agree_and_many_labels_fall_back_to_rows(mon
 def test_clusters_of_the_wrong_length_name_both_lengths(metric):
     references, predictions = hard_samples(15, rows=20)
     with pytest.raises(ValueError, match=r"clusters: expected one cluster id per sample \(20\), found 19\."):
-        metric.compute(references=references, predictions=predictions, clusters=np.arange(19), confidence_level=LEVEL)
+        metric.compute(references=references, predictions=predictions, clusters=np.arange(19), confidence_level=LEVEL, ci_method="agresti_coull")
     with pytest.raises(ValueError, match=r"clusters: expected one cluster id per sample \(20\), found shape \(20, 8\)\."):
-        metric.compute(references=references, predictions=predictions, clusters=np.zeros((20, 8)), confidence_level=LEVEL)
+        metric.compute(references=references, predictions=predictions, clusters=np.zeros((20, 8)), confidence_level=LEVEL, ci_method="agresti_coull")
 
 
 def test_one_cluster_is_nan_with_a_reason_and_few_clusters_warn(metric):
     references, predictions = hard_samples(16, rows=40)
-    result = metric.compute(references=references, predictions=predictions, clusters=["one"] * 40, confidence_level=LEVEL)
+    result = metric.compute(references=references, predictions=predictions, clusters=["one"] * 40, confidence_level=LEVEL, ci_method="agresti_coull")
     assert math.isnan(result["balanced_accuracy_ci"][0]) and math.isnan(result["balanced_accuracy_ci"][1])
     assert result["balanced_accuracy_ci_reason"] == "single_cluster" and not math.isnan(result["balanced_accuracy"])
     with pytest.warns(UserWarning, match=r"clusters: the interval rests on 4 clusters \(fewer than 10\)"):
-        metric.compute(references=references, predictions=predictions, clusters=np.arange(40) // 10, confidence_level=LEVEL)
+        metric.compute(references=references, predictions=predictions, clusters=np.arange(40) // 10, confidence_level=LEVEL, ci_method="agresti_coull")
 
 
 def test_batches_added_without_counting_clusters_give_a_reason_not_a_narrow_interval(load):
     references, predictions = hard_samples(17, rows=60)
     metric = load("balanced_accuracy_multilabel")  # no confidence_level at load: add_batch keeps counts only
     metric.add_batch(references=references, predictions=predictions)
-    result = metric.compute(confidence_level=LEVEL)
+    result = metric.compute(confidence_level=LEVEL, ci_method="agresti_coull")
     assert result["balanced_accuracy_ci_reason"] == "clusters_not_counted"
     assert all(math.isnan(value) for value in result["balanced_accuracy_ci"])
     metric = load("balanced_accuracy_multilabel")
     metric.add_batch(references=references[:30], predictions=predictions[:30])
     metric.add_batch(references=references[30:], predictions=predictions[30:], clusters=np.arange(30))
     with pytest.raises(ValueError, match=r"clusters: expected cluster ids for every sample, with every batch or with none"):
-        metric.compute(confidence_level=LEVEL)
+        metric.compute(confidence_level=LEVEL, ci_method="agresti_coull")
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -235,7 +235,7 @@ def test_results_without_confidence_level_are_unchanged(metric, weighted):
         assert "num_clusters" not in plain and "balanced_accuracy_ci" not in plain
         for clusters in (None, np.arange(333) // 3):
             interval = metric.compute(references=references, predictions=predictions, average=average, clusters=clusters,
-                                      confidence_level=LEVEL, **options)
+                                      confidence_level=LEVEL, ci_method="agresti_coull", **options)
             assert {key: value for key, value in interval.items() if key not in CLUSTER_KEYS} == plain
             assert metric.compute(references=references, predictions=predictions, average=average, clusters=clusters, **options) == plain
 
@@ -262,9 +262,9 @@ def test_coverage_smoke_of_the_issues_case_c(metric):
         for seed in range(sets):
             references, predictions = hard_samples(1000 + seed, 300, hard_share=hard_share, hard_flip=hard_flip, flip=flip)
             for average in ("macro", "micro"):
-                result = metric.compute(references=references, predictions=predictions, average=average, confidence_level=LEVEL,
+                result = metric.compute(references=references, predictions=predictions, average=average, confidence_level=LEVEL, ci_method="agresti_coull",
                                         return_confusion_matrix=True)
-                independent = metric.compute(confusion_matrix=result["confusion_matrix"], average=average, confidence_level=LEVEL)
+                independent = metric.compute(confusion_matrix=result["confusion_matrix"], average=average, confidence_level=LEVEL, ci_method="agresti_coull")
                 intervals = {(average, "clusters"): result["balanced_accuracy_ci"], (average, "independent"): independent["balanced_accuracy_ci"]}
                 if average == "macro":
                     intervals[average, "clusters, bootstrap"] = metric.compute(

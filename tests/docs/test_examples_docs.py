@@ -292,3 +292,37 @@ def test_the_cards_comparison_tables_are_the_studys():
     at_100 = [float(re.match(r"\**([\d.]+)", row[11]).group(1)) for row in two_classes if row[1] == "100"]
     text = " ".join(card("balanced_accuracy").split())
     assert f"the former bootstrap covered {min(at_100):.2f}–{max(at_100):.3f} at n = 100" in text
+
+
+# ---------------------------------------------------------------- the cluster study's tables in the cards
+
+
+def cluster_study_rows():
+    """{(setting, metric, ci_method): (G, coverage with clusters, coverage before)} of
+    examples/cluster_results.md, which must be the output of its named command."""
+    text = (REPO_ROOT / "examples" / "cluster_results.md").read_text(encoding="utf-8")
+    assert "Produced by `python examples/cluster_study.py` on " in text and " at commit " in text
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 12 and cells[0] != "setting":
+            rows[(cells[0], cells[3], cells[4])] = (cells[1], cells[6], cells[8])
+    return rows
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_accuracy_multilabel"])
+def test_the_cards_cluster_tables_are_the_studys(name):
+    study = cluster_study_rows()
+    text = card(name)
+    section = text[text.index("### Cluster"):]
+    section = section[:section.index("\n## ") if "\n## " in section else len(section)]
+    section = section[:section.index("\n### ", 1) if "\n### " in section[1:] else len(section)]
+    assert "`python examples/cluster_study.py`" in section
+    quoted = 0
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 6 and cells[0] != "setting":
+            setting, clusters, metric, method, with_clusters, before = cells
+            assert study[(setting, metric, method)] == (clusters, with_clusters, before), line
+            quoted += 1
+    assert quoted >= 4

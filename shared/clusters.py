@@ -39,7 +39,7 @@ import math
 import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -131,12 +131,14 @@ class ClusterSpec:
         return cluster_ids(self.given, shape, flat=False)
 
 
-def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int], features: Dict[str, np.ndarray],
+def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int],
+                   features: Union[Dict[str, np.ndarray], Callable[[], Dict[str, np.ndarray]]],
                    weights: Optional[np.ndarray] = None, batch_counts: Optional[Callable[[], JointCounts]] = None) -> None:
     """Count one batch's (cluster, *features) tuples into ``store``'s ``CLUSTERS`` table, as
     ``spec`` says (see ``ClusterSpec``); N-d inputs added without clusters are noted instead
-    (an interval asked for later cannot know them). ``batch_counts``: the batch's counts of
-    the same features, when the module has them; a batch that is one cluster (one image per
+    (an interval asked for later cannot know them). ``features``: per-sample key arrays, or a
+    function giving them (computed only when they are counted). ``batch_counts``: the batch's
+    counts of the same features, when the module has them; a batch that is one cluster (one image per
     ``add_batch``) is then counted from them, without a second pass over its samples."""
     if spec is None:
         return
@@ -150,12 +152,15 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
         return
     # Keys as (N, rest): a leading element's one id broadcasts over its elements, never copied.
     rows = (shape[0], -1) if shape else (1, -1)
-    table = CountTable(["clusters", *features])
     if batch_counts is not None and ids.size and (ids == ids.flat[0]).all():
         counted = batch_counts()
+        names = list(counted.keys)
+        table = CountTable(["clusters", *names])
         one = np.full(counted.n.size, ids.flat[0], dtype=ids.dtype)
-        table.add([one, *(counted.keys[name] for name in features)], counted.w, counted.n, counted.w2, counted.w2_exponent)
+        table.add([one, *(counted.keys[name] for name in names)], counted.w, counted.n, counted.w2, counted.w2_exponent)
     else:
+        features = features() if callable(features) else features  # per sample: computed only here
+        table = CountTable(["clusters", *features])
         table.add([ids if ids.ndim == 2 else ids.reshape(rows)] + [values.reshape(rows) for values in features.values()],
                   None if weights is None else weights.reshape(rows))
     store.tables[CLUSTERS] = table

@@ -81,6 +81,7 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
         predictions = as_labels(predictions, "predictions")
         table.add([references, predictions], weights)
         store.tables[PAIRS] = table
+
         def by_feature(values: Dict[str, np.ndarray]) -> np.ndarray:
             return (values["references"] == values["predictions"]).astype(np.int8) if cluster_feature == "correct" else values["predictions"]
 
@@ -90,7 +91,9 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
             pairs = table.result()
             return pairs.regrouped({"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)})
 
-        features = {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
+        def features() -> Dict[str, np.ndarray]:  # per sample: only when clusters are counted
+            return {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
+
         count_clusters(store, clusters, shape, features, weights, batch_counts)
     elif scores:
         check_scores(predictions)

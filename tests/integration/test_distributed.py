@@ -75,8 +75,8 @@ def generated_cases():
             # Intervals with clusters (issue 25): each sample a cluster (counted by add_batch as
             # confidence_level is given at load), and clusters= given with the batches.
             ((tag_scores >= 0.5).astype(int), tags, {"average": "micro", "return_per_label": True},
-             {"load": {"confidence_level": 0.9}}),
-            ((tag_scores >= 0.5).astype(int), tags, {"confidence_level": 0.95},
+             {"load": {"confidence_level": 0.9, "seed": 0}}),
+            ((tag_scores >= 0.5).astype(int), tags, {"confidence_level": 0.95, "seed": 0},
              {"inputs": {"clusters": (np.arange(n) // 3).tolist()}}),
         ],
     }

@@ -808,9 +808,9 @@ def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
                                   [option.default_shown() for option in controls])
     assert page.ok, page.message
     assert json.loads(page.result_json) == balanced_accuracy.compute(predictions=[1, 0], references=[1, 1])
-    assert space_app.optional_csv_columns(balanced_accuracy) == ["sample_weight", "baseline_predictions"]
+    assert space_app.optional_csv_columns(balanced_accuracy) == ["sample_weight", "clusters", "baseline_predictions"]
     assert space_app.optional_csv_columns(load_module("informedness")) == [
-        "sample_weight", "baseline_predictions", "groups", "unlabeled_predictions", "unlabeled_baseline_predictions"]
+        "sample_weight", "clusters", "baseline_predictions", "groups", "unlabeled_predictions", "unlabeled_baseline_predictions"]
 
 
 def test_space_offers_the_method_and_says_the_key_assumption(informedness_app, metric):

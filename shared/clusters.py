@@ -166,6 +166,16 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
     store.tables[CLUSTERS] = table
 
 
+def raw_with_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int], raw: Dict[str, Any]) -> Dict[str, Any]:
+    """A batch's raw columns (scores a compute-time threshold or ``labels`` still has to count)
+    with each sample's cluster beside them, as ``spec`` says; N-d inputs kept without clusters
+    are noted, as ``count_clusters`` notes them."""
+    ids = None if spec is None else spec.ids(shape)
+    if ids is None and spec is not None and spec.given is None and len(tuple(shape)) >= 2:
+        store.settings[CLUSTERS_NOT_COUNTED] = True
+    return raw if ids is None else {**raw, "clusters": ids}
+
+
 def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] = None) -> Tuple[Optional[JointCounts], Optional[str]]:
     """The kept (cluster, ...) counts of a ``Store`` (``ignore_index`` and weight-0 samples dropped
     as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the stored one), or
@@ -260,6 +270,11 @@ class DesignEffect:
     reason: Optional[str] = None
     measured: float = 1.0  # the variance ratio itself, before the conservative choices
 
+    @classmethod
+    def refused(cls, reason: str, num_clusters: Optional[int] = None) -> "DesignEffect":
+        """No interval can be had, for ``reason`` (NaN factor and ratio)."""
+        return cls(math.nan, num_clusters, reason, math.nan)
+
     def outputs(self, name: str) -> Dict[str, Any]:
         """What a result says of the clusters behind its interval ``name``: ``num_clusters`` and
         ``design_effect`` (the measured variance ratio), or the interval NaN with ``<name>_reason``."""
@@ -295,7 +310,7 @@ def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.nd
     """
     num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
     if num_clusters < 2:
-        return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
+        return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
         _warn_few(num_clusters, 5)
     influence = np.asarray(influence, dtype=np.float64)
@@ -333,7 +348,7 @@ def design_effect_from_sums(squares: float, total: float, num_clusters: int, ind
     2.666667
     """
     if num_clusters < 2:
-        return DesignEffect(math.nan, num_clusters, SINGLE_CLUSTER, math.nan)
+        return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
         _warn_few(num_clusters, stacklevel + 1)
     centred = max(squares - total * total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2

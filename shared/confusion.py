@@ -14,13 +14,13 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from .clusters import CLUSTERS_NOT_COUNTED
 from .clusters import NO_CLUSTERS
 from .clusters import DesignEffect
 from .clusters import cluster_positions
 from .clusters import count_clusters
 from .clusters import design_effect
 from .clusters import index_rows
+from .clusters import raw_with_clusters
 from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
@@ -97,11 +97,8 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
         count_clusters(store, clusters, shape, features, weights, batch_counts)
     elif scores:
         check_scores(predictions)
-        raw = {"references": references, "predictions": predictions, "sample_weight": weights}
-        ids = None if clusters is None else clusters.ids(shape)
-        if ids is None and clusters is not None and clusters.given is None and len(shape) >= 2:
-            store.settings[CLUSTERS_NOT_COUNTED] = True
-        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
+        store.keep_raw(raw_with_clusters(store, clusters, shape, {"references": references, "predictions": predictions,
+                                                                  "sample_weight": weights}))
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises: non-integral values
     return store
@@ -197,7 +194,7 @@ class ConfusionCounts:
         """The design effect (``clusters.design_effect``) of a value whose influence is ``gradient``
         or ``recall_influence`` (see ``row_influence``); ``clusters.NO_CLUSTERS`` without clusters."""
         if self.clusters_reason is not None:
-            return DesignEffect(float("nan"), None, self.clusters_reason, float("nan"))
+            return DesignEffect.refused(self.clusters_reason)
         if self.clusters is None:
             return NO_CLUSTERS
         rows, influence = row_influence(self.clusters, self.encoded.classes, "predictions", gradient, recall_influence)

@@ -344,7 +344,7 @@ class MultilabelClusters:
         """The design effect of a value whose influence per entry is ``influence`` ((L, 2, 2), cells
         ``[[tn, fp], [fn, tp]]``); ``independent``: its variance with independent entries."""
         if self.reason is not None:
-            return DesignEffect(float("nan"), None, self.reason, float("nan"))
+            return DesignEffect.refused(self.reason)
         num_labels = influence.shape[0]
         squares, total, count = 0.0, 0.0, 0
         if self.moments is not None:

@@ -26,6 +26,7 @@ from .clusters import DesignEffect
 from .clusters import cluster_positions
 from .clusters import count_clusters
 from .clusters import design_effect
+from .clusters import raw_with_clusters
 from .clusters import stored_clusters
 from .confusion import _are_labels
 from .confusion import row_influence
@@ -95,10 +96,9 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
             if is_string_array(values) or values.dtype.kind not in "iuf":
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
-        raw = {"references": references, "predictions": predictions.astype(np.float64),
-               "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}
-        ids = None if clusters is None else clusters.ids(shape)
-        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
+        store.keep_raw(raw_with_clusters(store, clusters, shape, {
+            "references": references, "predictions": predictions.astype(np.float64),
+            "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}))
     else:
         as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
         as_labels(baseline, "baseline_predictions", scores_hint)
@@ -127,7 +127,7 @@ class PairedCounts:
         and ``baseline`` (keyword arguments of ``confusion.row_influence``: ``gradient=`` or
         ``recall_influence=``); ``clusters.NO_CLUSTERS`` without clusters."""
         if self.system.clusters_reason is not None:
-            return DesignEffect(float("nan"), None, self.system.clusters_reason, float("nan"))
+            return DesignEffect.refused(self.system.clusters_reason)
         if self.system.clusters is None:
             return NO_CLUSTERS
         classes = self.system.encoded.classes

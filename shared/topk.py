@@ -34,6 +34,7 @@ from .clusters import cluster_positions
 from .clusters import count_clusters
 from .clusters import design_effect
 from .clusters import index_rows
+from .clusters import raw_with_clusters
 from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
@@ -329,9 +330,8 @@ def count_scores(predictions: Any, references: Any, sample_weight: Any = None, l
         store.settings["reference_kind"] = kind
     if kind == "string" and labels is None:
         check_finite(scores, "predictions")
-        ids = None if clusters is None else clusters.ids(shape)
-        raw = {"predictions": scores, "references": references, "sample_weight": weights}
-        store.keep_raw(raw if ids is None else {**raw, "clusters": ids})
+        store.keep_raw(raw_with_clusters(store, clusters, shape, {"predictions": scores, "references": references,
+                                                                  "sample_weight": weights}))
         return store
     columns = reference_columns(references, labels, num_columns)
     unmapped = columns < 0
@@ -407,7 +407,7 @@ class TopkCounts:
         hit and a miss is ``influence`` (``intervals.recall_influence``); a tie's share of a hit
         moves it in proportion. ``clusters.NO_CLUSTERS`` without clusters."""
         if self.clusters_reason is not None:
-            return DesignEffect(float("nan"), None, self.clusters_reason, float("nan"))
+            return DesignEffect.refused(self.clusters_reason)
         if self.clusters is None:
             return NO_CLUSTERS
         rows = self.clusters

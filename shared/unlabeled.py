@@ -156,7 +156,7 @@ def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled
     of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
     """
     if confusion.clusters_reason is not None:
-        return DesignEffect(math.nan, None, confusion.clusters_reason, math.nan)
+        return DesignEffect.refused(confusion.clusters_reason)
     if confusion.clusters is None:
         return NO_CLUSTERS
     sizes = gold.sum(axis=1)
@@ -267,7 +267,7 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
             if found["interval_reason"] is not None:
                 result[f"{key}_ci_reason"] = found["interval_reason"]
             if effect.num_clusters is not None and ppi:  # PPI++'s tuning and variance take the golden items as independent
-                effect = DesignEffect(math.nan, effect.num_clusters, "ppi_needs_independent_golden_items", math.nan)
+                effect = DesignEffect.refused("ppi_needs_independent_golden_items", effect.num_clusters)
             if effect.reason is not None:
                 result[f"{key}_ci"] = _nan_interval(num_classes, binary)
                 result[f"{key}_ci_reason"] = effect.reason

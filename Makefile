@@ -28,11 +28,11 @@ test: vendor $(VENV)/.test-installed
 
 # <module>/shared_core.py and <module>/shared_space.py, flattened from shared/ (standard library only).
 vendor:
-	$(PYTHON) -m shared.vendor
+	$(PYTHON) -m shared.tooling.vendor
 
 # make release NAMESPACE=<user-or-org> [ARGS=--dry-run]; the token comes from HF_TOKEN.
 release: vendor $(VENV)/.test-installed
-	$(BIN)/python -m shared.release --namespace $(NAMESPACE) $(ARGS)
+	$(BIN)/python -m shared.tooling.release --namespace $(NAMESPACE) $(ARGS)
 
 clean:
 	rm -rf $(VENV)

@@ -53,8 +53,8 @@ SUPPORT_DIR = REPO_ROOT / "tests" / "support"
 sys.path.insert(0, str(SUPPORT_DIR))
 sys.path.insert(0, str(REPO_ROOT))
 from fake_hub import FakeHub, client_env  # noqa: E402
-from shared.release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
-from shared.vendor import vendor  # noqa: E402
+from shared.tooling.release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
+from shared.tooling.vendor import vendor  # noqa: E402
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "hub_load.md"
 NAMESPACE = "hub-load-bench"

@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
-from shared.inputs import available_cores  # noqa: E402  (what the modules' threads may use)
+from shared.counting.inputs import available_cores  # noqa: E402  (what the modules' threads may use)
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results"
 

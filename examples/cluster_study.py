@@ -5,7 +5,7 @@ golden items of one conversation share a difficulty: they are right or wrong tog
 interval that counts them as independent draws is too narrow by the design effect and
 covers far less than it says (issue 25). This script simulates such data from a known
 generating model and measures, for the modules as a user calls them (``evaluate.load`` on
-this repository's folders, after ``python -m shared.vendor``), how often nominal 95%
+this repository's folders, after ``python -m shared.tooling.vendor``), how often nominal 95%
 intervals hold the true value:
 
 * with clusters: an N-d input as it comes (each element of the leading axis is one cluster

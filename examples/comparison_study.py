@@ -46,11 +46,11 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared import comparison  # noqa: E402
-from shared import intervals  # noqa: E402
-from shared import paired_joint  # noqa: E402
-from shared import paired_tests  # noqa: E402
-from shared.binomial import wilson_interval  # noqa: E402
+from shared.stats import comparison  # noqa: E402
+from shared.stats import intervals  # noqa: E402
+from shared.stats import paired_joint  # noqa: E402
+from shared.stats import paired_tests  # noqa: E402
+from shared.stats.binomial import wilson_interval  # noqa: E402
 
 LEVEL = 0.95
 ALPHA = 0.05

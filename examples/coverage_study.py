@@ -31,7 +31,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared import intervals  # noqa: E402
+from shared.stats import intervals  # noqa: E402
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 from prevalence_correction import corrected_prevalence  # noqa: E402  (the recipe the card links to)

@@ -29,7 +29,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 
-from shared import intervals  # noqa: E402
+from shared.stats import intervals  # noqa: E402
 from coverage_study import INFORMEDNESS_CONFUSION, INFORMEDNESS_PRIOR, population_informedness  # noqa: E402
 
 LEVEL = 0.95

@@ -30,7 +30,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared import planning  # noqa: E402
+from shared.tooling import planning  # noqa: E402
 
 
 def pair_or_float(text):

@@ -48,9 +48,9 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared import intervals  # noqa: E402
-from shared import prevalence_arrays  # noqa: E402
-from shared import prevalence_ppi  # noqa: E402
+from shared.stats import intervals  # noqa: E402
+from shared.judges import prevalence_arrays  # noqa: E402
+from shared.judges import prevalence_ppi  # noqa: E402
 
 LEVEL = 0.95
 MIN_INFORMEDNESS = prevalence_arrays.DEFAULT_MIN_INFORMEDNESS

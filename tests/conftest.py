@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO_ROOT))
 # what they share - the result contract, the fake Hub, the process workers - is in support/.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
-from shared import vendor  # noqa: E402
+from shared.tooling import vendor  # noqa: E402
 
 # Each module folder's helpers are generated from shared/ and never committed (make vendor):
 # tests load the folders as users do, with helpers generated from shared/ as it is now.

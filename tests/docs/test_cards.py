@@ -4,12 +4,12 @@ import re
 
 import pytest
 
-from shared import vendor
+from shared.tooling import vendor
 
 from conftest import MODULE_NAMES, REPO_ROOT
 
-from shared.release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
-from shared.release import CARD_SECTIONS as SECTIONS
+from shared.tooling.release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
+from shared.tooling.release import CARD_SECTIONS as SECTIONS
 
 
 def front_matter(name):

@@ -1,12 +1,12 @@
 """The release command and the Hub round trip, against a loopback fake Hub.
 
-`python -m shared.release` runs as users run it (a child process) on a copy of the repository
+`python -m shared.tooling.release` runs as users run it (a child process) on a copy of the repository
 as a clean checkout has it (no generated helpers: the release generates them),
 with ``HF_ENDPOINT`` pointing at ``fake_hub.FakeHub`` on 127.0.0.1. Then
 ``evaluate.load("<namespace>/<module>")`` runs in another child process against the same
 server, through evaluate's real download code, and ``huggingface_hub.hf_hub_download``
 fetches the generated helper through huggingface_hub's. The vendoring step itself
-(``shared/vendor.py``: one flat helper per consumer, one meaning per name, lines traced
+(``shared/tooling/vendor.py``: one flat helper per consumer, one meaning per name, lines traced
 back to ``shared/``) is tested at the end. Child processes load
 ``tests/support/loopback_only/sitecustomize.py``, which refuses (and logs) any connection or name
 lookup off the loopback interface: the tests require that log to stay empty.
@@ -24,7 +24,7 @@ from evaluate.loading import get_imports
 
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 from fake_hub import FakeHub, client_env
-from shared import vendor
+from shared.tooling import vendor
 
 NAMESPACE = "release-test"
 TOKEN = "hf_test_token_for_the_loopback_hub"
@@ -70,7 +70,7 @@ def refused_connections(tmp: Path) -> list:
 
 
 def run_release(repo: Path, env: dict, *args) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "shared.release", "--namespace", NAMESPACE, *args]
+    command = [sys.executable, "-m", "shared.tooling.release", "--namespace", NAMESPACE, *args]
     return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
@@ -222,7 +222,7 @@ def test_release_generates_the_helpers_over_a_hand_edited_copy(tmp_path):
     """The helpers are generated, never committed: a hand edit cannot reach the Hub."""
     repo = copy_repository(tmp_path / "repo", names=["balanced_accuracy"])
     helper = repo / "balanced_accuracy" / "shared_core.py"
-    subprocess.run([sys.executable, "-m", "shared.vendor"], cwd=repo, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "shared.tooling.vendor"], cwd=repo, check=True, capture_output=True)
     generated = helper.read_text(encoding="utf-8")
     helper.write_text(generated.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
     result = run_release(repo, client_env(tmp_path), "--dry-run")
@@ -307,16 +307,24 @@ def test_the_script_imports_only_names_it_uses_from_its_one_helper(name):
 def test_shared_is_one_package_with_one_import_style():
     import ast
 
-    shared_names = {path.stem for path in (REPO_ROOT / "shared").glob("*.py")}
-    for path in sorted((REPO_ROOT / "shared").glob("*.py")):
+    packages = {path.name for path in (REPO_ROOT / "shared").iterdir() if (path / "__init__.py").exists()}
+    files = sorted((REPO_ROOT / "shared").rglob("*.py"))
+    shared_names = packages | {path.stem for path in files}
+    for path in files:
         text = path.read_text(encoding="utf-8")
         assert "except ImportError" not in text, path.name
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                assert node.module.split(".")[0] not in shared_names, f"{path.name}: `from {node.module} import`"
+                assert node.module.split(".")[0] not in shared_names, \
+                    f"{path.name}: `from {node.module} import`"
+            if isinstance(node, ast.ImportFrom) and node.level:
+                # Names, not modules: `from .inputs import as_array` or `from ..counting.inputs import as_array`.
+                assert len((node.module or "").split(".")) == node.level, f"{path}: {ast.unparse(node)}"
+                # No private name crosses a file.
+                assert not [alias.name for alias in node.names if alias.name.startswith("_")], f"{path}: {ast.unparse(node)}"
             if isinstance(node, ast.Import):
                 assert not {alias.name.split(".")[0] for alias in node.names} & shared_names, path.name
-    # Tests, examples and benchmarks import it one way: `from shared import x` / `from shared.x import y`.
+    # Tests, examples and benchmarks import it one way: `from shared.<package> import x` / `from shared.<package>.x import y`.
     for folder in ("tests", "examples", "benchmarks"):
         for path in sorted((REPO_ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -324,21 +332,24 @@ def test_shared_is_one_package_with_one_import_style():
                     plain = {alias.name for alias in node.names} & shared_names
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                     plain = {node.module} & shared_names
+                    if node.module == "shared":
+                        plain = {alias.name for alias in node.names} - packages
                 else:
                     continue
                 assert not plain, f"{path.relative_to(REPO_ROOT)} imports {plain} by plain name"
 
 
 def test_a_name_with_two_meanings_in_one_helper_fails_the_vendoring(tmp_path):
-    (tmp_path / "first.py").write_text("def safe_ratio(a, b):\n    return a / b\n", encoding="utf-8")
-    (tmp_path / "second.py").write_text("from .first import safe_ratio\n\n\ndef total():\n    return 1\n\n\n"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "first.py").write_text("def safe_ratio(a, b):\n    return a / b\n", encoding="utf-8")
+    (tmp_path / "pkg" / "second.py").write_text("from .first import safe_ratio\n\n\ndef total():\n    return 1\n\n\n"
                                         "safe_ratio = None\n", encoding="utf-8")
     sources = vendor.read_sources(tmp_path)
-    with pytest.raises(vendor.VendorError, match=r"'safe_ratio' is a definition in shared/first.py and a definition in shared/second.py"):
+    with pytest.raises(vendor.VendorError, match=r"'safe_ratio' is a definition in shared/pkg/first.py and a definition in shared/pkg/second.py"):
         vendor.flat_helper("some_metric/some_metric.py", ["total"], "shared_core.py", sources)
-    (tmp_path / "third.py").write_text("def total():\n    return 2\n", encoding="utf-8")
+    (tmp_path / "pkg" / "third.py").write_text("def total():\n    return 2\n", encoding="utf-8")
     with pytest.raises(vendor.VendorError, match=r"imports 'total': expected one shared/ file defining it, but it is "
-                                                 r"defined in shared/second.py, shared/third.py"):
+                                                 r"defined in shared/pkg/second.py, shared/pkg/third.py"):
         vendor.flat_helper("some_metric/some_metric.py", ["total"], "shared_core.py", vendor.read_sources(tmp_path))
 
 
@@ -349,7 +360,7 @@ def test_vendor_check_reports_a_missing_or_edited_helper(tmp_path):
     helper = folder / "shared_core.py"
     assert vendor.vendor(check=True, root=tmp_path) == [helper]  # missing
     vendor.vendor(check=False, root=tmp_path)
-    assert "# shared/options.py: line" in helper.read_text(encoding="utf-8")
+    assert "# shared/glue/options.py: line" in helper.read_text(encoding="utf-8")
     assert vendor.vendor(check=True, root=tmp_path) == []
     helper.write_text(helper.read_text(encoding="utf-8") + "# local edit\n", encoding="utf-8")
     assert vendor.vendor(check=True, root=tmp_path) == [helper]
@@ -388,7 +399,7 @@ def test_a_traceback_from_a_helper_leads_back_to_shared():
     assert frames, "the error was raised inside the generated helper"
     file, line = vendor.where(f"{frames[-1].filename}:{frames[-1].lineno}").rsplit(":", 1)
     assert (REPO_ROOT / file).read_text(encoding="utf-8").splitlines()[int(line) - 1].strip() == frames[-1].line.strip()
-    assert file == "shared/inputs.py"
+    assert file == "shared/counting/inputs.py"
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)

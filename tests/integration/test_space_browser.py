@@ -18,8 +18,8 @@ import pytest
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from shared import space_app  # noqa: E402
-from shared import space_parsing
+from shared.space import app as space_app  # noqa: E402
+from shared.space import parsing as space_parsing
 from conftest import MODULE_NAMES, REPO_ROOT, load_module, run_app  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

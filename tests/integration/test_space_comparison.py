@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import recall_score
 
-from shared import space_app
+from shared.space import app as space_app
 from conftest import space_helper, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")

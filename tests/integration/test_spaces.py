@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_curve as sklearn_roc_curve
 
-from shared import space_app
-from shared import space_plots
-from shared import space_parsing
-from shared import space_options
+from shared.space import app as space_app
+from shared.space import plots as space_plots
+from shared.space import parsing as space_parsing
+from shared.space import controls as space_options
+from shared.stats import distributions
 from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
@@ -356,10 +357,10 @@ def test_confusion_counts_agree_with_balanced_accuracy(balanced_accuracy):
         result = balanced_accuracy.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
         found = space_app.confusion(balanced_accuracy, predictions, references, arguments, result)
         assert found.classes == result["classes"]
-        recall = space_plots._safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
+        recall = distributions.safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
         np.testing.assert_allclose(recall, result["per_class_recall"])
         np.testing.assert_allclose(found.matrix.sum(axis=1), result["support_per_class"])
-        np.testing.assert_allclose(space_app._per_class_rates(found)["recall"], result["per_class_recall"])
+        np.testing.assert_allclose(space_app.per_class_rates(found)["recall"], result["per_class_recall"])
 
 
 def test_informedness_bars_agree_with_the_module():
@@ -370,7 +371,7 @@ def test_informedness_bars_agree_with_the_module():
         result = informedness.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
         found = space_app.confusion(informedness, predictions, references, arguments, result)
         assert found.classes == result["classes"]
-        np.testing.assert_allclose(space_app._per_class_rates(found)["informedness"], result["per_class_informedness"])
+        np.testing.assert_allclose(space_app.per_class_rates(found)["informedness"], result["per_class_informedness"])
 
 
 def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balanced_accuracy):

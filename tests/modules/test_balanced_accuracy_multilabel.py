@@ -12,11 +12,11 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, multilabel_confusion_matrix
 
-from shared import intervals
+from shared.stats import intervals
 from conftest import load_module
 from robustness import assert_plain
-from shared import thresholds as core_thresholds
-from shared.clusters import t_quantile
+from shared.counting import thresholds as core_thresholds
+from shared.stats.distributions import t_quantile
 from multilabel_design import direct_design_effect
 
 EXAMPLE_REFERENCES = [[1, 0, 1], [0, 1, 0]]

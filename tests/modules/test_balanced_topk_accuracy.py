@@ -14,7 +14,7 @@ import torch
 from sklearn.metrics import balanced_accuracy_score, top_k_accuracy_score
 from torchmetrics.classification import MulticlassAccuracy
 
-from shared import intervals
+from shared.stats import intervals
 from conftest import REPO_ROOT, load_module
 from robustness import assert_plain
 

@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import balanced_accuracy_score
 
-from shared.clusters import t_quantile
+from shared.stats.distributions import t_quantile
 
 
 def numeric_influence(metric, references, predictions, step=1e-6):

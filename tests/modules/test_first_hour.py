@@ -13,7 +13,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 from conftest import MODULE_NAMES, load_module
-from shared.store import Store
+from shared.counting.store import Store
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +202,7 @@ def test_the_padding_warning_comes_once_per_compute_when_streamed(load):
 
 def test_the_uint8_note_survives_the_distributed_hand_over(tmp_path):
     """Process 0 merges the others' stores from files: the dtype note travels with the counts."""
-    from shared.confusion import count_labels
+    from shared.counting.confusion import count_labels
 
     store = count_labels([0, 1], np.array([255, 1], dtype=np.uint8))
     store.save(str(tmp_path / "store.npz"))

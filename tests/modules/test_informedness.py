@@ -14,7 +14,7 @@ import pytest
 import torch
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_matrix, matthews_corrcoef
 
-from shared import intervals
+from shared.stats import intervals
 from conftest import REPO_ROOT, load_module
 from robustness import assert_plain
 

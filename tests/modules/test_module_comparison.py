@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from shared import comparison
+from shared.stats import comparison
 from conftest import REPO_ROOT
 from processes import run_distributed
 

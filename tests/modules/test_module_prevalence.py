@@ -15,7 +15,7 @@ import pytest
 from sklearn.metrics import confusion_matrix
 from sklearn.metrics import recall_score
 
-from shared import prevalence
+from shared.judges import prevalence
 from conftest import space_helper, REPO_ROOT
 from processes import run_distributed
 
@@ -315,7 +315,7 @@ def test_the_interval_given_is_named_and_follows_the_default_rule(metric):
     """``corrected_prevalence_ci_method``: Lee's interval where the golden set pins J down
     (Lee's README shares: smoothed J 0.59, 15 standard errors), the smoothed bootstrap where
     it does not (a weak judge on 5 golden positives), each equal to that method asked for."""
-    from shared import prevalence
+    from shared.judges import prevalence
 
     cases = (([0] * 200 + [1] * 200, [0] * 140 + [1] * 60 + [0] * 20 + [1] * 180, [0] * 600 + [1] * 400, "lee"),
              ([0] * 95 + [1] * 5, [0] * 66 + [1] * 29 + [0] * 2 + [1] * 3, [0] * 600 + [1] * 400, "bootstrap"))
@@ -686,7 +686,7 @@ def test_card_shows_lee_et_als_readme_example_beside_the_published_interval(metr
 
 
 def test_card_worked_allocation_and_ppi_plan_are_the_planners_output():
-    from shared import planning
+    from shared.tooling import planning
 
     section = card_section("informedness", "### Corrected prevalence from a judge's labels")
     plan = planning.allocate_golden_budget(200, measured_prevalence=0.4, tnr=0.7, tpr=0.9, pilot=10, unlabeled_size=1000)
@@ -768,7 +768,7 @@ def test_space_multiclass_summary_lists_each_class(informedness_app, metric):
 
 
 def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, tmp_path):
-    from shared import space_app
+    from shared.space import app as space_app
 
     lines = ["references,predictions,unlabeled_predictions,group"]
     groups = ["a", "b"] * 15
@@ -797,7 +797,7 @@ def test_space_csv_unlabeled_column_of_another_length(informedness_app, metric, 
 
 
 def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
-    from shared import space_app
+    from shared.space import app as space_app
     from conftest import load_module
 
     path = tmp_path / "judge.csv"

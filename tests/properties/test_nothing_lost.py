@@ -32,8 +32,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared import space_app
-from shared import space_parsing
+from shared.space import app as space_app
+from shared.space import parsing as space_parsing
 from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 from robustness import check_error, scaled
 

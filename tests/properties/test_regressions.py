@@ -207,7 +207,7 @@ def test_num_classes_of_a_billion_materialises_only_the_observed_classes(metrics
 def test_huge_num_classes_agrees_with_the_dense_computation_below_the_limit(metrics):
     """The same data with num_classes just below (dense) and far above (observed only) the
     materialisation limit: unobserved classes count the same way."""
-    from shared import labels
+    from shared.counting import labels
 
     rng = np.random.default_rng(0)
     references = rng.integers(0, 6, 50)
@@ -314,7 +314,7 @@ def test_one_long_label_among_short_ones_is_not_a_fixed_width_copy(metrics):
     """Was: np.asarray(labels) made every element as wide as the longest label - 1,000 short
     labels and one of 10^5 characters took 3.2 GB and 16 s (4 bytes x 10^5 x 1,001); with
     10^5 labels it would take 40 GB. Long labels are now shared Python strings."""
-    from shared import inputs
+    from shared.counting import inputs
 
     long_label = "x" * 100_000
     references = ["safe"] * 500 + ["unsafe"] * 500 + [long_label] * 3
@@ -350,7 +350,7 @@ def test_string_columns_of_several_chunks_are_decoded_without_combining():
     import pandas as pd
     import pyarrow as pa
 
-    from shared import inputs
+    from shared.counting import inputs
 
     column = pa.chunked_array([pa.array(["b", "a", "b"]), pa.array(["c", "a"]), pa.array([], type=pa.string())])
     assert inputs.as_array(column, "references").tolist() == ["b", "a", "b", "c", "a"]

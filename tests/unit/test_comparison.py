@@ -16,9 +16,9 @@ from sklearn.metrics import confusion_matrix
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
-from shared import comparison  # noqa: E402
-from shared import paired_tests
-from shared import intervals  # noqa: E402
+from shared.stats import comparison  # noqa: E402
+from shared.stats import paired_tests
+from shared.stats import intervals  # noqa: E402
 
 
 def joint_counts(references, predictions, baseline, num_classes, weights=None):

@@ -10,8 +10,9 @@ import pytest
 
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 
-# Every file of the package ``shared`` (the helpers are flattened from them), imported as such.
-CORE_FILES = sorted(path.stem for path in (REPO_ROOT / "shared").glob("*.py") if path.stem != "__init__")
+# Every file of the package ``shared`` and its sub-packages (the helpers are flattened from them), imported as such.
+CORE_FILES = sorted(".".join(path.relative_to(REPO_ROOT / "shared").with_suffix("").parts)
+                    for path in (REPO_ROOT / "shared").rglob("*.py") if path.stem != "__init__")
 
 
 def run_doctest(text, name, globs):

@@ -17,11 +17,11 @@ from sklearn.metrics import balanced_accuracy_score
 
 from conftest import MODULE_NAMES
 from fast_path_data import CASES, COMPUTE_OPTIONS, MODULES, arrow_files, concatenated, counts_module, make_data, same
-from shared import confusion
-from shared import inputs
-from shared import labels
-from shared import store
-from shared import thresholds
+from shared.counting import confusion
+from shared.counting import inputs
+from shared.counting import labels
+from shared.counting import store
+from shared.counting import thresholds
 
 def test_every_module_folder_has_a_case():
     assert set(MODULE_NAMES) <= set(CASES), "add a data case for the new module to CASES"

@@ -13,11 +13,11 @@ from pycm import ConfusionMatrix
 from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
-from shared import intervals
-from shared import binomial
-from shared.averaging import Averaging
+from shared.stats import intervals
+from shared.stats import binomial
+from shared.stats.averaging import Averaging
 from conftest import REPO_ROOT, load_module
-from shared import thresholds
+from shared.counting import thresholds
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import coverage_study  # noqa: E402

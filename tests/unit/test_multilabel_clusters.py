@@ -15,12 +15,12 @@ import pytest
 
 from conftest import load_module
 from multilabel_design import direct_design_effect
-from shared import multilabel_clusters
-from shared.clusters import ClusterSpec
-from shared.intervals import binary_columns_interval
-from shared.multilabel import count_indicators
-from shared.multilabel import multilabel_counts
-from shared.store import Store
+from shared.counting import multilabel_clusters
+from shared.counting.clusters import ClusterSpec
+from shared.stats.intervals import binary_columns_interval
+from shared.counting.multilabel import count_indicators
+from shared.counting.multilabel import multilabel_counts
+from shared.counting.store import Store
 
 LEVEL = 0.95
 CLUSTER_KEYS = ("balanced_accuracy_ci", "balanced_accuracy_ci_reason", "num_clusters", "design_effect")
@@ -68,7 +68,7 @@ def test_design_effect_equals_the_direct_computation(metric, case):
     assert measured > 1.2  # the hard samples make the labels' errors correlate: a real effect is measured
     # The interval is the independent one on sizes divided by the design effect (widened to t on G - 1).
     probability = 0.5 + LEVEL / 2
-    from shared.clusters import t_quantile
+    from shared.stats.distributions import t_quantile
 
     factor = max(measured, 1.0) * (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2
     counts = metric.compute(references=references, predictions=predictions, sample_weight=weights, return_confusion_matrix=True,
@@ -184,7 +184,7 @@ def test_dense_and_sparse_cross_sums_agree_and_many_labels_fall_back_to_rows(mon
     rows = count_indicators(predictions, references, clusters=ClusterSpec(None, True))
     assert multilabel_clusters.CROSS not in rows.moments and multilabel_clusters.SIZES in rows.tables
     counts = multilabel_counts(rows, ignore_index=-100)
-    from shared.intervals import binary_columns_influence
+    from shared.stats.intervals import binary_columns_influence
 
     influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives)
     effect = counts.clusters.design_effect(influence, counts.independent_variance(influence), LEVEL)

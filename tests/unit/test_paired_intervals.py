@@ -18,9 +18,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
-from shared import comparison  # noqa: E402
-from shared import paired_joint  # noqa: E402
-from shared.paired_tests import newcombe_paired_interval  # noqa: E402
+from shared.stats import comparison  # noqa: E402
+from shared.stats import paired_joint  # noqa: E402
+from shared.stats.paired_tests import newcombe_paired_interval  # noqa: E402
 
 Z = 1.959963984540054  # the 0.975 quantile of the standard normal
 

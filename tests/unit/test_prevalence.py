@@ -13,13 +13,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from shared import intervals
-from shared import binomial
-from shared import judge_groups
-from shared import planning
-from shared import prevalence
-from shared import prevalence_arrays
-from shared import prevalence_ppi
+from shared.stats import intervals
+from shared.stats import binomial
+from shared.judges import judge_groups
+from shared.tooling import planning
+from shared.judges import prevalence
+from shared.judges import prevalence_arrays
+from shared.judges import prevalence_ppi
+from shared.stats import distributions
 from conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -253,7 +254,7 @@ def test_binary_delta_variance_is_the_textbook_formula():
     j = tpr - fpr
     p = (q - fpr) / j
     variance = (q * (1 - q) / total + p**2 * tpr * (1 - tpr) / positives + (1 - p) ** 2 * fpr * (1 - fpr) / negatives) / j**2
-    z = binomial.z_value(LEVEL)
+    z = distributions.z_value(LEVEL)
     result = prevalence.corrected_prevalence(binary_confusion(tp, positives, fp, negatives), [total - flagged, flagged], confidence_level=LEVEL, method="delta")
     assert result["interval"] == pytest.approx([p - z * math.sqrt(variance), p + z * math.sqrt(variance)], abs=1e-12)
 
@@ -372,7 +373,7 @@ def test_group_rates_are_the_per_group_counts():
 def test_chi2_tail_matches_scipy():
     from scipy import stats  # scikit-learn depends on SciPy: always installed with the test requirements
     for statistic, dof in [(0.01, 1), (3.84, 1), (7.5, 2), (20, 6), (55, 40), (300, 200), (1e-6, 10)]:
-        assert judge_groups.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
+        assert distributions.chi2_sf(statistic, dof) == pytest.approx(stats.chi2.sf(statistic, dof), rel=1e-9, abs=1e-300)
 
 
 def test_homogeneity_statistic_binary_is_the_sum_of_the_tpr_and_fpr_tests():
@@ -507,7 +508,7 @@ def test_judge_comparison_plan_reaches_the_power(agreement):
 
         difference = (tp_b - tp_a) / positives + (tn_b - tn_a) / negatives
         se = np.sqrt(paired_variance(pos_cells, positives) + paired_variance(neg_cells, negatives))
-        rejected = np.abs(difference) / se > binomial.z_value(1 - 0.05)
+        rejected = np.abs(difference) / se > distributions.z_value(1 - 0.05)
     power = rejected.mean()
     assert 0.75 <= power <= 0.86, power
 
@@ -885,7 +886,7 @@ def test_ppi_golden_size_matches_ppi_python_power_analysis(tpr, tnr, prevalence_
 
     correlation = planning.ppi_correlation(tpr, tnr, prevalence_value)
     peer = ppi_power(correlation, cost_X=0, cost_Y=1.0, cost_Yhat=cost, effective_n=effective)
-    half_width = binomial.z_value(LEVEL) * math.sqrt(prevalence_value * (1 - prevalence_value) / effective)
+    half_width = distributions.z_value(LEVEL) * math.sqrt(prevalence_value * (1 - prevalence_value) / effective)
     plan = planning.plan_ppi_golden_set(half_width, tpr=tpr, tnr=tnr, prevalence=prevalence_value, unlabeled_size=peer["N"])
     assert abs(plan["golden"] - peer["n"]) <= 1  # both round a real size
     assert plan["expected_half_width"] <= half_width * (1 + 1e-9)

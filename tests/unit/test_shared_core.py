@@ -8,11 +8,11 @@ import pyarrow as pa
 import pytest
 import torch
 
-from shared import confusion
-from shared import counts
-from shared import inputs
-from shared import labels
-from shared import thresholds
+from shared.counting import confusion
+from shared.counting import counts
+from shared.counting import inputs
+from shared.counting import labels
+from shared.counting import thresholds
 
 
 @pytest.mark.parametrize(

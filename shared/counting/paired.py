@@ -1,0 +1,308 @@
+"""Two systems on one golden set: counting ``baseline_predictions`` beside ``predictions``.
+
+A paired comparison (``comparison.py``) needs the *joint* counts
+``joint[r, a, b]`` of (reference, system's prediction, baseline's prediction): each
+system's confusion matrix alone does not say on which items the two agree. So a batch
+given with ``baseline_predictions`` is counted as triples in a count table of its own
+(``PAIRED``) - the same sufficient statistics as the pairs of ``confusion.py``, merged
+by streaming and by distributed processes alike - or, for scores a compute-time
+threshold still has to turn into labels, kept as raw columns.
+
+``paired_counts`` turns what was stored into ``PairedCounts``: both systems' confusion
+counts (``ConfusionCounts``, by marginalising the triples, so every option of the
+module applies to the two systems identically) over one common class order, and the
+dense joint counts for ``comparison.py``.
+"""
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple
+
+import numpy as np
+
+from .confusion import ConfusionCounts
+from ..stats.design_effect import NO_CLUSTERS
+from ..stats.design_effect import DesignEffect
+from .clusters import cluster_positions
+from .clusters import count_clusters
+from ..stats.design_effect import design_effect
+from .clusters import raw_with_clusters
+from .clusters import stored_clusters
+from .confusion import are_labels
+from .confusion import row_influence
+from .counts import CountTable
+from .counts import equal_weight_counts
+from .counts import kept_rows
+from .inputs import SCORES_HINT
+from .inputs import describe_values
+from .inputs import as_array
+from .inputs import as_labels
+from .inputs import check_sample_weight
+from .inputs import is_string_array
+from .labels import encode_task
+from .labels import label_kind
+from .labels import padding_hint
+from .labels import padding_values
+from .labels import warn_padding
+from .store import Store
+from .thresholds import check_threshold_scale
+from .thresholds import threshold_labels
+
+PAIRED = "paired"
+PAIRED_KEYS = ("references", "predictions", "baseline_predictions")
+# Whether batches carried baseline_predictions: every batch must agree (Store.merge checks settings).
+BASELINE_SETTING = "baseline_predictions"
+GIVEN, NOT_GIVEN = "given with every batch", "not given"
+# The joint counts are K^3 cells and comparison.py's gradients as many: a bound on K.
+MAX_COMPARISON_CLASSES = 128
+
+AUTO_THRESHOLD_COMPARISON = (
+    "threshold: no comparison with threshold='auto'. The threshold would be fitted to these same data "
+    "(for which system?), and the interval and p-value would not hold; tune the threshold on a separate "
+    "split and pass it as a number, which then applies to both systems' scores."
+)
+
+
+def mark_baseline(store: Store, given: bool) -> Store:
+    """Record whether a batch had baseline_predictions, so that mixing batches fails at add_batch."""
+    store.settings[BASELINE_SETTING] = GIVEN if given else NOT_GIVEN
+    return store
+
+
+def count_paired_labels(predictions: Any, references: Any, baseline_predictions: Any, sample_weight: Any = None,
+                        scores: bool = True, scores_hint: str = SCORES_HINT, clusters: Any = None) -> Store:
+    """One batch with a baseline as a ``Store`` of its own (see the module doc); ``clusters``: a
+    ``clusters.ClusterSpec``, the (cluster, reference, prediction, baseline) counts beside them."""
+    predictions, references = as_array(predictions, "predictions"), as_array(references, "references")
+    baseline = as_array(baseline_predictions, "baseline_predictions")
+    if predictions.shape != references.shape or baseline.shape != references.shape:
+        raise ValueError(
+            f"baseline_predictions: expected predictions, references and baseline_predictions of one shape, found "
+            f"{predictions.shape}, {references.shape} and {baseline.shape}."
+        )
+    weights = check_sample_weight(sample_weight, references.size, references.shape)
+    store = mark_baseline(Store(), True)
+    store.note_references(references)
+    references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
+    shape = predictions.shape
+    predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
+    if are_labels(predictions) and are_labels(baseline):
+        table = CountTable(list(PAIRED_KEYS))
+        predictions, baseline = as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")
+        table.add([references, predictions, baseline], weights)
+        store.tables[PAIRED] = table
+        count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
+    elif scores:
+        for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
+            if is_string_array(values) or values.dtype.kind not in "iuf":
+                raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
+        store.keep_raw(raw_with_clusters(store, clusters, shape, {
+            "references": references, "predictions": predictions.astype(np.float64),
+            "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}))
+    else:
+        as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
+        as_labels(baseline, "baseline_predictions", scores_hint)
+    return store
+
+
+@dataclass
+class PairedCounts:
+    """Both systems' confusion counts (one class order) and their joint counts.
+
+    ``joint[r, a, b]``: weight sums (scaled by a power of two when weighted, which changes
+    no rate) of reference class r, system prediction a, baseline prediction b;
+    ``joint_w2``: the sums of squared weights on the same scale (None unweighted)."""
+
+    system: ConfusionCounts
+    baseline: ConfusionCounts
+    joint: np.ndarray
+    joint_w2: Optional[np.ndarray] = None
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.system.reason
+
+    def design_effect(self, confidence_level: float, system: Dict[str, Any], baseline: Dict[str, Any]) -> DesignEffect:
+        """The design effect of the difference system - baseline, whose influences are ``system``
+        and ``baseline`` (keyword arguments of ``confusion.row_influence``: ``gradient=`` or
+        ``recall_influence=``); ``clusters.NO_CLUSTERS`` without clusters."""
+        if self.system.clusters_reason is not None:
+            return DesignEffect.refused(self.system.clusters_reason)
+        if self.system.clusters is None:
+            return NO_CLUSTERS
+        classes = self.system.encoded.classes
+        rows, influence = row_influence(self.system.clusters, classes, "predictions", **system)
+        _, baseline_influence = row_influence(self.system.clusters, classes, "baseline_predictions", **baseline)
+        return design_effect(influence - baseline_influence, rows, cluster_positions(rows), confidence_level)
+
+    def clustered_w2(self, effect: DesignEffect) -> Optional[np.ndarray]:
+        """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,
+        unweighted) times the design effect, so each row's Kish size is what its clusters are worth."""
+        if effect.num_clusters is None:
+            return self.joint_w2
+        return (self.joint if self.joint_w2 is None else self.joint_w2) * effect.factor
+
+
+def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options: Dict[str, Any]) -> None:
+    """Errors about the baseline's labels name baseline_predictions (the shared encoding would say predictions)."""
+    if not baseline.size:
+        return
+    if references.size and label_kind(references) != label_kind(baseline):
+        raise TypeError(f"baseline_predictions: expected {label_kind(references)} labels like the references, found {label_kind(baseline)}s.")
+    labels, num_classes = options.get("labels"), options.get("num_classes")
+    if labels is not None:
+        known = set(labels)
+        unknown = np.array([value for value in np.unique(baseline).tolist() if value not in known])
+        if unknown.size:
+            raise ValueError(f"baseline_predictions: expected values among `labels`, found unknown value(s) {describe_values(unknown)}.")
+    elif options.get("task") == "binary" and options.get("pos_label") is None and label_kind(baseline) == "integer":
+        outside = np.unique(baseline[(baseline < 0) | (baseline > 1)])
+        if outside.size:
+            raise ValueError(f"baseline_predictions: expected labels 0/1 with task='binary', found {describe_values(outside)}.")
+    elif num_classes is not None and label_kind(baseline) == "integer":
+        outside = np.unique(baseline[(baseline < 0) | (baseline >= num_classes)])
+        if outside.size:
+            raise ValueError(f"baseline_predictions: expected labels in [0, {num_classes - 1}], found {describe_values(outside)}.")
+
+
+def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCORES_HINT) -> PairedCounts:
+    """What was stored with baseline_predictions, as ``PairedCounts`` under the options.
+
+    As ``confusion.confusion_counts`` for one system: ``ignore_index`` drops triples,
+    weight-0 samples are dropped, a numeric ``threshold`` turns both systems' scores into
+    labels the same way. The classes are one order for both systems (``labels``,
+    ``0..num_classes-1``, or the values seen in references and either system's predictions).
+    """
+    if options.get("threshold") == "auto":
+        raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
+    # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
+    raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
+    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
+    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"))
+    keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
+    threshold = options.get("threshold")
+    references = keys["references"]
+    padding = padding_values(references, stored.reference_dtypes, options.get("ignore_index"))  # as confusion_counts
+    if threshold is None:
+        for name in ("predictions", "baseline_predictions"):
+            keys[name] = as_labels(keys[name], name, scores_hint)  # raises, naming a non-integer value
+        _check_baseline_labels(references, keys["baseline_predictions"], options)
+        both = np.concatenate([keys["predictions"], keys["baseline_predictions"]])
+        with padding_hint(padding):
+            encoded = encode_task(references, both, options.get("task"), options.get("labels"), options.get("num_classes"),
+                                  options.get("pos_label"))
+        system_index, baseline_index = np.split(encoded.prediction_indices, 2)
+    else:
+        for name in ("predictions", "baseline_predictions"):
+            if is_string_array(keys[name]) and keys[name].size:
+                raise TypeError(f"{name}: expected numeric scores with a threshold, found strings such as {keys[name][0]!r}.")
+            check_threshold_scale(keys[name].astype(np.float64), threshold, name)
+        with padding_hint(padding):
+            encoded = encode_task(references, None, "binary", options.get("labels"), options.get("num_classes"), options.get("pos_label"))
+        system_index, baseline_index = (threshold_labels(keys[name].astype(np.float64), threshold, encoded.positive_index)
+                                        for name in ("predictions", "baseline_predictions"))
+    warn_padding(padding, encoded, options.get("labels"))
+    num_classes = encoded.num_classes
+    if encoded.unobserved or num_classes > MAX_COMPARISON_CLASSES:
+        raise ValueError(
+            f"baseline_predictions: a comparison counts K^3 (reference, prediction, baseline) cells; expected at most "
+            f"{MAX_COMPARISON_CLASSES} classes, found {num_classes + encoded.unobserved:,}."
+        )
+    reference_index = encoded.reference_indices
+    cell = (reference_index * num_classes + system_index) * num_classes + baseline_index
+    # Equal weights change no rate and no effective size: the statistics then see the counts of
+    # samples of positive weight, so all-ones (or any constant) weights give exactly the
+    # unweighted p-value and interval; the marginals below keep the weight sums.
+    equal_counts = None if w is None else equal_weight_counts(w, w2, exponent)
+    joint_weighted = w is not None and equal_counts is None
+    weight = np.ldexp(w, -exponent) if joint_weighted else (n if w is None else equal_counts).astype(np.float64)
+    joint = np.bincount(cell, weights=weight, minlength=num_classes**3).reshape((num_classes,) * 3)
+    joint_w2 = np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape) if joint_weighted else None
+
+    def marginal(prediction_index):
+        # Each system's confusion counts: the triples summed over the other system.
+        pair = reference_index * num_classes + prediction_index
+        present, inverse = np.unique(pair, return_inverse=True)
+        total = (lambda values: np.bincount(inverse, weights=values, minlength=present.size))
+        counts = np.rint(total(n)).astype(np.int64)
+        summed_w = summed_w2 = None
+        if w is not None:
+            summed_w, summed_w2 = total(w), total(w2)
+        own = dataclasses.replace(encoded, prediction_indices=None)
+        return ConfusionCounts(own, present // num_classes, present % num_classes, counts, summed_w, summed_w2, reason,
+                               w2_exponent=exponent)
+
+    system = marginal(system_index)
+    if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
+        labels_of = (lambda index: encoded.classes[index])
+        cluster_rows = dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
+                                                       "predictions": labels_of(system_index),
+                                                       "baseline_predictions": labels_of(baseline_index)})
+    system.clusters, system.clusters_reason = cluster_rows, clusters_reason
+    return PairedCounts(system, marginal(baseline_index), joint, joint_w2)
+
+
+def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
+                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
+    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
+    with clustered samples worth what their clusters are: the design effect of the difference
+    (``influences()``: the system's and the baseline's, as ``PairedCounts.design_effect`` takes
+    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
+    as ``design_effect`` and ``num_clusters``. One cluster, or N-d inputs added without their
+    clusters while an interval is asked for: NaN, with the reason."""
+    system = paired.system
+    if system.clusters is None and (system.clusters_reason is None or confidence_level is None):
+        return compare(paired.joint_w2)
+    effect = paired.design_effect(confidence_level or 0.95, *influences())
+    if effect.reason is not None:
+        return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
+    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured}
+
+
+def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
+                       confidence_level: Optional[float]) -> Dict[str, Any]:
+    """The comparison's outputs: ``baseline_<name>``, ``<name>_difference`` (exactly system - baseline),
+    ``<name>_difference_p_value``, with ``confidence_level`` ``<name>_difference_ci``, and
+    ``<name>_difference_reason`` whenever the difference, interval or p-value is NaN.
+
+    ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
+    """
+    nan = float("nan")
+    result = {f"baseline_{name}": baseline[name]}
+    if "reason" in baseline:
+        result[f"baseline_{name}_reason"] = baseline["reason"]
+    difference = system[name] - baseline[name]
+    result[f"{name}_difference"] = difference
+    low = high = p_value = nan
+    reason = system.get("reason") or baseline.get("reason")
+    if compared is not None and difference == difference:
+        low, high = compared["difference_ci"]
+        p_value = compared["p_value"]
+        if p_value != p_value or low != low:
+            reason = compared.get("reason") or "undefined"
+    if confidence_level is not None:
+        result[f"{name}_difference_ci"] = [float(low), float(high)]
+    result[f"{name}_difference_p_value"] = float(p_value)
+    if reason is not None and (difference != difference or p_value != p_value or low != low):
+        result[f"{name}_difference_reason"] = reason
+    if compared is not None and "design_effect" in compared:
+        result[f"{name}_difference_design_effect"] = float(compared["design_effect"])
+        result["num_clusters"] = int(compared["num_clusters"])
+    return result
+
+
+def has_baseline(stored: Store) -> bool:
+    """Whether the stored batches were given with baseline_predictions."""
+    return stored.settings.get(BASELINE_SETTING) == GIVEN
+
+
+def count_batch(count_single: Any, predictions: Any, references: Any, inputs: Dict[str, Any], **count_options: Any) -> Store:
+    """One batch, with its baseline when given (``count_paired_labels``), else by ``count_single``
+    (the module's own counting); either way marked, so that mixing the two kinds of batches fails."""
+    baseline = inputs.get("baseline_predictions")
+    if baseline is not None:
+        count_options.pop("cluster_feature", None)
+        return count_paired_labels(predictions, references, baseline, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                   **count_options)
+    return mark_baseline(count_single(predictions, references, inputs.get("sample_weight"), clusters=inputs.get("clusters"),
+                                      **count_options), False)

@@ -1,0 +1,467 @@
+"""Corrected prevalence from a judge's labels, with intervals carrying both samples' errors.
+
+A judge (a classifier, e.g. an LLM grader) labels new, unlabeled data; the share of items
+it puts in each class is *not* the true class prevalence, because it errs. Its golden-set
+confusion matrix tells how: with ``C[i, j] = P(judge says j | truth is i)`` (the
+row-normalised confusion), the judge's expected predicted shares are ``q = C^T p`` for
+true prevalences ``p``. Everything here works on COUNTS:
+
+* ``gold_confusion``: ``K x K`` counts of the judge on the golden set (rows = references,
+  columns = the judge's labels);
+* ``unlabeled_predicted``: the ``K`` counts of the judge's labels on the unlabeled data.
+
+**Binary** (K = 2, positive class index 1): ``q = FPR + J p`` with ``J = TPR - FPR``
+(Youden's J, informedness), so ``p = (q - FPR) / J``: the Rogan-Gladen estimator.
+**Multi-class**: adjusted classify and count (QuaPy's ACC): the exact solution of
+``C^T p = q`` (``numpy.linalg.solve``; it sums to 1 by itself, since ``C`` 1 = 1), then
+the **Euclidean projection onto the probability simplex** (the sort-based algorithm of
+Held et al. 1974 / Duchi et al. 2008) when a component is negative. For K = 2 that
+projection is clipping ``p`` into [0, 1], so both cases are one estimator. A clipped
+estimate is reported (``clipped: True``): the point lies on the boundary because the
+noisy rates put it outside.
+
+**When the correction is refused (NaN with a reason): one rule for any K.** The
+correction divides by J (binary): an error ``e`` in ``q`` becomes ``e / J`` in ``p``. In
+general the amplification is ``1 / sigma``, with ``sigma`` the smallest singular value of
+``C^T`` on the sum-zero subspace (the directions in which prevalences can change). Its
+signed version (``conditioning``: negative when the inversion flips orientation) is
+exactly J for K = 2. The estimate is refused when ``|J|`` (K = 2) or ``sigma`` (K > 2) is
+at most ``min_informedness`` (default 0.05): ``"informedness_too_small"``. Why 0.05: below
+it each point of error in the judge's measured prevalence is amplified at least 20 times,
+and telling a judge with J = 0.05 from a guessing one (J = 0) at two standard errors
+already takes about 800 golden positives and 800 negatives (TPR and FPR near 0.5); a
+judge that weak measures nothing useful. A judge with negative J (binary) or a negative
+per-class J_c (a class it gives *less* often when it is the truth: two labels swapped)
+is inverted like any other and a ``UserWarning`` says that its labels look swapped.
+Other reasons: ``"class_without_golden_references"``, ``"no_unlabeled_predictions"``.
+Refusing the *interval* when J's interval includes 0 was measured and not adopted: it
+keeps exactly the golden sets that overestimate a weak judge's J, and the intervals still
+given then covered 0.61-0.90 instead of 0.88-0.93 (``examples/prevalence_study.md``,
+column ``lee_if_J_excludes_0``). Instead the default interval switches method there (below).
+
+**Intervals** carry both sources of error (``method``; the one used is returned):
+
+* The default for one binary prevalence (``method=None``): Lee et al.'s interval where it
+  holds and the smoothed bootstrap where it does not (``lee_holds``: Lee's smoothed J at
+  least ``LEE_MIN_INFORMEDNESS_SE`` = 4.5 of its standard errors from 0). With a weak judge
+  and a golden set of few positives scored on new data with many, Lee's linearisation of
+  1/J covered 0.88-0.93; with the switch every setting of the study holds 0.94 or more.
+* ``"lee"``: Lee, Zeng, Jeong, Sohn & Lee (2025), the adjusted plug-in interval of their
+  reference code (``lee_interval_arrays``): pseudo-counts on the measured share and on
+  both rates, a shift for the bias of the ratio, and a delta-method standard error over
+  the golden and the unlabeled sample. Asked for by name, it is given whatever J (with a
+  ``UserWarning`` when J's interval includes 0).
+* ``"bootstrap"`` (the default for K > 2 and for differences): a smoothed bootstrap over
+  both samples. Each replicate draws each golden reference row's rates from
+  Dirichlet(row counts + 1) (Beta(x + 1, n - x + 1) for a binary rate) and the unlabeled
+  shares from Dirichlet(counts + 1); the estimate (with its projection) is recomputed on
+  each of ``n_resamples`` replicates and the **percentile** interval returned. Unlike a
+  multinomial resample, the draws move a rate estimated at 0 or 1. A replicate whose
+  conditioning is at most ``min_informedness`` in size has no estimate; it is counted as
+  "could be anything": at the bound's floor for the lower percentile and at its ceiling
+  for the upper one. So a golden set that cannot tell the judge from a guesser widens the
+  interval towards [0, 1] instead of silently dropping the worst replicates. Their share
+  is returned (``undefined_resample_share``).
+* ``"delta"``: the first-order (delta-method) normal interval,
+  ``Var(p) = C^-T [Cov(q) + sum_i p_i^2 Cov(C_i.)] C^-1`` (binary:
+  ``[q(1-q)/N + p^2 TPR(1-TPR)/n_1 + (1-p)^2 FPR(1-FPR)/n_0] / J^2``), clipped to [0, 1].
+  Fast and deterministic, but symmetric: poor near p = 0 with small sets.
+
+``ppi_prevalence`` is the other estimator: prediction-powered inference (PPI++), valid
+when the golden set is a random sample of the new data (``prevalence_ppi.py``).
+
+Coverage is measured by ``examples/prevalence_study.py`` (see ``examples/prevalence_study.md``).
+
+The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, Lee's
+interval, the delta method) live in ``prevalence_arrays.py`` and are importable from here
+too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning in
+``planning.py``. NumPy and the standard library only (plus those files, ``binomial.py``
+and ``intervals.py``).
+"""
+
+import warnings
+from typing import Any, Dict, Optional, Sequence
+
+import numpy as np
+
+from ..glue.options import check_confidence_level
+from ..glue.options import check_n_resamples
+from ..glue.options import check_seed
+from ..stats.intervals import informedness_from_confusion
+from ..stats.intervals import informedness_interval
+from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
+from .prevalence_arrays import THRESHOLD_MARGIN
+from .prevalence_arrays import bootstrap_prevalence_arrays
+from .prevalence_arrays import check_confusion
+from .prevalence_arrays import check_min_informedness
+from .prevalence_arrays import check_prevalence_interval_method
+from .prevalence_arrays import check_unlabeled
+from .prevalence_arrays import corrected_prevalence_arrays
+from .prevalence_arrays import delta_covariance
+from .prevalence_arrays import delta_interval_arrays
+from .prevalence_arrays import lee_holds
+from .prevalence_arrays import lee_interval_arrays
+from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
+from .prevalence_ppi import SAMPLE_TEST_LEVEL
+from .prevalence_ppi import ppi_prevalence_arrays
+
+
+# ----------------------------------------------------------------------------------------
+# Public API
+# ----------------------------------------------------------------------------------------
+
+
+def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
+    if (confusion.sum(axis=-1) <= 0).any():
+        return "class_without_golden_references"
+    if any(u.sum() <= 0 for u in unlabeled_list):
+        return "no_unlabeled_predictions"
+    if abs(strength) <= min_informedness + THRESHOLD_MARGIN:
+        return "informedness_too_small"
+    return None
+
+
+def _plain(values: np.ndarray, binary: bool):
+    """Binary: the positive class's float; multi-class: a list per class."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(values[1]) if binary else [float(v) for v in values]
+
+
+def _plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
+    if binary:
+        return [float(low[1]), float(high[1])]
+    return [[float(a), float(b)] for a, b in zip(low, high)]
+
+
+def _summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
+    return {
+        "informedness": float(informedness_from_confusion(confusion)),
+        "min_singular_value": float(abs(strength)),
+    }
+
+
+def _name(classes: Optional[Sequence[Any]], index: int) -> str:
+    return repr(classes[index]) if classes is not None else f"class {index}"
+
+
+def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None) -> None:
+    """A ``UserWarning`` when the judge gives some class less often when it is the truth than
+    when it is not (per-class J_c = TPR_c - FPR_c < 0): two labels look swapped.
+
+    The correction inverts such a judge all the same (J = -0.75 is as informative as 0.75);
+    the warning is for the label order, which is more often wrong than a judge is perverse.
+    """
+    confusion = np.asarray(confusion, dtype=np.float64)
+    support = confusion.sum(axis=-1)
+    predicted = confusion.sum(axis=-2)
+    total = support.sum()
+    hits = np.diagonal(confusion)
+    others = total - support
+    defined = (support > 0) & (others > 0)
+    per_class = np.divide(hits, support, out=np.zeros_like(hits), where=defined) - np.divide(
+        predicted - hits, others, out=np.zeros_like(hits), where=defined)
+    swapped = [index for index in np.flatnonzero(defined & (per_class < -THRESHOLD_MARGIN))]
+    if not swapped:
+        return
+    if confusion.shape[-1] == 2:
+        described = f"J = {per_class[1]:.3f} < 0: it says {_name(classes, 1)} more often when the truth is {_name(classes, 0)}"
+    else:
+        described = "per-class J < 0 for " + ", ".join(f"{_name(classes, i)} ({per_class[i]:.3f})" for i in swapped) + \
+            ": it gives those labels less often when they are the truth than when they are not"
+    warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
+                  "inverts it all the same; check that the judge's labels and the references use the same label order.",
+                  UserWarning, stacklevel=3)
+
+
+def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
+    """Lee's interval is a delta-method interval of a ratio with J in the denominator: a
+    ``UserWarning`` when the golden set cannot tell the judge from a guesser (J's
+    Agresti-Coull / MOVER interval at ``level`` includes 0)."""
+    found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
+    low, high = float(found.low), float(found.high)
+    if low <= 0.0 <= high:
+        warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
+                      f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
+                      "short of its level (examples/prevalence_study.md); the smoothed bootstrap (method='bootstrap'; "
+                      "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
+                      "class narrow both.", UserWarning, stacklevel=3)
+
+
+def corrected_prevalence(
+    gold_confusion: Any,
+    unlabeled_predicted: Any,
+    *,
+    confidence_level: Optional[float] = None,
+    method: Optional[str] = None,
+    n_resamples: int = 10_000,
+    seed: Optional[int] = None,
+    min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
+    weighted_gold: bool = False,
+    classes: Optional[Sequence[Any]] = None,
+) -> Dict[str, Any]:
+    """The true class prevalence of unlabeled data, corrected for the judge's errors.
+
+    ``gold_confusion``: ``K x K`` counts of the judge on the golden set (rows = references,
+    columns = the judge's labels; non-integral counts, e.g. a weighted golden set's rows
+    scaled to their Kish effective sizes, are accepted with ``weighted_gold=True``: the
+    bootstrap then draws each row with those sizes). ``unlabeled_predicted``: the judge's
+    ``K`` label counts on the unlabeled data (whole numbers). Binary (K = 2): the
+    prevalence of class 1, Rogan-Gladen ``(q - FPR) / J``; multi-class: adjusted classify
+    and count, one value per class (see the module doc for the method, the projection, the
+    intervals and the refusal rule). ``method``: the interval, None for the default (two
+    classes: ``"lee"`` where ``lee_holds``, else ``"bootstrap"``; ``"bootstrap"`` for more).
+    ``classes``: names for warnings.
+
+    Returns a dict of plain Python values: ``estimate`` (float, or list per class; NaN when
+    refused), ``reason`` (None, or why NaN), ``clipped`` (the unconstrained solution was
+    outside [0, 1] / the simplex and was projected), ``measured_prevalence`` (the judge's
+    raw shares q), ``informedness`` (Youden's J; Powers' bookmaker informedness when
+    K > 2), ``min_singular_value`` (``|J|`` for K = 2) and, with ``confidence_level``,
+    ``interval`` ([low, high], or a list of them per class), ``method`` (the one used),
+    ``interval_reason`` (None, or why the interval alone is NaN) and, for the bootstrap,
+    ``undefined_resample_share``.
+
+    Examples
+    --------
+    TPR = 40/50 = 0.8, FPR = 95/950 = 0.1 (J = 0.7); the judge flags 240 of 1,000 new items:
+
+    >>> result = corrected_prevalence([[855, 95], [10, 40]], [760, 240])
+    >>> round(result["estimate"], 12), result["clipped"], result["reason"]
+    (0.2, False, None)
+    >>> corrected_prevalence([[50, 50], [48, 52]], [500, 500])["reason"]  # J = 0.02
+    'informedness_too_small'
+
+    Lee et al.'s README example (q = 0.4 of 1,000; specificity 0.7 and sensitivity 0.9 on
+    200 golden items each):
+
+    >>> result = corrected_prevalence([[140, 60], [20, 180]], [600, 400], confidence_level=0.95)
+    >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]], result["method"]
+    (0.1667, [0.0564, 0.2627], 'lee')
+    """
+    confusion = check_confusion(gold_confusion, whole=not weighted_gold)
+    if confusion.ndim != 2:
+        raise ValueError("gold_confusion: expected one K x K matrix (use corrected_prevalence_arrays for batches).")
+    num_classes = confusion.shape[-1]
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
+    if unlabeled.ndim != 1:
+        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    level = check_confidence_level(confidence_level)
+    method = check_prevalence_interval_method(method, num_classes)
+    n_resamples = check_n_resamples(n_resamples)
+    seed = check_seed(seed)
+    min_informedness = check_min_informedness(min_informedness)
+    binary = num_classes == 2
+
+    point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
+    strength = float(point["strength"])
+    reason = _reason(confusion, [unlabeled], strength, min_informedness)
+    if reason is None:
+        warn_if_labels_look_swapped(confusion, classes)
+    result = {
+        "estimate": _plain(point["estimate"], binary),
+        "reason": reason,
+        "clipped": bool(point["clipped"]),
+        "measured_prevalence": _plain(point["measured"], binary),
+        **_summary(confusion, strength),
+    }
+    if level is None:
+        return result
+    if method is None:  # the default for one binary prevalence: Lee's interval where it holds
+        method = "lee" if bool(lee_holds(confusion)) else "bootstrap"
+    result["method"] = method
+    nan = np.full(num_classes, np.nan)
+    result["interval_reason"] = None
+    if reason is not None:
+        result["interval"] = _plain_interval(nan, nan, binary)
+        return result
+    if method == "lee":
+        _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
+        low, high, flipped = lee_interval_arrays(confusion, unlabeled, level)
+        low, high = np.array([1.0 - high, low]), np.array([1.0 - low, high])
+        if bool(flipped):
+            result["interval_reason"] = "too_few_golden_items"
+    elif method == "bootstrap":
+        low, high, share = bootstrap_prevalence_arrays(
+            confusion, [unlabeled], confidence_level=level, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness
+        )
+        result["undefined_resample_share"] = float(share)
+    else:
+        covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
+        low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
+    result["interval"] = _plain_interval(low, high, binary)
+    return result
+
+
+def ppi_prevalence(
+    gold_confusion: Any,
+    unlabeled_predicted: Any,
+    *,
+    confidence_level: Optional[float] = None,
+    classes: Optional[Sequence[Any]] = None,
+) -> Dict[str, Any]:
+    """Prediction-powered (PPI++) prevalence: the golden set taken as a random sample of the new data.
+
+    The mean of ``[truth is c]`` estimated from the golden set's references, the judge's
+    labels on it and its labels on the new data, with the power-tuned weight (see
+    ``prevalence_ppi.py``): equal to ppi-python's ``ppi_mean_pointestimate`` and
+    ``ppi_mean_ci`` (``lam=None``) on the one-vs-rest indicators, then clipped to [0, 1]
+    (``clipped`` says when the estimate was). Valid for any judge, even one no better than
+    chance, **if** the golden set is a uniformly random sample of the data corrected; under
+    prior shift (a golden set enriched in a class, or drawn from other data) it is biased
+    and its interval covers nothing. Refused (NaN with a ``reason``):
+    ``"golden_set_unlike_unlabeled_data"`` when the judge's labels are distributed
+    differently on the two sets (chi-square test, p < 0.001: then they cannot be one
+    population), ``"too_few_golden_items"`` (fewer than 2), ``"no_unlabeled_predictions"``;
+    the interval alone (``interval_reason``) with ``"too_few_golden_items_for_ppi"`` for a
+    class with fewer than ``MIN_GOLDEN_ITEMS_PER_CLASS`` (30) golden items in it or outside
+    it, where PPI's normal interval falls short of its level.
+
+    Returns ``estimate``, ``reason``, ``clipped``, ``measured_prevalence``,
+    ``informedness``, ``min_singular_value`` (as ``corrected_prevalence``), ``lam`` (the
+    weight, a float or a list per class), ``sampling_p_value`` and, with
+    ``confidence_level``, ``interval``, ``interval_reason`` and ``method`` (``"ppi"``).
+
+    Examples
+    --------
+    >>> result = ppi_prevalence([[144, 16], [8, 32]], [700, 300], confidence_level=0.95)
+    >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]]
+    (0.2272, [0.1824, 0.272])
+
+    With fewer than 30 golden items of the class (or outside it) PPI's normal interval falls
+    short of its level: no interval.
+
+    >>> result = ppi_prevalence([[72, 8], [4, 16]], [700, 300], confidence_level=0.95)
+    >>> round(result["estimate"], 4), result["interval"], result["interval_reason"]
+    (0.2294, [nan, nan], 'too_few_golden_items_for_ppi')
+    """
+    confusion = check_confusion(gold_confusion)
+    if confusion.ndim != 2:
+        raise ValueError("gold_confusion: expected one K x K matrix.")
+    num_classes = confusion.shape[-1]
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
+    if unlabeled.ndim != 1:
+        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    level = check_confidence_level(confidence_level)
+    binary = num_classes == 2
+    found = ppi_prevalence_arrays(confusion, unlabeled, level)
+    total = unlabeled.sum()
+    measured = unlabeled / total if total > 0 else np.zeros(num_classes)
+    p_value = float(found["sampling_p_value"])
+    if confusion.sum() < 2:
+        reason = "too_few_golden_items"
+    elif total <= 0:
+        reason = "no_unlabeled_predictions"
+    elif p_value < SAMPLE_TEST_LEVEL:
+        reason = "golden_set_unlike_unlabeled_data"
+    else:
+        reason = None
+    if reason is None:
+        warn_if_labels_look_swapped(confusion, classes)
+    nan = np.full(num_classes, np.nan)
+    estimate = found["estimate"] if reason is None else nan
+    clipped_estimate = np.clip(estimate, 0.0, 1.0)
+    rates = confusion.sum(axis=-1)
+    strength = float(np.nan) if (rates <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
+    result = {
+        "estimate": _plain(clipped_estimate, binary),
+        "reason": reason,
+        "clipped": bool(reason is None and np.abs(clipped_estimate - estimate).max() > 0),
+        "measured_prevalence": _plain(measured, binary),
+        **_summary(confusion, strength),
+        "lam": _plain(found["lam"], binary),
+        "sampling_p_value": p_value,
+    }
+    if level is None:
+        return result
+    result["method"] = "ppi"
+    result["interval_reason"] = None
+    if reason is not None:
+        result["interval"] = _plain_interval(nan, nan, binary)
+        return result
+    # Too few golden items in a class (or outside it): PPI's normal interval falls short there.
+    support = confusion.sum(axis=-1)
+    few = np.minimum(support, confusion.sum() - support) < MIN_GOLDEN_ITEMS_PER_CLASS
+    if few[1] if binary else few.any():
+        result["interval_reason"] = "too_few_golden_items_for_ppi"
+    low, high = (np.where(few, np.nan, np.clip(bound, 0.0, 1.0)) for bound in (found["low"], found["high"]))
+    result["interval"] = _plain_interval(low, high, binary)
+    return result
+
+
+def corrected_prevalence_difference(
+    gold_confusion: Any,
+    unlabeled_a: Any,
+    unlabeled_b: Any,
+    *,
+    confidence_level: Optional[float] = None,
+    method: Optional[str] = None,
+    n_resamples: int = 10_000,
+    seed: Optional[int] = None,
+    min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
+    weighted_gold: bool = False,
+) -> Dict[str, Any]:
+    """Corrected prevalence of model A's outputs minus model B's, judged by one judge.
+
+    Binary: ``Delta p = Delta q / J`` (the FPR cancels); multi-class:
+    ``C^-T (q_a - q_b)`` per class. The difference of the *unconstrained* estimates (so it
+    is exactly ``Delta q / J``), clipped to [-1, 1] (``clipped`` reports it). The two
+    unlabeled samples are taken as independent; the golden set is shared, so each
+    bootstrap replicate draws its rates once for both (which is why the FPR's noise cancels
+    and the TPR's scales with the difference). ``method``: ``"bootstrap"`` (the default;
+    Lee's interval is for one prevalence) or ``"delta"``:
+    ``Var = C^-T [Cov(q_a) + Cov(q_b) + sum_i d_i^2 Cov(C_i.)] C^-1``. Keys as in
+    ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``; ``weighted_gold`` as there).
+
+    Examples
+    --------
+    >>> result = corrected_prevalence_difference([[855, 95], [10, 40]], [760, 240], [830, 170])
+    >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
+    0.1
+    """
+    confusion = check_confusion(gold_confusion, whole=not weighted_gold)
+    if confusion.ndim != 2:
+        raise ValueError("gold_confusion: expected one K x K matrix.")
+    num_classes = confusion.shape[-1]
+    first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes)
+    second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes)
+    if first.ndim != 1 or second.ndim != 1:
+        raise ValueError("unlabeled_a, unlabeled_b: expected one vector of K counts each.")
+    level = check_confidence_level(confidence_level)
+    method = check_prevalence_interval_method(method, num_classes, difference=True)
+    n_resamples = check_n_resamples(n_resamples)
+    seed = check_seed(seed)
+    min_informedness = check_min_informedness(min_informedness)
+    binary = num_classes == 2
+
+    point_a = corrected_prevalence_arrays(confusion, first, min_informedness)
+    point_b = corrected_prevalence_arrays(confusion, second, min_informedness)
+    strength = float(point_a["strength"])
+    reason = _reason(confusion, [first, second], strength, min_informedness)
+    raw = point_a["raw"] - point_b["raw"]
+    estimate = np.clip(raw, -1.0, 1.0)
+    result = {
+        "estimate": _plain(estimate, binary),
+        "reason": reason,
+        "clipped": bool(reason is None and np.abs(estimate - raw).max() > 1e-12),
+        "measured_difference": _plain(point_a["measured"] - point_b["measured"], binary),
+        **_summary(confusion, strength),
+    }
+    if level is None:
+        return result
+    result["method"] = method
+    result["interval_reason"] = None
+    nan = np.full(num_classes, np.nan)
+    if reason is not None:
+        result["interval"] = _plain_interval(nan, nan, binary)
+        return result
+    if method == "bootstrap":
+        low, high, share = bootstrap_prevalence_arrays(
+            confusion, [first, second], confidence_level=level, n_resamples=n_resamples, seed=seed,
+            min_informedness=min_informedness, difference=True,
+        )
+        result["undefined_resample_share"] = float(share)
+    else:
+        covariance = delta_covariance(confusion, [first, second], raw)
+        low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
+    result["interval"] = _plain_interval(low, high, binary)
+    return result

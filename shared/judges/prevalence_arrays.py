@@ -1,0 +1,414 @@
+"""The vectorised building blocks of the prevalence correction (``prevalence.py``).
+
+Everything works on counts, over any leading axes (the coverage study in
+``examples/prevalence_study.py`` passes thousands of problems at once): the golden-set
+row rates and their conditioning (the signed smallest singular value on the sum-zero
+subspace, J for two classes), the corrected prevalence with its projection onto the
+simplex (``corrected_prevalence_arrays``), Lee et al.'s adjusted interval for two classes
+(``lee_interval_arrays``), the smoothed bootstrap over both samples
+(``bootstrap_prevalence_arrays``) and the delta-method covariance and interval. The
+argument checks shared by ``prevalence.py`` and ``judge_groups.py`` live here too.
+
+NumPy and the standard library only (plus ``binomial.py`` beside it).
+"""
+
+import numbers
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..stats.distributions import z_value
+
+DEFAULT_MIN_INFORMEDNESS = 0.05
+# How the interval of the Rogan-Gladen / adjusted-classify-and-count estimate is made:
+# Lee et al.'s adjusted plug-in interval (two classes only), the smoothed bootstrap, the
+# delta method. None: for one binary prevalence Lee's interval where it holds (see
+# LEE_MIN_INFORMEDNESS_SE), else the bootstrap; the bootstrap for more classes and differences.
+PREVALENCE_INTERVAL_METHODS = ("lee", "bootstrap", "delta")
+
+# Lee's interval linearises 1 / J. Where the golden set pins J down poorly - its smoothed
+# J is within this many of its own standard errors of 0 - the linearisation fails: with a
+# weak judge (J = 0.2) and a golden set of 3-5% positives scored on new data at 30-50%, it
+# covered 0.88-0.93 of 95%. Refusing those golden sets is worse (the ones left overestimate
+# J: 0.61-0.90); the smoothed bootstrap there instead holds. Measured over the 36 binary
+# settings of examples/prevalence_study.py (3,000 sets each, a pilot): the lowest coverage
+# was 0.910 / 0.927 / 0.932 / 0.940 / 0.941 with the switch at 2.5 / 3 / 3.5 / 4 / 4.5 s.e.,
+# and at 4 the weak-judge corner read 0.935-0.940 in two runs, at 4.5 0.956; a higher value
+# only widens more intervals. examples/prevalence_study.md has the full run.
+LEE_MIN_INFORMEDNESS_SE = 4.5
+
+# The smoothed bootstrap draws each golden row's rates from Dirichlet(row counts + this)
+# and the unlabeled shares from Dirichlet(counts + this): Laplace's add-one, the pseudo-
+# counts Lee et al. put on the judge's rates ((x + 1) / (m + 2) is the Beta(x + 1, m - x + 1)
+# mean). A rate estimated at 0 or 1 then still varies. Jeffreys' 1/2 was tried first: in a
+# pilot run (not kept) it covered about 0.93 where 1 covered 0.956 (a judge with FPR 0.05 on
+# 50 golden negatives, new-data prevalence 2-5%); examples/prevalence_study.md measures 1.
+PSEUDO_COUNT = 1.0
+
+# Informedness (or the smallest singular value) must exceed min_informedness by this much.
+THRESHOLD_MARGIN = 1e-12
+
+# Values drawn per bootstrap chunk (resamples x problems x K x K).
+CHUNK_VALUES = 1 << 22
+
+
+# ----------------------------------------------------------------------------------------
+# Argument checks
+# ----------------------------------------------------------------------------------------
+
+
+def as_counts(name: str, value: Any, ndim_tail: int, whole: bool = True) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim < ndim_tail:
+        raise ValueError(f"{name}: expected at least {ndim_tail} dimension(s), found shape {array.shape}.")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name}: counts must be finite and non-negative.")
+    if whole and np.any(array != np.round(array)):
+        raise ValueError(f"{name}: counts must be whole numbers (the bootstrap draws integer counts).")
+    return array
+
+
+def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
+    # ``whole=False``: a weighted golden set's rows scaled to their effective sizes (the
+    # bootstrap then draws each row with its size rounded).
+    confusion = as_counts("gold_confusion", gold_confusion, 2, whole=whole)
+    if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
+        raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
+    return confusion
+
+
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
+    counts = as_counts(name, unlabeled, 1)
+    if counts.shape[-1] != num_classes:
+        raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
+    return counts
+
+
+def check_min_informedness(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= float(value) < 1.0:
+        raise ValueError(f"min_informedness: expected a number in [0, 1), found {value!r}.")
+    return float(value)
+
+
+def check_prevalence_interval_method(method: Any, num_classes: int, difference: bool = False) -> Optional[str]:
+    """None (the default: for one binary prevalence Lee's interval or, where it does not hold,
+    the bootstrap - decided on the data by ``lee_holds``; ``"bootstrap"`` otherwise) or one
+    of ``PREVALENCE_INTERVAL_METHODS``; Lee's interval is for one binary prevalence."""
+    if method is None:
+        return None if num_classes == 2 and not difference else "bootstrap"
+    if method not in PREVALENCE_INTERVAL_METHODS:
+        raise ValueError(f"method: expected one of {PREVALENCE_INTERVAL_METHODS} or None, found {method!r}.")
+    if method == "lee" and (num_classes != 2 or difference):
+        what = "a difference of two prevalences" if difference else f"{num_classes} classes"
+        raise ValueError(f"method: 'lee' is the interval of one binary prevalence, found {what}; "
+                         "expected 'bootstrap' or 'delta'.")
+    return method
+
+
+
+# ----------------------------------------------------------------------------------------
+# Building blocks (vectorised over leading axes)
+# ----------------------------------------------------------------------------------------
+
+
+def project_to_simplex(values: Any) -> np.ndarray:
+    """Euclidean projection of each vector (last axis) onto the probability simplex.
+
+    The sort-based algorithm (Held, Wolfe & Crowder 1974; Duchi et al. 2008): the closest
+    point ``max(v - theta, 0)`` with ``theta`` chosen so that it sums to 1. For a vector
+    that already sums to 1 in two dimensions this is clipping into [0, 1].
+
+    Examples
+    --------
+    >>> project_to_simplex([0.5, 0.7, -0.2]).round(6).tolist()
+    [0.4, 0.6, 0.0]
+    >>> project_to_simplex([-0.1, 1.1]).tolist()
+    [0.0, 1.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    num = values.shape[-1]
+    ordered = -np.sort(-values, axis=-1)
+    cumulative = np.cumsum(ordered, axis=-1) - 1.0
+    index = np.arange(1, num + 1)
+    positive = ordered - cumulative / index > 0
+    rho = num - 1 - np.argmax(positive[..., ::-1], axis=-1)  # last index where positive
+    theta = np.take_along_axis(cumulative, rho[..., None], axis=-1) / (rho[..., None] + 1.0)
+    return np.maximum(values - theta, 0.0)
+
+
+def _sum_zero_basis(num_classes: int) -> np.ndarray:
+    """Orthonormal basis ``(K, K-1)`` of the vectors summing to 0."""
+    spanning = np.eye(num_classes)[:, :-1] - 1.0 / num_classes
+    basis, _ = np.linalg.qr(spanning)
+    return basis
+
+
+def row_rates(confusion: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """``(C, support)``: row-normalised confusion (0 rows where a class has no reference)."""
+    confusion = np.asarray(confusion, dtype=np.float64)
+    support = confusion.sum(axis=-1)
+    rates = confusion / np.where(support > 0, support, 1.0)[..., None]
+    return rates, support
+
+
+def invertibility(rates: Any) -> np.ndarray:
+    """Smallest singular value of ``C^T`` on the sum-zero subspace (``|J|`` when K = 2).
+
+    ``1 / invertibility`` is the worst-case factor by which the correction amplifies an
+    error in the measured shares ``q``.
+
+    Examples
+    --------
+    >>> round(float(invertibility([[0.9, 0.1], [0.2, 0.8]])), 12)  # TPR 0.8, FPR 0.1
+    0.7
+    """
+    return np.abs(conditioning(rates))
+
+
+def conditioning(rates: Any) -> np.ndarray:
+    """The signed smallest singular value of ``C^T`` on the sum-zero subspace: J when K = 2.
+
+    Its size is ``invertibility``; its sign is that of the determinant of ``C^T`` restricted
+    to the sum-zero directions (the same in any orthonormal basis of them), so it changes
+    sign only by passing through a judge that cannot be inverted. For two classes it is
+    Youden's J = TPR - FPR exactly (computed as such). A judge with two classes' labels
+    swapped has a negative value and is inverted like any other (the correction only
+    needs the inversion to be well conditioned).
+
+    Examples
+    --------
+    >>> round(float(conditioning([[0.9, 0.1], [0.2, 0.8]])), 12)  # TPR 0.8, FPR 0.1: J
+    0.7
+    >>> swapped = [[0.9, 0.05, 0.05], [0.1, 0.1, 0.8], [0.1, 0.8, 0.1]]  # classes 1 and 2 swapped
+    >>> round(float(conditioning(swapped)), 4)
+    -0.7
+    """
+    rates = np.asarray(rates, dtype=np.float64)
+    if rates.shape[-1] == 2:
+        return rates[..., 1, 1] - rates[..., 0, 1]
+    basis = _sum_zero_basis(rates.shape[-1])
+    reduced = basis.T @ np.swapaxes(rates, -1, -2) @ basis
+    smallest = np.linalg.svd(reduced, compute_uv=False)[..., -1]
+    return np.where(np.linalg.det(reduced) < 0, -smallest, smallest)
+
+
+def _informed(rates: np.ndarray, support: np.ndarray, min_informedness: float) -> Tuple[np.ndarray, np.ndarray]:
+    """``(defined, strength)``: where the correction is allowed, and the signed conditioning
+    (J for two classes). The one rule for any K: ``|strength| > min_informedness``."""
+    strength = conditioning(rates)
+    # A rounding margin: J = 0.55 - 0.5 computes as 0.05000000000000004, and is at the threshold.
+    defined = (support > 0).all(axis=-1) & (np.abs(strength) > min_informedness + THRESHOLD_MARGIN)
+    return defined, strength
+
+
+def _solve(rates: np.ndarray, shares: np.ndarray, defined: np.ndarray) -> np.ndarray:
+    """Unconstrained solution of ``C^T p = q`` (NaN where not ``defined``)."""
+    num_classes = rates.shape[-1]
+    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(num_classes))
+    solution = np.linalg.solve(safe, shares[..., None])[..., 0]
+    return np.where(defined[..., None], solution, np.nan)
+
+
+def corrected_prevalence_arrays(
+    gold_confusion: Any, unlabeled_predicted: Any, min_informedness: float = DEFAULT_MIN_INFORMEDNESS
+) -> Dict[str, np.ndarray]:
+    """Vectorised point estimate: arrays over the leading axes of ``(..., K, K)`` and ``(..., K)``.
+
+    Returns ``raw`` (the unconstrained solution, ``(..., K)``), ``estimate`` (projected onto
+    the simplex), ``clipped`` (bool), ``measured`` (q), ``strength`` (J or sigma) and
+    ``defined`` (bool). NaN where not defined.
+    """
+    rates, support = row_rates(gold_confusion)
+    unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
+    total = unlabeled.sum(axis=-1)
+    measured = unlabeled / np.where(total > 0, total, 1.0)[..., None]
+    defined, strength = _informed(rates, support, min_informedness)
+    defined = defined & (total > 0)
+    raw = _solve(rates, measured, defined)
+    estimate = np.where(defined[..., None], project_to_simplex(np.where(defined[..., None], raw, 0.5)), np.nan)
+    clipped = defined & (np.abs(estimate - raw).max(axis=-1, initial=0.0) > 1e-12)
+    return {"raw": raw, "estimate": estimate, "clipped": clipped, "measured": measured, "strength": strength, "defined": defined}
+
+
+def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidence_level: float):
+    """Lee et al.'s (2025) adjusted interval of a binary prevalence (class 1), vectorised.
+
+    Lee, Zeng, Jeong, Sohn & Lee, "How to Correctly Report LLM-as-a-Judge Evaluations"
+    (arXiv 2511.21140), as their reference code ``confidence_interval(p, q0, q1, n, m0, m1,
+    alpha)`` (package ``llm_judge_reporting``) computes it, in this module's terms: the
+    judged share ``p`` = q of the ``n`` = N unlabeled items, specificity ``q0`` = TNR on the
+    ``m0`` golden negatives, sensitivity ``q1`` = TPR on the ``m1`` golden positives.
+
+    1. Smoothing: the share gets z^2/2 pseudo-successes out of z^2 (Agresti-Coull), each
+       rate one success and one failure: ``p~ = (N q + z^2/2) / (N + z^2)``,
+       ``q0~ = (m0 q0 + 1) / (m0 + 2)``, ``q1~ = (m1 q1 + 1) / (m1 + 2)``, with the sizes
+       ``N + z^2``, ``m0 + 2``, ``m1 + 2``.
+    2. The plug-in estimate ``t = (p~ + q0~ - 1) / (q0~ + q1~ - 1)`` and the shift
+       ``d = 2 z^2 [t q1~(1 - q1~) / (m1 + 2) - (1 - t) q0~(1 - q0~) / (m0 + 2)]``.
+    3. The delta-method standard error over both samples,
+       ``se = sqrt(p~(1-p~)/(N+z^2) + (1-t)^2 q0~(1-q0~)/(m0+2) + t^2 q1~(1-q1~)/(m1+2)) / |q0~ + q1~ - 1|``,
+       and the interval ``[t + d - z se, t + d + z se]`` clipped to [0, 1].
+
+    The reference code divides by ``q0~ + q1~ - 1`` and requires it positive; here its
+    size is used, so a label-swapped judge (J < 0) gets the same interval as the judge
+    with its labels swapped back. Returns ``(low, high, flipped)`` over the leading axes:
+    the interval of class 1's prevalence, and where the smoothing changed the sign of J
+    (too few golden items of a class for the pseudo-counts: no interval there).
+
+    Examples
+    --------
+    Their README's example (p = 0.4, q0 = 0.7, q1 = 0.9, n = 1000, m0 = m1 = 200, 95%):
+
+    >>> low, high, _ = lee_interval_arrays([[140, 60], [20, 180]], [600, 400], 0.95)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.0564, 0.2627)
+    """
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
+    z = z_value(confidence_level)
+    negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
+    total = unlabeled.sum(axis=-1)
+    share = (unlabeled[..., 1] + z * z / 2.0) / (total + z * z)
+    specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
+    sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
+    informedness = specificity + sensitivity - 1.0
+    raw = confusion[..., 1, 1] / np.maximum(positives, 1e-300) - confusion[..., 0, 1] / np.maximum(negatives, 1e-300)
+    flipped = (np.sign(informedness) != np.sign(raw)) | (informedness == 0)
+    safe = np.where(flipped, 1.0, informedness)
+    centre = (share + specificity - 1.0) / safe
+    spec_term = specificity * (1.0 - specificity) / (negatives + 2.0)
+    sens_term = sensitivity * (1.0 - sensitivity) / (positives + 2.0)
+    shift = 2.0 * z * z * (centre * sens_term - (1.0 - centre) * spec_term)
+    se = np.sqrt(share * (1.0 - share) / (total + z * z) + (1.0 - centre) ** 2 * spec_term + centre**2 * sens_term) / np.abs(safe)
+    low = np.clip(centre + shift - z * se, 0.0, 1.0)
+    high = np.clip(centre + shift + z * se, 0.0, 1.0)
+    return np.where(flipped, np.nan, low), np.where(flipped, np.nan, high), flipped
+
+
+def lee_holds(gold_confusion: Any) -> np.ndarray:
+    """Where Lee et al.'s interval is given by default: the golden set's smoothed informedness
+    ``J~ = q0~ + q1~ - 1`` (``lee_interval_arrays``' pseudo-counts) is at least
+    ``LEE_MIN_INFORMEDNESS_SE`` of its standard errors from 0,
+    ``se(J~) = sqrt(q0~(1 - q0~) / (m0 + 2) + q1~(1 - q1~) / (m1 + 2))``. Vectorised.
+
+    >>> bool(lee_holds([[140, 60], [20, 180]]))  # Lee's README example: J~ = 0.59, 15 s.e.
+    True
+    >>> bool(lee_holds([[66, 29], [3, 2]]))  # 5 golden positives, a weak judge: J~ = 0.12
+    False
+    """
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
+    specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
+    sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
+    spread = np.sqrt(specificity * (1.0 - specificity) / (negatives + 2.0) + sensitivity * (1.0 - sensitivity) / (positives + 2.0))
+    return np.abs(specificity + sensitivity - 1.0) >= LEE_MIN_INFORMEDNESS_SE * spread
+
+
+def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: float, floor: float, ceiling: float):
+    """Percentile interval with undefined replicates at ``floor`` (for low) and ``ceiling`` (for high)."""
+    alpha = 1.0 - level
+    low = np.quantile(np.where(undefined, floor, replicates), alpha / 2.0, axis=0)
+    high = np.quantile(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0, axis=0)
+    return low, high
+
+
+def _dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
+    """``count`` draws of shares from Dirichlet(counts + PSEUDO_COUNT) along the last axis."""
+    draws = rng.standard_gamma(counts + PSEUDO_COUNT, size=(count,) + counts.shape)
+    return draws / draws.sum(axis=-1, keepdims=True)
+
+
+def _draw(rng, confusion, unlabeled_list, count):
+    """One chunk of smoothed draws: the golden rows' rates and each unlabeled vector's shares."""
+    return _dirichlet(rng, confusion, count), [_dirichlet(rng, unlabeled, count) for unlabeled in unlabeled_list]
+
+
+def bootstrap_prevalence_arrays(
+    gold_confusion: Any,
+    unlabeled_list: Sequence[Any],
+    *,
+    confidence_level: float,
+    n_resamples: int,
+    seed: Optional[int],
+    min_informedness: float,
+    difference: bool = False,
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Smoothed percentile bootstrap of the (projected) prevalence, or of the difference of two.
+
+    Each replicate draws every golden row's rates from Dirichlet(row counts + 1) (two
+    classes: TPR from Beta(TP + 1, FN + 1), FPR from Beta(FP + 1, TN + 1)) and every
+    unlabeled vector's shares from Dirichlet(counts + 1), then recomputes the estimate. A
+    multinomial resample of the counts cannot move a rate estimated at 0 or 1 (a golden set
+    where the judge caught every positive keeps TPR = 1 in every resample, and the interval
+    misses whenever the truth needs a lower TPR); the smoothed draws can. The golden rows
+    are drawn once per replicate for every unlabeled vector (the golden set is shared).
+
+    ``unlabeled_list``: one ``(..., K)`` array (prevalence) or two (``difference``: the
+    first minus the second, unconstrained, clipped to [-1, 1]). A replicate whose
+    conditioning is at most ``min_informedness`` in size has no estimate; it counts at the
+    floor for the lower percentile and at the ceiling for the upper. Returns ``(low, high,
+    undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
+    """
+    rng = np.random.default_rng(seed)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled_list = [np.asarray(u, dtype=np.float64) for u in unlabeled_list]
+    per_resample = max(1, confusion.size)
+    chunk = max(1, CHUNK_VALUES // per_resample)
+    batch = confusion.shape[:-2]
+    num_classes = confusion.shape[-1]
+    replicates = np.empty((n_resamples,) + batch + (num_classes,))
+    undefined = np.empty((n_resamples,) + batch, dtype=bool)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
+        gold, draws = _draw(rng, confusion, unlabeled_list, count)
+        if difference:
+            first = corrected_prevalence_arrays(gold, draws[0], min_informedness)
+            second = corrected_prevalence_arrays(gold, draws[1], min_informedness)
+            values = np.clip(first["raw"] - second["raw"], -1.0, 1.0)
+            bad = ~(first["defined"] & second["defined"])
+        else:
+            result = corrected_prevalence_arrays(gold, draws[0], min_informedness)
+            values, bad = result["estimate"], ~result["defined"]
+        replicates[start : start + count] = np.where(bad[..., None], 0.0, values)
+        undefined[start : start + count] = bad
+    floor = -1.0 if difference else 0.0
+    low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
+    return low, high, undefined.mean(axis=0)
+
+
+def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights: np.ndarray) -> np.ndarray:
+    """Delta-method covariance of ``C^-T (q_1 - q_2 ...)`` style estimators, vectorised.
+
+    ``weights`` ``(..., K)`` multiplies the golden rows' noise: the prevalence itself for
+    ``p = C^-T q`` (one unlabeled vector), the difference for ``C^-T (q_a - q_b)`` (two).
+    Returns ``(..., K, K)``; NaN where ``C`` is singular.
+    """
+    rates, support = row_rates(gold_confusion)
+    num_classes = rates.shape[-1]
+    middle = np.zeros(rates.shape)
+    for unlabeled in unlabeled_list:
+        unlabeled = np.asarray(unlabeled, dtype=np.float64)
+        total = unlabeled.sum(axis=-1)
+        shares = unlabeled / np.where(total > 0, total, 1.0)[..., None]
+        multinomial = _multinomial_covariance(shares)
+        middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
+    row_cov = _multinomial_covariance(rates)  # (..., K rows, K, K)
+    scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
+    middle = middle + scaled.sum(axis=-3)
+    # Singular C (no inverse): solved on the identity, then NaN.
+    singular = np.abs(np.linalg.det(rates)) < 1e-12
+    safe = np.where(singular[..., None, None], np.eye(num_classes), np.swapaxes(rates, -1, -2))
+    inverse_t = np.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
+    return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
+
+
+def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:
+    """``diag(s) - s s^T`` (per observation) for shares ``(..., K)``."""
+    return shares[..., :, None] * np.eye(shares.shape[-1]) - shares[..., :, None] * shares[..., None, :]
+
+
+def delta_interval_arrays(center: np.ndarray, covariance: np.ndarray, confidence_level: float, bounds: Tuple[float, float]):
+    z = z_value(confidence_level)
+    se = np.sqrt(np.maximum(np.diagonal(covariance, axis1=-2, axis2=-1), 0.0))
+    return np.clip(center - z * se, *bounds), np.clip(center + z * se, *bounds)
+

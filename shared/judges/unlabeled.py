@@ -1,0 +1,317 @@
+"""A judge's labels on unlabeled data, and its golden-set labels per group: counted, then corrected.
+
+The informedness module evaluates a judge (a classifier, e.g. an LLM grader) on a golden
+set of (reference, prediction) pairs. Two more inputs say what the judge is *for*:
+
+* ``unlabeled_predictions`` (and ``unlabeled_baseline_predictions``, a second evaluated
+  model's judged labels): the judge's labels on data without references, any length,
+  not aligned with the golden set. Each is counted into a table of its own (label ->
+  count), so streaming and distributed merging work as for the pairs.
+* ``groups``: one id per golden-set sample (aligned with the references), counted as
+  (group, reference, prediction) triples.
+
+At compute time ``judged_counts`` reads those tables under the options (``ignore_index``,
+the classes of the golden set) and ``judged_results`` turns them into the corrected
+prevalence, its difference between two models and the per-group diagnostics, with the
+statistics of ``prevalence.py``: ``prevalence_method`` chooses the estimator
+(``"rogan_gladen"``, or ``"ppi"`` for a golden set that is a random sample of the new
+data) and ``ci_method`` the Rogan-Gladen interval (Lee et al.'s for two classes unless
+``"bootstrap"``). With two classes the corrected class is the positive one:
+``pos_label``, else the second class; the binary outputs name it
+(``corrected_prevalence_class``), and the per-group TPR and FPR are its rates. Table names
+start with "_" so that ``len(store)`` keeps counting golden-set samples only.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from ..stats.design_effect import NO_CLUSTERS
+from ..stats.design_effect import DesignEffect
+from ..counting.clusters import cluster_positions
+from ..stats.design_effect import design_effect
+from ..counting.confusion import ConfusionCounts
+from ..counting.confusion import row_influence
+from ..counting.counts import CountTable
+from ..counting.counts import JointCounts
+from ..counting.counts import kept_rows
+from ..counting.inputs import describe_values
+from ..counting.inputs import as_array
+from ..counting.inputs import as_labels
+from ..counting.inputs import to_python
+from .judge_groups import group_diagnostics
+from ..counting.labels import distinct_values
+from ..counting.labels import positions
+from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
+from .prevalence import corrected_prevalence
+from .prevalence import corrected_prevalence_difference
+from .prevalence import ppi_prevalence
+from ..counting.store import Store
+
+UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
+GROUPS = "_groups"
+# Inputs not aligned with a batch's samples (CountsMetric.UNALIGNED_INPUTS).
+UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
+JUDGE_INPUTS = ("groups",) + UNALIGNED_INPUTS
+_HINT = "The judge's labels are class labels (integers or strings), as its predictions on the golden set."
+
+
+def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
+    """Count the unlabeled inputs of one batch into ``store`` (a table per input, label -> count)."""
+    for name, table_name in UNLABELED_TABLES.items():
+        values = inputs.get(name)
+        if values is None:
+            continue
+        labels = as_labels(as_array(values, name).reshape(-1), name, _HINT)
+        table = CountTable([name])  # keyed by the input's name: errors between batches name it
+        table.add([labels])
+        store.tables[table_name] = table  # created even when empty: the input was given
+    return store
+
+
+def count_groups(store: Store, predictions: Any, references: Any, groups: Any) -> Store:
+    """Count one batch's (group, reference, prediction) triples into ``store``."""
+    if groups is None:
+        return store
+    if predictions is None or references is None:
+        raise ValueError("groups: expected one group id per golden-set sample, found no predictions and references "
+                         "in this batch; pass groups with the batch of predictions and references it belongs to.")
+    references = as_array(references, "references").reshape(-1)
+    groups = as_labels(as_array(groups, "groups").reshape(-1), "groups", "Group ids are integers or strings.")
+    if groups.size != references.size:
+        raise ValueError(f"groups: expected one group id per sample ({references.size:,}), found {groups.size:,}.")
+    table = CountTable(["groups", "references", "predictions"])
+    table.add([groups, as_labels(references, "references"), as_labels(as_array(predictions, "predictions").reshape(-1), "predictions")])
+    store.tables[GROUPS] = table
+    return store
+
+
+@dataclass
+class JudgedCounts:
+    """The golden set's confusion counts plus what was counted for the judge's use (see the module doc).
+
+    ``unlabeled``: per unlabeled input given, its label counts (``JointCounts`` keyed by the
+    input's name); ``groups``: the (group, reference, prediction) counts, or None.
+    """
+
+    confusion: ConfusionCounts
+    unlabeled: Dict[str, JointCounts]
+    groups: Optional[JointCounts] = None
+    paired: Any = None  # with baseline_predictions: both systems' counts (paired.PairedCounts)
+
+
+def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, Any]) -> JudgedCounts:
+    """The stored unlabeled and group tables next to the golden set's counts, ``ignore_index`` applied."""
+    ignore_index = options.get("ignore_index")
+    unlabeled = {}
+    for name, table_name in UNLABELED_TABLES.items():
+        if table_name in stored.tables:
+            counts = stored.tables[table_name].result()
+            unlabeled[name] = counts.drop_matching(name, ignore_index)  # padding among the judge's labels
+    if "unlabeled_baseline_predictions" in unlabeled and "unlabeled_predictions" not in unlabeled:
+        raise ValueError("unlabeled_baseline_predictions: expected unlabeled_predictions too (the evaluated model compared "
+                         "with this baseline), found only the baseline's labels.")
+    groups = None
+    if GROUPS in stored.tables:
+        samples = len(stored)  # the golden samples: pairs, or (with a baseline) triples
+        if len(stored.tables[GROUPS]) != samples:
+            raise ValueError(f"groups: expected one group id per golden-set sample, with every batch or with none; found "
+                             f"{len(stored.tables[GROUPS]):,} group ids for {samples:,} samples (given with some batches and "
+                             "not others).")
+        if confusion.w is not None:
+            raise ValueError("groups: the per-group rates and the heterogeneity test count samples, found sample_weight "
+                             "too; pass groups without sample_weight.")
+        groups = stored.tables[GROUPS].result()
+        groups, _ = kept_rows(groups, ignore_index)  # the golden set's rule: references at ignore_index dropped
+    return JudgedCounts(confusion, unlabeled, groups)
+
+
+def _class_counts(counts: JointCounts, classes: np.ndarray, name: str) -> np.ndarray:
+    """Label counts per class (class order); a label outside the classes is an error naming ``name``."""
+    source = (f"the classes {describe_values(classes)} (from `labels`, `num_classes`, or the golden set's references and "
+              "predictions: the correction needs the judge's rates for every label it gives)")
+    index = positions(counts.keys[name], classes, name, source)
+    return np.bincount(index, weights=counts.n, minlength=len(classes)).astype(np.int64)
+
+
+def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
+    """The golden confusion matrix for the correction: counts, or, weighted, each row's weighted
+    shares times its Kish effective size (what the interval treats as the row's sample size)."""
+    matrix = confusion.matrix("unlabeled_predictions").astype(np.float64)
+    if confusion.w is None:
+        return matrix
+    rows = matrix.sum(axis=1, keepdims=True)
+    shares = np.divide(matrix, rows, out=np.zeros_like(matrix), where=rows > 0)
+    return shares * confusion.effective_support()[:, None]
+
+
+def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled: np.ndarray, confidence_level: float) -> DesignEffect:
+    """The design effect of the golden set's part of the corrected prevalence, for golden items
+    counted with their clusters (``clusters.NO_CLUSTERS`` without): the largest over the classes.
+
+    With ``C[a, r]`` the judge's share of label a among golden items of class r and the
+    prevalences ``theta = C^-1 q`` (q the judge's shares on the new data), one more golden item
+    of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
+    """
+    if confusion.clusters_reason is not None:
+        return DesignEffect.refused(confusion.clusters_reason)
+    if confusion.clusters is None:
+        return NO_CLUSTERS
+    sizes = gold.sum(axis=1)
+    shares = np.divide(gold, sizes[:, None], out=np.zeros_like(gold), where=sizes[:, None] > 0).T  # C[a, r]
+    total = unlabeled.sum()
+    if not total or np.linalg.matrix_rank(shares) < len(sizes):
+        return NO_CLUSTERS  # no correction to vary: the estimate itself is refused
+    inverse = np.linalg.inv(shares)
+    theta = inverse @ (unlabeled / total)
+    effects = []
+    for j in range(len(sizes)):
+        gradient = -(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
+        rows, influence = row_influence(confusion.clusters, confusion.encoded.classes, gradient=gradient)
+        effects.append(design_effect(influence, rows, cluster_positions(rows), confidence_level, warn=not effects))
+    return max(effects, key=lambda effect: effect.factor)
+
+
+def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
+    """Corrected prevalence (and difference, per-group diagnostics) as plain Python; {} if none was asked for."""
+    result: Dict[str, Any] = {}
+    if not judged.unlabeled and judged.groups is None:
+        return result
+    confusion = judged.confusion
+    classes = confusion.encoded.classes
+    if confusion.encoded.unobserved:
+        confusion.check_materialised("unlabeled_predictions")
+    level = options.get("confidence_level")
+    interval = {"confidence_level": level, "n_resamples": options.get("n_resamples") or 10_000, "seed": options.get("seed")}
+    # Two classes: the corrected class is the positive one; matrices are put in the order
+    # (other, positive) so that the statistics' class 1 is it.
+    order = np.arange(len(classes))
+    if len(classes) == 2 and confusion.encoded.positive_index == 0:
+        order = order[::-1]
+    if judged.unlabeled:
+        result.update(_prevalence_results(judged, classes, order, interval, options))
+    if judged.groups is not None:
+        result.update(_group_results(judged.groups, classes, order, interval))
+    return result
+
+
+def _nan_like(num_classes: int, binary: bool):
+    return math.nan if binary else [math.nan] * num_classes
+
+
+def _nan_interval(num_classes: int, binary: bool):
+    return [math.nan, math.nan] if binary else [[math.nan, math.nan] for _ in range(num_classes)]
+
+
+def _check_ppi_inputs(judged: JudgedCounts) -> None:
+    """PPI needs a golden set that is a random sample of the data corrected: refuse where it cannot be."""
+    if "unlabeled_baseline_predictions" in judged.unlabeled:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+            "unlabeled_baseline_predictions too: one golden set cannot be a random sample of two models' different "
+            "outputs. Use prevalence_method='rogan_gladen' for corrected_prevalence_difference (it needs only the "
+            "judge's rates to transfer), or one compute per model with a golden set sampled from that model's outputs.")
+    if judged.confusion.w is not None:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be an unweighted random sample of the data it corrects, "
+            "found sample_weight; pass the golden set without weights, or use prevalence_method='rogan_gladen' (whose "
+            "rates accept weights).")
+
+
+def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
+                        options: Dict[str, Any]) -> Dict[str, Any]:
+    num_classes = len(classes)
+    binary = num_classes == 2
+    ppi = options.get("prevalence_method", "rogan_gladen") == "ppi"
+    if ppi:
+        _check_ppi_inputs(judged)
+    result: Dict[str, Any] = {}
+    outputs = {"corrected_prevalence": ["unlabeled_predictions"]}
+    if "unlabeled_baseline_predictions" in judged.unlabeled:
+        outputs["corrected_prevalence_difference"] = ["unlabeled_predictions", "unlabeled_baseline_predictions"]
+    if num_classes < 2:
+        for key in outputs:
+            result.update({key: math.nan, f"{key}_reason": "fewer_than_two_classes"})
+            if interval["confidence_level"] is not None:
+                result[f"{key}_ci"] = [math.nan, math.nan]
+        return result
+    gold = _gold_matrix(judged.confusion)
+    vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
+    weighted_gold = judged.confusion.w is not None
+    effect = NO_CLUSTERS
+    if interval["confidence_level"] is not None:
+        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
+        effect = golden_design_effect(judged.confusion, gold, vectors["unlabeled_predictions"][np.argsort(order)], interval["confidence_level"])
+        if effect.num_clusters is not None and effect.reason is None and not ppi:
+            gold, weighted_gold = gold / effect.factor, True
+    if order[0] != 0:  # binary with the first class positive
+        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    names = [to_python(classes[index]) for index in order]
+    # Rogan-Gladen's interval: the bootstrap if asked for; else prevalence.py's default (Lee et al.'s
+    # for one binary prevalence where it holds, the smoothed bootstrap elsewhere).
+    method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else None
+    arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": weighted_gold}
+    for key, inputs in outputs.items():
+        if ppi:
+            found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=interval["confidence_level"], classes=names)
+        elif key == "corrected_prevalence":
+            found = corrected_prevalence(gold, vectors[inputs[0]], method=method, classes=names, **arguments)
+        else:
+            found = corrected_prevalence_difference(gold, vectors[inputs[0]], vectors[inputs[1]], **arguments)
+        result[key] = found["estimate"]
+        if interval["confidence_level"] is not None:
+            result[f"{key}_ci"] = found["interval"]
+            result[f"{key}_ci_method"] = found["method"]
+            if found["interval_reason"] is not None:
+                result[f"{key}_ci_reason"] = found["interval_reason"]
+            if effect.num_clusters is not None and ppi:  # PPI++'s tuning and variance take the golden items as independent
+                effect = DesignEffect.refused("ppi_needs_independent_golden_items", effect.num_clusters)
+            if effect.reason is not None:
+                result[f"{key}_ci"] = _nan_interval(num_classes, binary)
+                result[f"{key}_ci_reason"] = effect.reason
+            elif effect.num_clusters is not None:
+                result[f"{key}_design_effect"] = float(effect.measured)
+        if found["reason"] is not None:
+            result[f"{key}_reason"] = found["reason"]
+        result[f"{key}_clipped"] = found["clipped"]
+        if key == "corrected_prevalence":
+            # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
+            empty = found["reason"] == "no_unlabeled_predictions"
+            result["measured_prevalence"] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+    if binary:
+        result["corrected_prevalence_class"] = to_python(classes[order[1]])
+    return result
+
+
+def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+    num_classes = len(classes)
+    ids = distinct_values([groups.keys["groups"]])
+    if num_classes < 2 or not ids.size:
+        return {"per_group": {}, "group_heterogeneity_p_value": math.nan,
+                "group_heterogeneity_reason": "fewer_than_two_classes" if num_classes < 2 else "no_samples"}
+    group = positions(groups.keys["groups"], ids, "groups", "the group ids")
+    reference = positions(groups.keys["references"], classes, "references", "the classes")
+    prediction = positions(groups.keys["predictions"], classes, "predictions", "the classes")
+    matrices = np.zeros((ids.size, num_classes, num_classes), dtype=np.int64)
+    np.add.at(matrices, (group, reference, prediction), groups.n)
+    if order[0] != 0:  # binary with the first class positive: its TPR and FPR
+        matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
+    found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
+                              n_resamples=interval["n_resamples"], seed=interval["seed"])
+    per_group = {}
+    for index, group_id in enumerate(ids.tolist()):
+        entry = {"support": [found["support"][index][position] for position in np.argsort(order)]}  # class order
+        if num_classes == 2:
+            entry.update(tpr=found["tpr"][index], fpr=found["fpr"][index])
+        else:
+            entry["recall"] = found["recall"][index]
+        entry["informedness"] = found["informedness"][index]
+        if "informedness_ci" in found:
+            entry["informedness_ci"] = found["informedness_ci"][index]
+        per_group[group_id] = entry
+    result = {"per_group": per_group, "group_heterogeneity_p_value": found["heterogeneity_p_value"]}
+    if "heterogeneity_reason" in found:
+        result["group_heterogeneity_reason"] = found["heterogeneity_reason"]
+    return result

@@ -1,0 +1,401 @@
+"""The Gradio app shared by every module's Space.
+
+It works on current Gradio (>= 4), unlike ``evaluate.utils.launch_gradio_widget``, which
+uses the removed ``gr.inputs``. One builder serves all modules:
+
+* inputs: predictions and references pasted (a JSON list, comma-separated values, or one
+  value / one row per line) or a CSV file with ``predictions`` and ``references`` columns
+  (optionally ``sample_weight``, and ``baseline_predictions`` where the module compares two
+  systems); every option of the module as a control (``Flag``, ``Choice``, ``Value``,
+  ``Values``; ``SecondPredictions``: a second predictions box beside the first), described
+  by the module's own argument docs;
+* outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
+  per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
+  against k; with a baseline, both judges' recall per class and the difference with its
+  interval), and the metric card below.
+
+Input is parsed as data only (JSON, numbers, strings), never evaluated as code. Oversized
+or malformed input and every error of the metric come back as a readable message in the
+page, not a traceback, and the app keeps serving the next request.
+
+This file computes a request and builds the page; its parts live beside it:
+``space_parsing.py`` (pasted values, CSV, the card's examples), ``space_options.py`` (the
+controls), ``space_plots.py`` (the counts' plots) and ``space_judges.py`` (two judges
+compared, corrected prevalence). The names a Space's ``app.py`` uses (``build_app``, the
+controls, ``card_examples``) and those the tests use are importable from here.
+"""
+
+import html
+import inspect
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+
+# Some names are imported only to be importable from here (app.py and the tests use them).
+from .judges import comparison_keys
+from .judges import comparison_panels
+from .judges import draw_prevalence
+from .judges import prevalence_summary
+from .controls import Flag
+from .controls import Control
+from .controls import SecondPredictions
+from .controls import default_options
+from .controls import shorten
+from .controls import describe_arguments
+from .controls import parse_option_values
+from .parsing import BASELINE
+from .parsing import MAX_UPLOAD_BYTES
+from .parsing import MAX_VALUES
+from .parsing import SAMPLE_COLUMNS
+from .parsing import InputError
+from .parsing import add_judge_columns
+from .parsing import optional_csv_columns
+from .parsing import parse_options
+from .parsing import parse_values
+from .parsing import read_csv
+from .parsing import split_card
+from .parsing import unlabeled_csv_note
+from .plots import draw_heatmap
+from .plots import draw_per_label
+from .plots import draw_roc
+from .plots import draw_topk
+from .plots import draw_bars
+from .plots import class_names
+from .plots import per_class_rates
+from .plots import confusion
+
+
+# ----------------------------------------------------------------------------------------
+# Computing
+# ----------------------------------------------------------------------------------------
+
+
+def run_metric(metric, predictions_text: str, references_text: str, options_text: str) -> str:
+    """Compute and return the result as JSON text; errors come back as ``{"error": message}``."""
+    try:
+        predictions = parse_values(predictions_text, "predictions")
+        references = parse_values(references_text, "references")
+        options = parse_options(options_text)
+        result = metric.compute(predictions=predictions, references=references, **options)
+    except (InputError, ValueError, TypeError) as error:
+        return json.dumps({"error": str(error)}, indent=2)
+    return json.dumps(result, indent=2)
+
+
+@dataclass
+class Page:
+    """What one request shows: a status line, the result JSON and the figure (or None)."""
+
+    ok: bool
+    message: str
+    result_json: str
+    figure: Any = None
+
+
+def compute_page(metric, options: Sequence[Control], plots: Sequence[str], source: str,
+                 predictions_text: str, references_text: str, csv_path: Optional[str], option_values: Sequence[Any]) -> Page:
+    """Parse the page's inputs, compute, draw; every failure becomes a message."""
+    try:
+        if source == "csv":
+            if not csv_path:
+                raise InputError("CSV: please upload a file with the columns predictions and references.")
+            columns = read_csv(csv_path)
+            predictions, references = columns["predictions"], columns["references"]
+            origin = f"{len(references):,} rows of {Path(csv_path).name}"
+        else:
+            predictions = parse_values(predictions_text, "predictions")
+            references = parse_values(references_text, "references")
+            columns, origin = {}, f"{len(references):,} pasted samples"
+        arguments = parse_option_values(options, option_values)
+        for name in SAMPLE_COLUMNS:  # per-sample columns of a CSV, or their option boxes
+            if name in columns:
+                if name in arguments:
+                    raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
+                arguments[name] = columns[name]
+        if source == "csv":
+            # The second predictions box goes with pasted data; a CSV has its own column.
+            arguments.pop(BASELINE, None)
+            if BASELINE in columns:
+                arguments[BASELINE] = columns[BASELINE]
+        add_judge_columns(metric, columns, arguments)
+        result = metric.compute(predictions=predictions, references=references, **arguments)
+    except (ValueError, TypeError) as error:  # InputError and the metric's documented errors
+        return Page(False, str(error), json.dumps({"error": str(error)}, indent=2))
+    except Exception as error:  # noqa: BLE001 - a page shows a message, never a traceback
+        message = f"could not compute ({type(error).__name__}: {error})"
+        return Page(False, message, json.dumps({"error": message}, indent=2))
+    shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
+    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
+    figure = None
+    if plots:
+        try:
+            figure = draw(plots, metric, predictions, references, arguments, result)
+        except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
+            message += f" (No plot: {error})"
+    return Page(True, message, json.dumps(result, indent=2), figure)
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+
+
+PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
+
+
+def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):
+    """One figure with a panel per applicable plot; None if none applies."""
+    from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
+
+    panels = []
+    found = None
+    if {"confusion", "recall", "informedness", "roc"} & set(plots):
+        found = confusion(metric, predictions, references, arguments, result)
+        if not found.classes:
+            return None  # nothing was counted (no samples, or all ignored)
+    for plot in plots:
+        if plot == "confusion":
+            panels.append(lambda axes: draw_heatmap(axes, found))
+        elif plot == "recall" and "comparison" in plots and comparison_keys(result) and arguments.get(BASELINE) is not None:
+            continue  # the comparison's panel shows this recall beside the baseline's
+        elif plot in ("recall", "informedness"):
+            rates = per_class_rates(found)
+            series = {"recall": rates["recall"]} if plot == "recall" else rates
+            ylabel = "recall" if plot == "recall" else "rate"
+            title = "Recall per class" if plot == "recall" else "Recall and informedness (TPR − FPR) per class"
+            panels.append(lambda axes, s=series, t=title, y=ylabel: draw_bars(axes, class_names(found.classes), s, t, y))
+        elif plot == "roc":
+            if found.scores is not None:
+                panels.append(lambda axes: draw_roc(axes, found))
+        elif plot == "per_label":
+            panels.append(lambda axes: draw_per_label(axes, metric, predictions, references, arguments))
+        elif plot == "topk":
+            panels.append(lambda axes: draw_topk(axes, metric, predictions, references, arguments))
+        elif plot == "comparison":
+            panels.extend(comparison_panels(metric, predictions, references, arguments, result))
+        elif plot == "prevalence":
+            if "corrected_prevalence" in result:
+                panels.append(lambda axes: draw_prevalence(axes, result, found.classes if found else [], arguments))
+        else:
+            raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
+    if not panels:
+        return None
+    figure = Figure(figsize=(4.8 * len(panels), 4.2), layout="constrained")
+    for index, panel in enumerate(panels):
+        panel(figure.add_subplot(1, len(panels), index + 1))
+    return figure
+
+
+
+
+# ----------------------------------------------------------------------------------------
+# The page
+# ----------------------------------------------------------------------------------------
+
+_run_ids = itertools.count(1)
+
+CSS = """
+.space-status { padding: 0.6em 0.9em; border-radius: 6px; font-size: 0.95em; }
+.space-status.ok { background: #ecfdf3; color: #05603a; border: 1px solid #abefc6; }
+.space-status.error { background: #fef3f2; color: #b42318; border: 1px solid #fecdca; }
+"""
+
+# The examples table has a column per control (up to 19): at their natural widths they run
+# past the page's right edge, into a scroll box. Fixed to the page's width, cells wrap
+# (long values and names anywhere), in a smaller font. No spacing between cells (a line
+# drawn inside each instead), so that a click anywhere on a row lands on the row. Page-wide
+# rules cannot go in a component's css_template (scoped to it), and Gradio 6 takes page CSS
+# only at launch(), which a Space calls without arguments: so a <style> element in the page.
+PAGE_CSS = """
+#examples table { table-layout: fixed; width: 100%; font-size: 0.85em; border-spacing: 0; }
+#examples th, #examples td { white-space: normal; overflow-wrap: anywhere; word-break: break-word; padding: 0.35em;
+  box-shadow: inset -1px 0 0 var(--border-color-primary, #e5e7eb); }
+"""
+
+
+def status_html(page: Optional[Page]) -> str:
+    """The status line. ``data-run`` changes with every request (tests wait on it).
+
+    The message is escaped as element text: ``<``, ``>`` and ``&`` become entities, quotes
+    stay quotes (they need no escaping outside attributes), so that an API client reading
+    this HTML sees ``'safe'``, not ``&#x27;safe&#x27;``.
+    """
+    if page is None:
+        return '<div class="space-status" data-run="0"></div>'
+    kind, mark = ("ok", "✓") if page.ok else ("error", "⚠")
+    return (
+        f'<div class="space-status {kind}" data-run="{next(_run_ids)}" role="status">'
+        f"{mark} {html.escape(page.message, quote=False)}</div>"
+    )
+
+
+def example_rows(options: Sequence[Control], examples: Sequence[Sequence[str]]) -> List[list]:
+    """Rows of (predictions, references, options JSON) as values of the page's controls."""
+    by_name = {option.name: option for option in options}
+    rows = []
+    for predictions, references, options_text in examples:
+        given = parse_options(options_text)
+        unknown = set(given) - set(by_name)
+        if unknown:
+            raise ValueError(f"examples: options {sorted(unknown)} have no control; the controls are {sorted(by_name)}.")
+        rows.append([predictions, references] + [
+            option.shown(given[option.name]) if option.name in given else option.default_shown() for option in options
+        ])
+    return rows
+
+
+API_INPUTS = ("source", "predictions", "references", "csv_file")  # before the options, in this order
+
+
+def api_signature(options: Sequence[Control]) -> inspect.Signature:
+    """The signature the Compute event shows to API clients: one named parameter per input.
+
+    ``source`` is the page's state (which tab was used; not an API parameter), then the
+    pasted ``predictions`` and ``references``, the ``csv_file`` and one parameter per
+    option, named after the module's argument. From ``csv_file`` on every parameter has a
+    default, so ``gradio_client`` users can leave out the file and any option: the client
+    then sends the control's initial value, which is the module's default (see
+    ``prefill_row``).
+    """
+    names = [*API_INPUTS, *(option.name for option in options)]
+    clashes = sorted({name for name in names if names.count(name) > 1})
+    if clashes:
+        raise ValueError(f"options: {clashes} clash with the app's own inputs {list(API_INPUTS)}.")
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [inspect.Parameter(name, kind, default=None if index >= 3 else inspect.Parameter.empty) for index, name in enumerate(names)]
+    )
+
+
+def prefill_row(options: Sequence[Control], rows: Sequence[Sequence[Any]]) -> List[Any]:
+    """The page's initial values: an example's data, with every option at the module's default.
+
+    The controls always start at the module's defaults, because an API client that leaves
+    an option out sends the control's initial value. Predictions and references come from
+    the first example whose options are all defaults, or else from the first example (its
+    options are one click away in the examples table).
+    """
+    defaults = [option.default_shown() for option in options]
+    for row in rows:
+        if list(row[2:]) == defaults:
+            return [row[0], row[1], *defaults]
+    return [rows[0][0], rows[0][1], *defaults] if rows else ["", "", *defaults]
+
+
+DEFAULT_PLOTS = {
+    "balanced_accuracy": ("confusion", "recall", "roc", "comparison"),
+    "informedness": ("confusion", "informedness", "comparison", "prevalence"),
+    "balanced_accuracy_multilabel": ("per_label",),
+    "balanced_topk_accuracy": ("topk",),
+}
+
+
+def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Control]] = None,
+              plots: Optional[Sequence[str]] = None):
+    """A Blocks app for one metric module.
+
+    ``examples`` are rows of (predictions, references, options as a JSON object); the
+    first that needs no option pre-fills the page (``prefill_row``). ``options`` lists the controls (default: one per argument of
+    the module's ``compute``); their help text comes from the module's argument docs.
+    ``plots`` names the panels to draw (default: ``DEFAULT_PLOTS[metric_name]``).
+    """
+    import evaluate
+    import gradio as gr
+
+    folder = Path(folder)
+    metric = evaluate.load(str(folder))
+    options = list(options) if options is not None else default_options(metric)
+    plots = tuple(plots) if plots is not None else DEFAULT_PLOTS.get(metric_name, ())
+    documented = describe_arguments(metric.inputs_description or "")
+    header, body = split_card(folder)
+    rows = example_rows(options, examples)
+    initial = prefill_row(options, rows)
+
+    with gr.Blocks(title=header.get("title", metric_name)) as app:
+        gr.Markdown(f"# {header.get('title', metric_name)}\n\n{header.get('description', '')}")
+        source = gr.State("paste")
+        controls: Dict[str, Any] = {}
+        with gr.Tabs(selected="paste") as tabs:
+            with gr.Tab("Paste values", id="paste") as paste_tab:
+                with gr.Row():
+                    predictions = gr.Textbox(
+                        label="predictions", lines=5, max_lines=12, elem_id="predictions", value=initial[0],
+                        placeholder="[0, 1, 1, 0]  or  0, 1, 1, 0  or one value (or row of scores) per line",
+                    )
+                    references = gr.Textbox(
+                        label="references", lines=5, max_lines=12, elem_id="references", value=initial[1],
+                        placeholder="[0, 1, 0, 0]  or  0, 1, 0, 0  or one value per line",
+                    )
+                    for option in options:
+                        if isinstance(option, SecondPredictions):  # beside predictions, not among the options
+                            info = option.info or shorten(documented.get(option.name, ""))
+                            controls[option.name] = option.component(gr, info or None, initial[2 + options.index(option)])
+            with gr.Tab("Upload CSV", id="csv") as csv_tab:
+                csv_file = gr.File(label="CSV with the columns predictions, references (optionally "
+                                   f"{', '.join(optional_csv_columns(metric))})",
+                                   file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="csv")
+                gr.Markdown(
+                    "The first line names the columns. A cell holding a row of scores is a JSON list, "
+                    f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
+                    + unlabeled_csv_note(metric)
+                )
+        with gr.Accordion("Options", open=True):
+            # Value controls four to a row, then the checkboxes together.
+            fields = [option for option in options if not isinstance(option, (Flag, SecondPredictions))]
+            flags = [option for option in options if isinstance(option, Flag)]
+            for group in [fields[i : i + 4] for i in range(0, len(fields), 4)] + ([flags] if flags else []):
+                with gr.Row(equal_height=False):
+                    for option in group:
+                        info = option.info or shorten(documented.get(option.name, ""))
+                        # Module defaults: also what an API client gets for an option it leaves out.
+                        value = initial[2 + options.index(option)]
+                        controls[option.name] = option.component(gr, info or None, value)
+                    for _ in range(4 - len(group) if len(group) < 4 and group is not flags else 0):
+                        gr.HTML("", padding=False)  # keeps the columns of a short row aligned
+        controls = [controls[option.name] for option in options]
+        button = gr.Button("Compute", variant="primary", elem_id="compute")
+        # Labelled: API clients see the output as "status", not as the component's number (value_44).
+        status = gr.HTML(status_html(None), label="status", elem_id="status", padding=False, css_template=CSS)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=280):
+                result = gr.Code(label="result", language="json", elem_id="result", interactive=False, wrap_lines=True)
+            with gr.Column(scale=4):
+                plot = gr.Plot(label="plots", elem_id="plot", format="png")
+
+        def on_compute(chosen_source, predictions_text, references_text, csv_path, *option_values):
+            if csv_path and not (predictions_text or "").strip() and not (references_text or "").strip():
+                chosen_source = "csv"  # nothing pasted: the uploaded file (how an API client sends a CSV)
+            page = compute_page(metric, options, plots, chosen_source, predictions_text, references_text, csv_path,
+                                option_values)
+            return status_html(page), page.result_json, page.figure
+
+        # gradio names the API's parameters after the function's; ``*option_values`` would
+        # show as param_4, param_5, ... in gradio_client, so the signature names each one
+        # after the module's argument it sets.
+        on_compute.__signature__ = api_signature(options)
+
+        button.click(
+            on_compute, inputs=[source, predictions, references, csv_file, *controls], outputs=[status, result, plot],
+            api_name="compute", concurrency_limit=2,
+        )
+        # The last thing the user touched decides the input: the tab shown, a pasted example, an upload.
+        # These page-only events stay out of the API (view_api() lists /compute alone).
+        page_only = {"api_visibility": "private"}
+        paste_tab.select(lambda: "paste", outputs=source, **page_only)
+        csv_tab.select(lambda: "csv", outputs=source, **page_only)
+        csv_file.upload(lambda: "csv", outputs=source, **page_only)
+        if rows:
+            # One page of examples: gradio pages them by 10, hiding the rest behind a pager.
+            shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls], examples_per_page=max(10, len(rows)),
+                                label="Examples (click to fill in)", elem_id="examples")
+            # An example fills the text boxes: show them and compute on them.
+            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)
+        gr.HTML(f"<style>{PAGE_CSS}</style>", elem_id="page-style", padding=False, container=False)
+        gr.Markdown("---")
+        gr.Markdown(body, elem_id="card")
+    return app

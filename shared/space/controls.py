@@ -1,0 +1,243 @@
+"""One control per argument of a metric module, described by the module's own argument docs.
+
+``Flag`` (checkbox), ``Choice`` (dropdown), ``Value`` (one JSON value or text), ``Values``
+(a list), ``SecondPredictions`` (a second predictions box, for ``baseline_predictions``);
+``default_options`` builds them from a module's ``OPTIONS`` when its Space gives no spec.
+Part of the Space app (``space_app.py``).
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+
+from .parsing import MAX_OPTION_CHARS
+from .parsing import InputError
+from .parsing import parse_values
+
+
+# ----------------------------------------------------------------------------------------
+# Options: one control per argument of the module
+# ----------------------------------------------------------------------------------------
+
+_OMITTED = object()
+
+
+def describe_arguments(kwargs_description: str) -> Dict[str, str]:
+    """``{argument: "(type): description"}`` from a module's ``_KWARGS_DESCRIPTION``."""
+    described: Dict[str, str] = {}
+    current = None
+    for line in kwargs_description.splitlines():
+        match = re.match(r"^ {4}(\w+) (\(.*\)):\s*(.*)$", line)
+        if match:
+            current = match.group(1)
+            described[current] = f"{match.group(2)}: {match.group(3)}".strip()
+        elif current and line.startswith(" " * 6) and line.strip():
+            described[current] += " " + line.strip()
+        else:
+            current = None
+    return described
+
+
+def shorten(text: str, limit: int = 160) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+@dataclass
+class Control:
+    """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs."""
+
+    name: str
+    info: Optional[str] = None
+
+    def component(self, gr, info: Optional[str], value: Any):
+        """The Gradio control, showing ``value`` (a value of ``shown``)."""
+        raise NotImplementedError
+
+    def parse(self, raw: Any) -> Any:
+        """The argument's value from the control's value, or ``_OMITTED`` for the default."""
+        raise NotImplementedError
+
+    def shown(self, value: Any) -> Any:
+        """The control's value that stands for ``value`` (for examples)."""
+        raise NotImplementedError
+
+    def default_shown(self) -> Any:
+        raise NotImplementedError
+
+
+@dataclass
+class Flag(Control):
+    """A boolean argument: a checkbox."""
+
+    default: bool = False
+
+    def component(self, gr, info, value):
+        return gr.Checkbox(label=self.name, value=value, info=info, elem_id=f"option-{self.name}")
+
+    def parse(self, raw):
+        return _OMITTED if bool(raw) == self.default else bool(raw)
+
+    def shown(self, value):
+        if not isinstance(value, bool):
+            raise ValueError(f"{self.name}: expected true or false, found {value!r}.")
+        return value
+
+    def default_shown(self):
+        return self.default
+
+
+@dataclass
+class Choice(Control):
+    """An argument with a few allowed values: a dropdown. ``choices`` maps shown text to value."""
+
+    choices: Optional[Dict[str, Any]] = None
+
+    def component(self, gr, info, value):
+        return gr.Dropdown(
+            choices=list(self.choices), value=value, label=self.name, info=info, elem_id=f"option-{self.name}"
+        )
+
+    def parse(self, raw):
+        if raw not in self.choices:
+            raise InputError(f"{self.name}: expected one of {list(self.choices)}, found {raw!r}.")
+        value = self.choices[raw]
+        return _OMITTED if raw == self.default_shown() else value
+
+    def shown(self, value):
+        for text, choice in self.choices.items():
+            same = choice is value if choice is None or value is None else (
+                choice == value and isinstance(choice, str) == isinstance(value, str)
+            )
+            if same:
+                return text
+        raise ValueError(f"{self.name}: {value!r} is not one of the choices {list(self.choices.values())}.")
+
+    def default_shown(self):
+        return next(iter(self.choices))
+
+
+@dataclass
+class Value(Control):
+    """A single value typed as JSON (``3``, ``-100``, ``0.5``, ``[1, 2]``) or a bare word (``auto``).
+
+    ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
+    ``percent``: a number followed by ``%`` is a share (``95%`` is 0.95), as people write a
+    confidence level.
+    """
+
+    placeholder: str = ""
+    maximum: Optional[float] = None
+    percent: bool = False
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, max_lines=1,
+            elem_id=f"option-{self.name}",
+        )
+
+    def parse(self, raw):
+        text = (raw or "").strip()
+        if not text:
+            return _OMITTED
+        if len(text) > MAX_OPTION_CHARS:
+            raise InputError(f"{self.name}: input too large ({len(text):,} characters).")
+        if self.percent and text.endswith("%"):
+            try:
+                return float(text[:-1].strip()) / 100
+            except ValueError:
+                raise InputError(f"{self.name}: expected a number such as 0.95 or 95%, found {text[:80]!r}.") from None
+        try:
+            value = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
+            if text[0] in "[{\"":
+                raise InputError(f"{self.name}: not valid JSON: {text[:80]!r}.") from None
+            value = text  # a bare word such as auto or unsafe
+        if isinstance(value, dict):
+            raise InputError(f"{self.name}: expected a number, a string or a list, found a JSON object.")
+        if self.maximum is not None and isinstance(value, (int, float)) and value > self.maximum:
+            raise InputError(f"{self.name}: at most {self.maximum:,} in this app, found {value:,}.")
+        return _OMITTED if value is None else value
+
+    def shown(self, value):
+        if isinstance(value, str):
+            try:
+                json.loads(value)
+            except json.JSONDecodeError:
+                return value  # shown bare; quoted only where it would read as a number
+        return json.dumps(value)
+
+    def default_shown(self):
+        return ""
+
+
+@dataclass
+class Values(Control):
+    """A list of values (``labels``, ``class_mask``, ``sample_weight``), parsed like predictions."""
+
+    placeholder: str = ""
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=self.name, value=value, placeholder=self.placeholder or "default", info=info, lines=1,
+            elem_id=f"option-{self.name}",
+        )
+
+    def parse(self, raw):
+        if not (raw or "").strip():
+            return _OMITTED
+        return parse_values(raw, self.name)
+
+    def shown(self, value):
+        return json.dumps(value)
+
+    def default_shown(self):
+        return ""
+
+
+
+@dataclass
+class SecondPredictions(Values):
+    """``baseline_predictions``: a second system's predictions, shown beside the predictions box.
+
+    Optional: left empty, the page computes the metric of ``predictions`` alone. It goes
+    with pasted data; with a CSV the column ``baseline_predictions`` plays its part.
+    """
+
+    def component(self, gr, info, value):
+        return gr.Textbox(
+            label=f"{self.name} (optional: a second judge to compare)", value=value, lines=5, max_lines=12,
+            placeholder=self.placeholder or "same format as predictions; leave empty for one judge",
+            info=info, elem_id=f"option-{self.name}",
+        )
+
+
+
+def module_arguments(metric) -> Dict[str, Any]:
+    """``{argument: default}`` for the options of a module's ``compute``: its declared
+    ``OPTIONS`` and per-sample ``INPUTS`` (such as ``sample_weight``, default None)."""
+    return {**{name: option.default for name, option in metric.OPTIONS.items()}, **{name: None for name in metric.INPUTS}}
+
+
+def default_options(metric) -> List[Control]:
+    """One control per argument when a module gives no spec: checkboxes for flags, text otherwise."""
+    options: List[Control] = []
+    for name, default in module_arguments(metric).items():
+        if isinstance(default, bool):
+            options.append(Flag(name, default=default))
+        else:
+            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}",
+                                 percent=name == "confidence_level"))
+    return options
+
+
+def parse_option_values(options: Sequence[Control], raw_values: Sequence[Any]) -> Dict[str, Any]:
+    parsed = {}
+    for option, raw in zip(options, raw_values):
+        value = option.parse(raw)
+        if value is not _OMITTED:
+            parsed[option.name] = value
+    return parsed
+

@@ -20,14 +20,16 @@ from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import CLUSTERS_DOC
 from .shared_core import class_outputs
-from .shared_core import clustered_comparison
+from .shared_core import comparison_from_counts
 from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
 from .shared_core import count_batch
 from .shared_core import count_labels
 from .shared_core import CountsMetric
 from .shared_core import DEFAULT_CI_METHOD
-from .shared_core import difference_outputs
+from .shared_core import MetricSpec
+from .shared_core import P_VALUE_ONLY_LEVEL
+from .shared_core import RecallInfluence
 from .shared_core import has_baseline
 from .shared_core import interval_options
 from .shared_core import LOAD_TIME_DOC
@@ -40,6 +42,7 @@ from .shared_core import safe_ratio
 from .shared_core import THRESHOLD_TIE_RULE
 from .shared_core import to_python
 from .shared_core import ZERO_DIVISION_DOC
+from .shared_core import design_effect
 
 _DESCRIPTION = """
 Balanced accuracy is the mean of the per-class recalls:
@@ -294,25 +297,14 @@ _ADJUSTED_WITH_CLASS_MASK = (
 )
 
 
-def balanced_accuracy_from_counts(
-    counts: ConfusionCounts,
-    *,
-    adjusted=False,
-    zero_division="skip",
-    class_mask=None,
-    return_per_class=False,
-    return_confusion_matrix=False,
-    confidence_level=None,
-    ci_method=None,
-    n_resamples=10_000,
-    seed=None,
-    **_,
-):
+def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
     """Balanced accuracy (and its interval, per-class recalls, confusion matrix) from confusion counts.
 
-    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
-    what ``compute`` counted from samples, or a confusion matrix given to it.
+    ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
+    ``compute`` counted from samples, or a confusion matrix given to it.
     """
+    adjusted, zero_division, class_mask, confidence_level = (options[name] for name in (
+        "adjusted", "zero_division", "class_mask", "confidence_level"))
     result = {"balanced_accuracy": math.nan}
     if confidence_level is not None:  # an undefined value gets an undefined interval too
         result["balanced_accuracy_ci"] = [math.nan, math.nan]
@@ -338,21 +330,21 @@ def balanced_accuracy_from_counts(
     result["balanced_accuracy"] = float(value)
     if confidence_level is not None:
         # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
-        effect = counts.design_effect(confidence_level, recall_influence=recall_influence(class_counts.tp, class_counts.support, averaging))
+        effect = design_effect(counts, recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level)
         if effect.reason is None:
             interval = recall_mean_interval(
-                class_counts.tp, class_counts.support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
-                n_resamples=n_resamples, seed=seed, averaging=averaging,
-                effective_support=effect.scale(counts.effective_support() if counts.w is not None else class_counts.support),
+                class_counts.tp, class_counts.support, confidence_level=confidence_level,
+                method=options["ci_method"] or DEFAULT_CI_METHOD, n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
+                effective_support=effect.scale(counts.effective_sizes() if counts.w is not None else class_counts.support),
             )
             result["balanced_accuracy_ci"] = interval.as_list()
         result.update(effect.outputs("balanced_accuracy_ci"))
     per_class = {}
-    if return_per_class:
+    if options["return_per_class"]:
         counts.check_materialised("return_per_class")
         per_class["per_class_recall"] = apply_zero_division(per_class_recall, zero_division)
-    result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
-                                return_confusion_matrix=return_confusion_matrix))
+    result.update(class_outputs(counts, class_counts, per_class, return_per_class=options["return_per_class"],
+                                return_confusion_matrix=options["return_confusion_matrix"]))
     return to_python(result)
 
 
@@ -372,37 +364,22 @@ def _warn_undefined_recall(class_counts, encoded, averaging):
             UserWarning, stacklevel=2)
 
 
-# ---------------------------------------------------------------- comparing two systems
-def balanced_accuracy_comparison_from_counts(paired: PairedCounts, **options):
-    """Balanced accuracy of ``predictions`` (as ``balanced_accuracy_from_counts``) and its paired
-    comparison with ``baseline_predictions`` (``comparison.balanced_accuracy_difference``)."""
-    result = balanced_accuracy_from_counts(paired.system, **options)
-    own_only = {"confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
-    baseline = balanced_accuracy_from_counts(paired.baseline, **{**options, **own_only})
-    compared = None
-    if not math.isnan(result["balanced_accuracy"] - baseline["balanced_accuracy"]):
-        # The p-value does not depend on the interval's method: without an interval, the cheap one.
-        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
+def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:
+    """How one counted sample moves the mean of recalls (the design effect's influence)."""
+    class_counts = counts.class_counts()
+    averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"], options["adjusted"])
+    return recall_influence(class_counts.tp, class_counts.support, averaging)
 
-        def compare(joint_w2):
-            return balanced_accuracy_difference(
-                paired.joint, joint_w2=joint_w2, confidence_level=options.get("confidence_level") or 0.95,
-                method="bootstrap" if bootstrap else "newcombe", n_resamples=options.get("n_resamples", 10_000),
-                seed=options.get("seed"), class_mask=options.get("class_mask"), adjusted=options.get("adjusted", False),
-                zero_division=options.get("zero_division", "skip"),
-            )
 
-        def influences():
-            averaging = Averaging.over(paired.system.num_classes, options.get("class_mask"), options.get("zero_division", "skip"),
-                                       options.get("adjusted", False))
-            return tuple({"recall_influence": recall_influence(counts.tp, counts.support, averaging)}
-                         for counts in (paired.system.class_counts(), paired.baseline.class_counts()))
+def balanced_accuracy_paired_difference(joint, joint_w2, options, method):
+    """The paired difference of two systems' balanced accuracies (Newcombe's interval by default)."""
+    return balanced_accuracy_difference(
+        joint, joint_w2=joint_w2, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
+        n_resamples=options["n_resamples"], seed=options["seed"], class_mask=options["class_mask"], adjusted=options["adjusted"],
+        zero_division=options["zero_division"])
 
-        compared = clustered_comparison(paired, options.get("confidence_level"), influences, compare)
-    result.update(difference_outputs("balanced_accuracy", result, baseline, compared, options.get("confidence_level")))
-    if options.get("return_confusion_matrix") and paired.reason is None:
-        result["baseline_confusion_matrix"] = paired.baseline.matrix()
-    return to_python(result)
+
+SPEC = MetricSpec("balanced_accuracy", balanced_accuracy_from_counts, balanced_accuracy_influence, balanced_accuracy_paired_difference)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -458,5 +435,5 @@ class BalancedAccuracy(CountsMetric):
 
     def _from_counts(self, counts, options):
         if isinstance(counts, PairedCounts):
-            return balanced_accuracy_comparison_from_counts(counts, **options)
-        return balanced_accuracy_from_counts(counts, **options)
+            return comparison_from_counts(SPEC, counts, options)
+        return balanced_accuracy_from_counts(counts, options)

@@ -32,6 +32,7 @@ from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
 from .shared_core import to_python
+from .shared_core import design_effect
 
 _DESCRIPTION = """
 Multilabel balanced accuracy. Each of the L labels of a multilabel task is its own
@@ -378,17 +379,17 @@ def balanced_accuracy_multilabel_from_counts(
     elif confidence_level is not None:
         effective_positives, effective_negatives = counts.effective_sizes()
         effect = NO_CLUSTERS
-        if counts.clusters is not None:
+        if counts.clusters.counted:
             # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
             influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
                                                  zero_division=zero_division, averaging=averaging)
-            effect = counts.clusters.design_effect(influence, counts.independent_variance(influence), confidence_level)
+            effect = design_effect(counts, influence, confidence_level)
         if effect.reason is None:
-            if counts.clusters is not None and effective_positives is None:
+            if counts.clusters.counted and effective_positives is None:
                 effective_positives, effective_negatives = counts.positives, counts.negatives
             interval = binary_columns_interval(
                 counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
-                method=ci_method or _default_ci_method(average, counts.clusters is not None), n_resamples=n_resamples,
+                method=ci_method or _default_ci_method(average, counts.clusters.counted), n_resamples=n_resamples,
                 seed=seed, averaging=averaging,
                 zero_division=zero_division, effective_positives=effect.scale(effective_positives),
                 effective_negatives=effect.scale(effective_negatives),

@@ -32,6 +32,7 @@ from .shared_core import to_python
 from .shared_core import TOPK_TIE_RULE
 from .shared_core import TopkCounts
 from .shared_core import ZERO_DIVISION_DOC
+from .shared_core import design_effect
 
 _DESCRIPTION = """
 Balanced top-k accuracy is the mean over classes of top-k recall:
@@ -246,10 +247,10 @@ def balanced_topk_accuracy_from_counts(
     interval_per_k, cluster_outputs = None, {}
     if with_ci:
         # Weighted: each class varies as on Kish's size; clustered (tokens of one sequence): on fewer still.
-        sizes = counts.effective_support() if counts.w is not None else support
+        sizes = counts.effective_sizes() if counts.w is not None else support
         interval_per_k = {}
         for column, k_value in enumerate(k_values):
-            effect = counts.design_effect(confidence_level, k_value, recall_influence(hits[:, column], support, averaging))
+            effect = design_effect(counts, recall_influence(hits[:, column], support, averaging, k=k_value), confidence_level)
             interval_per_k[k_value] = [math.nan, math.nan] if effect.reason is not None else recall_mean_interval(
                 hits[:, column], support, confidence_level=confidence_level, method=ci_method or DEFAULT_CI_METHOD,
                 n_resamples=n_resamples, seed=seed, averaging=averaging, effective_support=effect.scale(sizes),
@@ -368,10 +369,8 @@ class BalancedTopkAccuracy(CountsMetric):
     INPUTS = ("sample_weight", "clusters")
 
     def _count_options(self):
-        options = super()._count_options()
         # add_batch ranks for a k given to evaluate.load; otherwise it keeps every rank.
-        options["clip"] = "k" in self.load_options or "k_list" in self.load_options
-        return options
+        return super()._count_options().replace(clip="k" in self.load_options or "k_list" in self.load_options)
 
     def _count(self, predictions, references, inputs, options):
         return count_scores(predictions, references, inputs.get("sample_weight"), options["labels"], options["k"],

@@ -26,12 +26,14 @@ from .shared_core import ConfusionCounts
 from .shared_core import count_batch
 from .shared_core import recall_influence
 from .shared_core import informedness_gradient
-from .shared_core import clustered_comparison
+from .shared_core import comparison_from_counts
 from .shared_core import count_groups
 from .shared_core import count_labels
 from .shared_core import count_unlabeled
 from .shared_core import CountsMetric
-from .shared_core import difference_outputs
+from .shared_core import DEFAULT_RESAMPLES
+from .shared_core import MetricSpec
+from .shared_core import P_VALUE_ONLY_LEVEL
 from .shared_core import has_baseline
 from .shared_core import informedness
 from .shared_core import INFORMEDNESS_AVERAGES
@@ -47,7 +49,6 @@ from .shared_core import markedness_outputs
 from .shared_core import NO_SAMPLES
 from .shared_core import Option
 from .shared_core import paired_counts
-from .shared_core import PairedCounts
 from .shared_core import Store
 from .shared_core import to_python
 from .shared_core import UNALIGNED_INPUTS
@@ -461,26 +462,14 @@ _SCORES_HINT = (
 )
 
 
-def informedness_from_counts(
-    counts: ConfusionCounts,
-    *,
-    average="bookmaker",
-    class_mask=None,
-    zero_division="skip",
-    return_per_class=False,
-    return_markedness=False,
-    return_confusion_matrix=False,
-    confidence_level=None,
-    ci_method=None,
-    n_resamples=None,
-    seed=None,
-    **_,
-):
+def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
     """Informedness (and its interval, markedness, per-class values, confusion matrix) from confusion counts.
 
-    The options mean what they mean in ``compute`` and are already checked; ``counts`` is
-    what ``compute`` counted from samples, or a confusion matrix given to it.
+    ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
+    ``compute`` counted from samples, or a confusion matrix given to it.
     """
+    average, class_mask, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
+        "average", "class_mask", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
     encoded = counts.encoded
     if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
         return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
@@ -493,7 +482,7 @@ def informedness_from_counts(
     if return_per_class:
         counts.check_materialised("return_per_class")
     if confidence_level is not None:
-        check_informedness_interval(encoded, average, zero_division, ci_method, n_resamples)
+        check_informedness_interval(encoded, average, zero_division, options["ci_method"], options["n_resamples"])
     class_counts = counts.class_counts()
     if not class_counts.total > 0:
         return undefined_informedness(NO_SAMPLES, confidence_level, return_markedness)
@@ -508,13 +497,13 @@ def informedness_from_counts(
     elif confidence_level is not None:
         result.update(informedness_interval_outputs(
             counts, class_counts, value, averaging, average=average, confidence_level=confidence_level,
-            ci_method=ci_method, n_resamples=n_resamples, seed=seed))
+            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"]))
     per_class = {"per_class_informedness": per_class_informedness}
     if return_markedness:
         markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
         result.update(markedness)
     result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
-                                return_confusion_matrix=return_confusion_matrix, predicted_per_class=True))
+                                return_confusion_matrix=options["return_confusion_matrix"], predicted_per_class=True))
     return to_python(result)
 
 
@@ -528,41 +517,27 @@ def undefined_informedness(reason, confidence_level, return_markedness):
     return result
 
 
-# ---------------------------------------------------------------- comparing two systems
-def informedness_comparison_from_counts(paired: PairedCounts, **options):
-    """Informedness of ``predictions`` (as ``informedness_from_counts``) and its paired comparison
-    with ``baseline_predictions`` (``comparison.informedness_difference``)."""
-    result = informedness_from_counts(paired.system, **options)
-    own_only = {"confidence_level": None, "return_per_class": False, "return_markedness": False, "return_confusion_matrix": False}
-    baseline = informedness_from_counts(paired.baseline, **{**options, **own_only})
-    compared = None
-    if not math.isnan(result["informedness"] - baseline["informedness"]):
-        # None: Newcombe/MOVER when binary, the delta method otherwise. The p-value does not
-        # depend on the interval's method: without an interval, the cheap one.
-        bootstrap = options.get("ci_method") == "bootstrap" and options.get("confidence_level") is not None
-        average = options.get("average", "bookmaker")
+def informedness_influence(counts: ConfusionCounts, options):
+    """How one counted sample moves informedness (the design effect's influence): binary, J = 2 BA - 1,
+    a mean of recalls' (D does not see scale); else the gradient of J in the confusion counts."""
+    if counts.num_classes == 2:
+        class_counts = counts.class_counts()
+        return recall_influence(class_counts.tp, class_counts.support, Averaging(2))
+    averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"])
+    return informedness_gradient(counts.matrix(), options["average"], averaging)
 
-        def compare(joint_w2):
-            return informedness_difference(
-                paired.joint, joint_w2=joint_w2, average=average,
-                confidence_level=options.get("confidence_level") or 0.95, method="bootstrap" if bootstrap else None,
-                n_resamples=options.get("n_resamples") or 10_000, seed=options.get("seed"), class_mask=options.get("class_mask"),
-                zero_division=options.get("zero_division", "skip"),
-            )
 
-        def influences():
-            averaging = Averaging.over(paired.system.num_classes, options.get("class_mask"), options.get("zero_division", "skip"))
-            systems = (paired.system, paired.baseline)
-            if paired.system.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence (D does not see scale)
-                return tuple({"recall_influence": recall_influence(counts.tp, counts.support, Averaging(2))}
-                             for counts in (system.class_counts() for system in systems))
-            return tuple({"gradient": informedness_gradient(system.matrix(), average, averaging)} for system in systems)
+def informedness_paired_difference(joint, joint_w2, options, method):
+    """The paired difference of two systems' informedness (method None: Newcombe/MOVER when binary,
+    the delta method otherwise)."""
+    return informedness_difference(
+        joint, joint_w2=joint_w2, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
+        method=method, n_resamples=options["n_resamples"] or DEFAULT_RESAMPLES, seed=options["seed"],
+        class_mask=options["class_mask"], zero_division=options["zero_division"])
 
-        compared = clustered_comparison(paired, options.get("confidence_level"), influences, compare)
-    result.update(difference_outputs("informedness", result, baseline, compared, options.get("confidence_level")))
-    if options.get("return_confusion_matrix") and paired.reason is None:
-        result["baseline_confusion_matrix"] = paired.baseline.matrix()
-    return to_python(result)
+
+SPEC = MetricSpec("informedness", informedness_from_counts, informedness_influence, informedness_paired_difference,
+                  own_only=("confidence_level", "return_per_class", "return_markedness", "return_confusion_matrix"))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -623,7 +598,7 @@ class Informedness(CountsMetric):
     def _from_counts(self, counts, options):
         # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
         if counts.paired is not None:
-            own = informedness_comparison_from_counts(counts.paired, **options)
+            own = comparison_from_counts(SPEC, counts.paired, options)
         else:
-            own = informedness_from_counts(counts.confusion, **options)
+            own = informedness_from_counts(counts.confusion, options)
         return {**own, **judged_results(counts, options)}

@@ -37,7 +37,7 @@ it is rough. Coverage: ``python examples/cluster_study.py`` (the cards' tables).
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 
@@ -75,6 +75,73 @@ COUNTED, NOT_COUNTED = "counted with every batch", "not counted (no clusters= an
 # Default cluster ids are (process id << ORIGIN_SHIFT) + a running count of leading elements:
 # distinct across batches and across processes.
 ORIGIN_SHIFT = 40
+
+
+
+@dataclass(frozen=True)
+class Clusters:
+    """The clusters of a counts object, fixed when it is built: ``rows``, the counted
+    (cluster, reference, feature) tuples of the kept samples (None: samples independent), and
+    ``reason``, why an interval cannot know them (N-d inputs added without them), or None."""
+
+    rows: Optional[JointCounts] = None
+    reason: Optional[str] = None
+
+    @property
+    def counted(self) -> bool:
+        return self.rows is not None
+
+
+UNCLUSTERED = Clusters()
+
+
+@dataclass(frozen=True)
+class ClusterSums:
+    """What a design effect needs of a counts object for one influence psi (``stats.design_effect``):
+    the number of clusters G, the independent variance sum_i w_i^2 psi_i^2, and either each
+    cluster's summed influence u_g (centred) with its share of that variance, or, where the
+    counts keep only cross-sums, sum_g u_g^2 and sum_g u_g (the clusters then taken as alike)."""
+
+    num_clusters: int
+    independent: float
+    sums: Optional[np.ndarray] = None
+    shares: Optional[np.ndarray] = None
+    squares: float = 0.0
+    total: float = 0.0
+
+
+@dataclass(frozen=True)
+class RecallInfluence:
+    """How one more sample of class c moves a mean of recalls: ``right[c]`` predicted right,
+    ``wrong[c]`` predicted wrong (``stats.intervals.recall_influence``); ``k``: the top-k of it."""
+
+    right: np.ndarray
+    wrong: np.ndarray
+    k: Optional[int] = None
+
+
+def row_cluster_sums(influence: np.ndarray, rows: JointCounts) -> ClusterSums:
+    """The ``ClusterSums`` of counted (cluster, ...) ``rows`` whose samples have ``influence`` (one per row).
+
+    Examples
+    --------
+    Four clusters of two items each, both items of a cluster alike:
+
+    >>> sums = row_cluster_sums(np.array([0.5, -0.5, 0.5, -0.5]), JointCounts({"clusters": np.arange(4)}, np.full(4, 2)))
+    >>> sums.num_clusters, sums.independent, sums.sums.tolist(), sums.shares.tolist()
+    (4, 2.0, [1.0, -1.0, 1.0, -1.0], [0.5, 0.5, 0.5, 0.5])
+    """
+    cluster_index = cluster_positions(rows)
+    num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
+    influence = np.asarray(influence, dtype=np.float64)
+    weight = rows.weight.astype(np.float64)
+    squared = rows.n.astype(np.float64) if rows.w is None else np.ldexp(rows.w2, 2 * rows.w2_exponent)
+    independent = float(np.sum(squared * influence**2))
+    per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
+    per_cluster -= per_cluster.mean() if num_clusters else 0.0  # the sum is 0 for a ratio of counts; exact for any other value too
+    # Each cluster's share of the independent variance: its leverage under working independence.
+    shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
+    return ClusterSums(num_clusters, independent, per_cluster, shares)
 
 
 @dataclass
@@ -171,15 +238,15 @@ def raw_with_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[i
     return raw if ids is None else {**raw, "clusters": ids}
 
 
-def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] = None) -> Tuple[Optional[JointCounts], Optional[str]]:
-    """The kept (cluster, ...) counts of a ``Store`` (``ignore_index`` and weight-0 samples dropped
-    as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the stored one), or
-    None with the reason an interval cannot know the clusters."""
+def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] = None) -> Clusters:
+    """The ``Clusters`` of a ``Store``: its kept (cluster, ...) counts (``ignore_index`` and weight-0
+    samples dropped as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the
+    stored one), or none, with the reason when an interval cannot know them."""
     table = stored.tables.get(CLUSTERS) if table is None else table
     if table is None:
-        return None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None
+        return Clusters(None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None)
     rows, _ = kept_rows(table.result(), ignore_index)
-    return rows, None
+    return Clusters(rows)
 
 
 def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.ndarray:

@@ -9,21 +9,24 @@ are applied to the distinct pairs, never to samples. ``ConfusionCounts.from_matr
 builds the same object from a confusion matrix counted anywhere else.
 """
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from ..stats.design_effect import NO_CLUSTERS
-from ..stats.design_effect import DesignEffect
-from .clusters import cluster_positions
+from .clusters import UNCLUSTERED
+from .clusters import ClusterSums
+from .clusters import Clusters
+from .clusters import RecallInfluence
 from .clusters import count_clusters
-from ..stats.design_effect import design_effect
 from .clusters import index_rows
 from .clusters import raw_with_clusters
+from .clusters import row_cluster_sums
 from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import kish_sizes
 from .counts import NO_SAMPLES
 from .counts import kept_rows
 from .inputs import EXACT_INTEGERS
@@ -140,7 +143,7 @@ class ClassCounts:
         return self.total - self.support - self.predicted + self.tp
 
 
-@dataclass
+@dataclass(frozen=True)
 class ConfusionCounts:
     """A confusion matrix as its non-empty cells: ``reference[i]``/``prediction[i]`` are the
     class indices of cell i (in ``encoded.classes`` order), ``n[i]`` its samples, ``w[i]``/``w2[i]``
@@ -156,10 +159,7 @@ class ConfusionCounts:
     reason: Optional[str] = None
     optimal_threshold: Optional[float] = None
     w2_exponent: int = 0  # w2 holds mantissas of 4**w2_exponent (see counts.squared_weights)
-    # The (cluster, reference, feature) counts of the kept samples (clusters.py), or None; and why
-    # an interval cannot know the clusters (N-d inputs added without them), or None.
-    clusters: Optional[JointCounts] = None
-    clusters_reason: Optional[str] = None
+    clusters: Clusters = UNCLUSTERED  # the kept samples' (cluster, reference, feature) counts (clusters.py)
 
     @property
     def num_classes(self) -> int:
@@ -180,25 +180,14 @@ class ConfusionCounts:
             return ClassCounts(tp, support, predicted, int(self.n.sum()))
         return ClassCounts(tp, support, predicted, float(weight.sum()))
 
-    def effective_support(self) -> Optional[np.ndarray]:
-        """Kish's effective size (sum w)^2 / sum w^2 of each reference class; None unweighted."""
-        if self.w is None:
-            return None
-        # Sums scaled like the squares' mantissas: exact (a power of two), and finite for any weights.
-        sums = np.bincount(self.reference, weights=np.ldexp(self.w, -self.w2_exponent), minlength=self.num_classes)
-        squares = np.bincount(self.reference, weights=self.w2, minlength=self.num_classes)
-        return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
+    def effective_sizes(self) -> Optional[np.ndarray]:
+        """Kish's effective size (sum w)^2 / sum w^2 of each reference class: what an interval counts; None unweighted."""
+        return None if self.w is None else kish_sizes(self.reference, self.w, self.w2, self.w2_exponent, self.num_classes)
 
-    def design_effect(self, confidence_level: float, gradient: Optional[np.ndarray] = None,
-                      recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> DesignEffect:
-        """The design effect (``clusters.design_effect``) of a value whose influence is ``gradient``
-        or ``recall_influence`` (see ``row_influence``); ``clusters.NO_CLUSTERS`` without clusters."""
-        if self.clusters_reason is not None:
-            return DesignEffect.refused(self.clusters_reason)
-        if self.clusters is None:
-            return NO_CLUSTERS
-        rows, influence = row_influence(self.clusters, self.encoded.classes, "predictions", gradient, recall_influence)
-        return design_effect(influence, rows, cluster_positions(rows), confidence_level)
+    def cluster_sums(self, influence: Any) -> ClusterSums:
+        """The clusters' sums of ``influence``: a ``RecallInfluence``, or a gradient ``[c, d]``
+        (the value's derivative with respect to the count of cell (reference c, prediction d))."""
+        return row_cluster_sums(*reversed(row_influence(self.clusters.rows, self.encoded.classes, "predictions", influence)))
 
     def check_materialised(self, name: str) -> None:
         """Per-class lists need every class materialised: refuse them for unobserved classes."""
@@ -245,11 +234,10 @@ class ConfusionCounts:
         return _encode_pairs(counts, task, labels, None, pos_label)
 
 
-def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str = "predictions", gradient: Optional[np.ndarray] = None,
-                  recall_influence: Optional[Tuple[np.ndarray, np.ndarray]] = None) -> Tuple[JointCounts, np.ndarray]:
+def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str, influence: Any) -> Tuple[JointCounts, np.ndarray]:
     """The counted (cluster, reference, ...) rows whose reference is a class, and the influence of
-    each row's samples on a value: ``gradient[c, d]``, its derivative with respect to the count
-    of cell (reference c, prediction d), or, for a mean of recalls, ``recall_influence``: one
+    each row's samples on a value: ``influence[c, d]``, its derivative with respect to the count
+    of cell (reference c, prediction d), or, for a mean of recalls, a ``RecallInfluence``: one
     value per class for a right and one for a wrong prediction (``intervals.recall_influence``).
     Rows counted with whether the prediction is right (key ``correct``) need the latter."""
     reference = index_rows(rows, "references", classes)
@@ -261,10 +249,10 @@ def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str = 
     else:
         prediction = index_rows(rows, prediction_key, classes)
         correct = prediction == reference
-    if recall_influence is not None:
-        right, wrong = (np.asarray(values, dtype=np.float64) for values in recall_influence)
+    if isinstance(influence, RecallInfluence):
+        right, wrong = (np.asarray(values, dtype=np.float64) for values in (influence.right, influence.wrong))
         return rows, np.where(correct, right[reference], wrong[reference])
-    gradient = np.asarray(gradient, dtype=np.float64)
+    gradient = np.asarray(influence, dtype=np.float64)
     # A prediction outside the classes (labels= without it) counts for no class: as a wrong prediction
     # of its row into the cell whose column no selected class reads; rare, so the next class stands in.
     outside = gradient[reference, (reference + 1) % len(classes)] if len(classes) > 1 else np.zeros(reference.size)
@@ -293,7 +281,7 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
         rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
     else:
         rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"))
+    clusters = stored_clusters(stored, options.get("ignore_index"))
     # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
     padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))
     threshold = options.get("threshold")
@@ -306,10 +294,9 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
         if "clusters" in rows.keys:
             correct = (counts.encoded.reference_indices == threshold_labels(rows.keys["predictions"].astype(np.float64),
                        counts.optimal_threshold if threshold == "auto" else threshold, counts.encoded.positive_index))
-            cluster_rows = JointCounts({"clusters": rows.keys["clusters"], "references": rows.keys["references"],
-                                        "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent)
-    counts.clusters, counts.clusters_reason = cluster_rows, clusters_reason
-    return counts
+            clusters = Clusters(JointCounts({"clusters": rows.keys["clusters"], "references": rows.keys["references"],
+                                             "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent))
+    return dataclasses.replace(counts, clusters=clusters)  # fixed once counted
 
 
 def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], reason: Optional[str], padding=()) -> ConfusionCounts:

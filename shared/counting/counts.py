@@ -122,6 +122,15 @@ class JointCounts:
                            self.w2_exponent)
 
 
+def kish_sizes(index: np.ndarray, w: np.ndarray, w2: np.ndarray, w2_exponent: int, size: int) -> np.ndarray:
+    """Kish's effective size (sum w)^2 / sum w^2 of each of ``size`` groups (``index`` per counted
+    row), from weight sums and squared-weight mantissas of ``4**w2_exponent``: the sums are
+    scaled like the mantissas (exactly, by a power of two), so any weights give finite sizes."""
+    sums = np.bincount(index, weights=np.ldexp(w, -w2_exponent), minlength=size)
+    squares = np.bincount(index, weights=w2, minlength=size)
+    return np.divide(sums**2, squares, out=np.zeros(size), where=squares > 0)
+
+
 def equal_weight_counts(w: np.ndarray, w2: np.ndarray, w2_exponent: int = 0) -> Optional[np.ndarray]:
     """The number of samples behind each tuple if every sample of positive weight had the
     same weight, else None.

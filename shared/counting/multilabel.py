@@ -19,10 +19,13 @@ builds the same object from an (L, 2, 2) array counted anywhere else.
 """
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
+from .clusters import UNCLUSTERED
+from .clusters import ClusterSums
+from .clusters import Clusters
 from .clusters import cluster_ids
 from .counts import CountTable
 from .counts import JointCounts
@@ -153,7 +156,12 @@ class MultilabelCounts:
     reason: Optional[str] = None
     thresholds: Optional[np.ndarray] = None
     entries: Optional[np.ndarray] = None  # weighted: the number of entries of each cell
-    clusters: Optional[MultilabelClusters] = None  # what an interval needs of the clusters (None: entries independent)
+    # What an interval needs of the clusters (UNCLUSTERED: entries independent).
+    clusters: Union[MultilabelClusters, Clusters] = UNCLUSTERED
+
+    def cluster_sums(self, influence: np.ndarray) -> ClusterSums:
+        """The clusters' sums of an ``influence`` per cell ((L, 2, 2)), from the cross-sums over clusters."""
+        return self.clusters.cluster_sums(influence, self.independent_variance(influence))
 
     def independent_variance(self, influence: np.ndarray) -> float:
         """sum over entries of w^2 psi^2, for an ``influence`` psi per cell ((L, 2, 2)): the variance

@@ -42,10 +42,9 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from .clusters import CLUSTERS_NOT_COUNTED
-from ..stats.design_effect import NO_CLUSTERS
-from ..stats.design_effect import DesignEffect
+from .clusters import UNCLUSTERED
+from .clusters import ClusterSums
 from .clusters import cluster_ids
-from ..stats.design_effect import design_effect_from_sums
 from .counts import CountTable
 from .counts import JointCounts
 from .inputs import map_row_blocks
@@ -323,7 +322,7 @@ def add_cluster_rows(store: Any, ids: np.ndarray, references: np.ndarray, predic
     store.tables[SIZES], store.tables[ENTRIES] = sizes, entries
 
 
-@dataclass
+@dataclass(frozen=True)
 class MultilabelClusters:
     """What an interval needs of the clusters, gathered at compute from a store (see the module
     doc): the cross-sums (or None), the per-cluster rows (or None), the raw rows' cluster ids and
@@ -340,11 +339,14 @@ class MultilabelClusters:
     cut: Optional[np.ndarray] = None  # per-label thresholds of from_probas (None: predictions are labels)
     reason: Optional[str] = None
 
-    def design_effect(self, influence: np.ndarray, independent: float, confidence_level: float) -> DesignEffect:
-        """The design effect of a value whose influence per entry is ``influence`` ((L, 2, 2), cells
-        ``[[tn, fp], [fn, tp]]``); ``independent``: its variance with independent entries."""
-        if self.reason is not None:
-            return DesignEffect.refused(self.reason)
+    @property
+    def counted(self) -> bool:
+        return True
+
+    def cluster_sums(self, influence: np.ndarray, independent: float) -> ClusterSums:
+        """The clusters' sums of a value whose influence per entry is ``influence`` ((L, 2, 2), cells
+        ``[[tn, fp], [fn, tp]]``); ``independent``: its variance with independent entries. Only
+        sum_g u_g^2 and sum_g u_g are known from the cross-sums: the clusters are taken as alike."""
         num_labels = influence.shape[0]
         squares, total, count = 0.0, 0.0, 0
         if self.moments is not None:
@@ -375,7 +377,7 @@ class MultilabelClusters:
                 squares += float(np.sum(per_cluster**2))
                 total += float(per_cluster.sum())
             count += int(distinct.size)
-        return design_effect_from_sums(squares, total, count, independent, confidence_level, stacklevel=5)
+        return ClusterSums(count, independent, squares=squares, total=total)
 
     def _mapped(self, influence: np.ndarray, prediction: int) -> np.ndarray:
         """Per label, the influence of an entry counted with the 0/1 ``prediction`` (an (L, 2) array
@@ -420,8 +422,8 @@ class MultilabelClusters:
 
 
 def gather_clusters(stored: Any, raw: Optional[dict], raw_positive: np.ndarray, raw_predicted: np.ndarray,
-                    counted: Optional[np.ndarray], cut: Optional[np.ndarray]) -> Optional[MultilabelClusters]:
-    """The ``MultilabelClusters`` of a store (None when nothing of clusters was counted): ``raw`` its
+                    counted: Optional[np.ndarray], cut: Optional[np.ndarray]) -> Any:
+    """The ``MultilabelClusters`` of a store (``UNCLUSTERED`` when nothing of clusters was counted): ``raw`` its
     raw columns, ``raw_positive`` / ``raw_predicted`` their cells, ``counted`` the raw entries that
     count (None: all), ``cut`` compute's per-label thresholds."""
     given_rows = float(stored.moments.get(GIVEN_ROWS, [0.0])[0])
@@ -436,16 +438,14 @@ def gather_clusters(stored: Any, raw: Optional[dict], raw_positive: np.ndarray, 
     if not_counted:
         return MultilabelClusters(reason=CLUSTERS_NOT_COUNTED)
     if given_rows == 0 and default_rows == 0 and raw_ids is None:
-        return None
-    clusters = MultilabelClusters(cut=cut)
-    if CROSS in stored.moments:
-        clusters.moments = stored.moments
+        return UNCLUSTERED
+    found = {"moments": stored.moments} if CROSS in stored.moments else {}
     if SIZES in stored.tables:
         # Entries whose reference is not 0/1 (ignore_index: compute has checked them) count as not kept.
-        clusters.sizes, clusters.entries = stored.tables[SIZES].result(), stored.tables[ENTRIES].result()
+        found.update(sizes=stored.tables[SIZES].result(), entries=stored.tables[ENTRIES].result())
     if raw_ids is not None and raw_positive.size:
         cells = raw_positive.astype(np.int8) * 2 + np.asarray(raw_predicted, dtype=np.int8)
         if counted is not None:
             cells[~counted] = -1
-        clusters.raw_ids, clusters.raw_cells, clusters.raw_weights = raw_ids, cells, raw.get("sample_weight")
-    return clusters
+        found.update(raw_ids=raw_ids, raw_cells=cells, raw_weights=raw.get("sample_weight"))
+    return MultilabelClusters(cut=cut, **found)

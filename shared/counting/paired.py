@@ -16,17 +16,17 @@ dense joint counts for ``comparison.py``.
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from .confusion import ConfusionCounts
-from ..stats.design_effect import NO_CLUSTERS
-from ..stats.design_effect import DesignEffect
-from .clusters import cluster_positions
+from .clusters import UNCLUSTERED
+from .clusters import ClusterSums
+from .clusters import Clusters
 from .clusters import count_clusters
-from ..stats.design_effect import design_effect
 from .clusters import raw_with_clusters
+from .clusters import row_cluster_sums
 from .clusters import stored_clusters
 from .confusion import are_labels
 from .confusion import row_influence
@@ -105,7 +105,7 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
     return store
 
 
-@dataclass
+@dataclass(frozen=True)
 class PairedCounts:
     """Both systems' confusion counts (one class order) and their joint counts.
 
@@ -122,20 +122,24 @@ class PairedCounts:
     def reason(self) -> Optional[str]:
         return self.system.reason
 
-    def design_effect(self, confidence_level: float, system: Dict[str, Any], baseline: Dict[str, Any]) -> DesignEffect:
-        """The design effect of the difference system - baseline, whose influences are ``system``
-        and ``baseline`` (keyword arguments of ``confusion.row_influence``: ``gradient=`` or
-        ``recall_influence=``); ``clusters.NO_CLUSTERS`` without clusters."""
-        if self.system.clusters_reason is not None:
-            return DesignEffect.refused(self.system.clusters_reason)
-        if self.system.clusters is None:
-            return NO_CLUSTERS
-        classes = self.system.encoded.classes
-        rows, influence = row_influence(self.system.clusters, classes, "predictions", **system)
-        _, baseline_influence = row_influence(self.system.clusters, classes, "baseline_predictions", **baseline)
-        return design_effect(influence - baseline_influence, rows, cluster_positions(rows), confidence_level)
+    @property
+    def clusters(self) -> Clusters:
+        """The samples' clusters (counted with both systems' predictions)."""
+        return self.system.clusters
 
-    def clustered_w2(self, effect: DesignEffect) -> Optional[np.ndarray]:
+    def effective_sizes(self) -> Optional[np.ndarray]:
+        """Kish's effective size of each reference class (the golden set's); None unweighted."""
+        return self.system.effective_sizes()
+
+    def cluster_sums(self, influence: Tuple[Any, Any]) -> ClusterSums:
+        """The clusters' sums of the difference system - baseline, whose influences are
+        ``influence`` = (system's, baseline's), each as ``ConfusionCounts.cluster_sums`` takes it."""
+        classes = self.system.encoded.classes
+        rows, system = row_influence(self.clusters.rows, classes, "predictions", influence[0])
+        _, baseline = row_influence(self.clusters.rows, classes, "baseline_predictions", influence[1])
+        return row_cluster_sums(system - baseline, rows)
+
+    def clustered_w2(self, effect: Any) -> Optional[np.ndarray]:
         """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,
         unweighted) times the design effect, so each row's Kish size is what its clusters are worth."""
         if effect.num_clusters is None:
@@ -178,7 +182,7 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
     raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
     rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"))
+    clusters = stored_clusters(stored, options.get("ignore_index"))
     keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
     threshold = options.get("threshold")
     references = keys["references"]
@@ -219,7 +223,7 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     joint = np.bincount(cell, weights=weight, minlength=num_classes**3).reshape((num_classes,) * 3)
     joint_w2 = np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape) if joint_weighted else None
 
-    def marginal(prediction_index):
+    def marginal(prediction_index, clusters=UNCLUSTERED):
         # Each system's confusion counts: the triples summed over the other system.
         pair = reference_index * num_classes + prediction_index
         present, inverse = np.unique(pair, return_inverse=True)
@@ -230,65 +234,15 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
             summed_w, summed_w2 = total(w), total(w2)
         own = dataclasses.replace(encoded, prediction_indices=None)
         return ConfusionCounts(own, present // num_classes, present % num_classes, counts, summed_w, summed_w2, reason,
-                               w2_exponent=exponent)
+                               w2_exponent=exponent, clusters=clusters)
 
-    system = marginal(system_index)
     if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
         labels_of = (lambda index: encoded.classes[index])
-        cluster_rows = dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
-                                                       "predictions": labels_of(system_index),
-                                                       "baseline_predictions": labels_of(baseline_index)})
-    system.clusters, system.clusters_reason = cluster_rows, clusters_reason
+        clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
+                                                            "predictions": labels_of(system_index),
+                                                            "baseline_predictions": labels_of(baseline_index)}))
+    system = marginal(system_index, clusters)
     return PairedCounts(system, marginal(baseline_index), joint, joint_w2)
-
-
-def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
-                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
-    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
-    with clustered samples worth what their clusters are: the design effect of the difference
-    (``influences()``: the system's and the baseline's, as ``PairedCounts.design_effect`` takes
-    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
-    as ``design_effect`` and ``num_clusters``. One cluster, or N-d inputs added without their
-    clusters while an interval is asked for: NaN, with the reason."""
-    system = paired.system
-    if system.clusters is None and (system.clusters_reason is None or confidence_level is None):
-        return compare(paired.joint_w2)
-    effect = paired.design_effect(confidence_level or 0.95, *influences())
-    if effect.reason is not None:
-        return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
-    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured}
-
-
-def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
-                       confidence_level: Optional[float]) -> Dict[str, Any]:
-    """The comparison's outputs: ``baseline_<name>``, ``<name>_difference`` (exactly system - baseline),
-    ``<name>_difference_p_value``, with ``confidence_level`` ``<name>_difference_ci``, and
-    ``<name>_difference_reason`` whenever the difference, interval or p-value is NaN.
-
-    ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
-    """
-    nan = float("nan")
-    result = {f"baseline_{name}": baseline[name]}
-    if "reason" in baseline:
-        result[f"baseline_{name}_reason"] = baseline["reason"]
-    difference = system[name] - baseline[name]
-    result[f"{name}_difference"] = difference
-    low = high = p_value = nan
-    reason = system.get("reason") or baseline.get("reason")
-    if compared is not None and difference == difference:
-        low, high = compared["difference_ci"]
-        p_value = compared["p_value"]
-        if p_value != p_value or low != low:
-            reason = compared.get("reason") or "undefined"
-    if confidence_level is not None:
-        result[f"{name}_difference_ci"] = [float(low), float(high)]
-    result[f"{name}_difference_p_value"] = float(p_value)
-    if reason is not None and (difference != difference or p_value != p_value or low != low):
-        result[f"{name}_difference_reason"] = reason
-    if compared is not None and "design_effect" in compared:
-        result[f"{name}_difference_design_effect"] = float(compared["design_effect"])
-        result["num_clusters"] = int(compared["num_clusters"])
-    return result
 
 
 def has_baseline(stored: Store) -> bool:

@@ -27,17 +27,19 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .clusters import CLUSTERS
-from ..stats.design_effect import NO_CLUSTERS
+from .clusters import UNCLUSTERED
 from .clusters import ClusterSpec
-from ..stats.design_effect import DesignEffect
-from .clusters import cluster_positions
+from .clusters import ClusterSums
+from .clusters import Clusters
+from .clusters import RecallInfluence
 from .clusters import count_clusters
-from ..stats.design_effect import design_effect
 from .clusters import index_rows
 from .clusters import raw_with_clusters
+from .clusters import row_cluster_sums
 from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import kish_sizes
 from .counts import kept_rows
 from .inputs import as_array
 from .inputs import as_labels
@@ -368,9 +370,7 @@ class TopkCounts:
     w2: Optional[np.ndarray] = None
     w2_exponent: int = 0
     reason: Optional[str] = None
-    # The (cluster, reference, g, t) counts of the kept samples, or None; why an interval cannot know them.
-    clusters: Optional[JointCounts] = None
-    clusters_reason: Optional[str] = None
+    clusters: Clusters = UNCLUSTERED  # the kept samples' (cluster, reference, g, t) counts (clusters.py)
 
     @property
     def num_classes(self) -> int:
@@ -392,30 +392,19 @@ class TopkCounts:
         bins = (self.column.astype(np.intp)[:, None] * len(k_values) + np.arange(len(k_values))).ravel()
         return np.bincount(bins, weights=worth.ravel(), minlength=self.num_classes * len(k_values)).reshape(self.num_classes, -1)
 
-    def effective_support(self) -> Optional[np.ndarray]:
-        """Kish's effective size (sum w)^2 / sum w^2 of each class; None unweighted."""
-        if self.w is None:
-            return None
-        # Sums scaled like the squares' mantissas: exact (a power of two), and finite for any weights.
-        sums = np.bincount(self.column, weights=np.ldexp(self.w, -self.w2_exponent), minlength=self.num_classes)
-        squares = np.bincount(self.column, weights=self.w2, minlength=self.num_classes)
-        return np.divide(sums**2, squares, out=np.zeros(self.num_classes), where=squares > 0)
+    def effective_sizes(self) -> Optional[np.ndarray]:
+        """Kish's effective size (sum w)^2 / sum w^2 of each class: what an interval counts; None unweighted."""
+        return None if self.w is None else kish_sizes(self.column, self.w, self.w2, self.w2_exponent, self.num_classes)
 
-
-    def design_effect(self, confidence_level: float, k_value: int, influence: Tuple[np.ndarray, np.ndarray]) -> DesignEffect:
-        """The design effect of the top-``k_value`` mean of recalls whose per-class influence of a
-        hit and a miss is ``influence`` (``intervals.recall_influence``); a tie's share of a hit
-        moves it in proportion. ``clusters.NO_CLUSTERS`` without clusters."""
-        if self.clusters_reason is not None:
-            return DesignEffect.refused(self.clusters_reason)
-        if self.clusters is None:
-            return NO_CLUSTERS
-        rows = self.clusters
+    def cluster_sums(self, influence: RecallInfluence) -> ClusterSums:
+        """The clusters' sums of the top-``influence.k`` mean of recalls' ``influence``
+        (``intervals.recall_influence``); a tie's share of a hit moves it in proportion."""
+        rows = self.clusters.rows
         column = index_rows(rows, "references", self.classes)
         rows, column = rows.select(column >= 0), column[column >= 0]
-        worth = hit_worth([k_value], rows.keys["higher"].astype(np.int64), rows.keys["tied"].astype(np.int64))[:, 0]
-        right, wrong = influence
-        return design_effect(wrong[column] + worth * (right[column] - wrong[column]), rows, cluster_positions(rows), confidence_level)
+        worth = hit_worth([influence.k], rows.keys["higher"].astype(np.int64), rows.keys["tied"].astype(np.int64))[:, 0]
+        right, wrong = influence.right, influence.wrong
+        return row_cluster_sums(wrong[column] + worth * (right[column] - wrong[column]), rows)
 
 
 def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
@@ -461,9 +450,9 @@ def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:
     higher, tied = ranks.keys["higher"].astype(np.int64), ranks.keys["tied"].astype(np.int64)
     if (higher < 0).any():  # a value mapped to no column while counting maps to one now: never, unless labels changed
         raise ValueError("labels: expected the labels the batches were ranked with; pass `labels` to evaluate.load.")
-    cluster_rows, clusters_reason = stored_clusters(stored, options.get("ignore_index"), cluster_table)
+    clusters = stored_clusters(stored, options.get("ignore_index"), cluster_table)
     return TopkCounts(encoded.classes, encoded.reference_indices, higher, tied, ranks.n,
-                      ranks.w, ranks.w2, ranks.w2_exponent, reason, cluster_rows, clusters_reason)
+                      ranks.w, ranks.w2, ranks.w2_exponent, reason, clusters)
 
 
 def _merged(table: Optional[CountTable], other: CountTable) -> CountTable:

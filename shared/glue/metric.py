@@ -32,10 +32,24 @@ from datasets.utils.py_utils import temp_seed
 from ..counting.clusters import ORIGIN_SHIFT
 from ..counting.clusters import ClusterSpec
 from ..counting.inputs import to_python
+from ..counting.confusion import confusion_counts
+from ..counting.confusion import count_labels
+from ..counting.paired import PairedCounts
+from ..counting.paired import count_batch
+from ..counting.paired import has_baseline
+from ..counting.paired import paired_counts
 from .options import Option
+from .options import check_flag
+from .options import check_ignore_index
+from .options import check_labels
+from .options import check_num_classes
+from .options import check_pos_label
+from .options import interval_options
 from .options import check_names
 from .options import did_you_mean
 from .options import resolve
+from .reduction import MetricSpec
+from .reduction import comparison_from_counts
 from ..counting.store import Store
 
 # Arguments of evaluate's own EvaluationModule.__init__ (evaluate.load passes them on).
@@ -272,6 +286,40 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _compute(self, *, predictions=None, references=None, **kwargs):
         # Not used: compute() above reduces counts (evaluate requires the method to exist).
         raise NotImplementedError
+
+
+class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
+    """A metric of class labels declared by its ``SPEC`` (``reduction.MetricSpec``): labels are
+    counted into confusion counts (with ``baseline_predictions``, joint counts of two systems),
+    and the spec reduces them; value, interval, clusters and the paired comparison come from
+    the shared path. A module adds its docs (``_info``) and, where it has more, its options."""
+
+    SPEC: MetricSpec
+    OPTIONS = {
+        "labels": Option(None, check_labels),
+        "num_classes": Option(None, check_num_classes),
+        "ignore_index": Option(None, check_ignore_index),
+        "pos_label": Option(None, check_pos_label),
+        "return_confusion_matrix": Option(False, check_flag),
+        **interval_options(),
+    }
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
+
+    @abc.abstractmethod
+    def _info(self) -> evaluate.MetricInfo:
+        """The module's docs (abstract here: ``evaluate.load`` takes the module's own class)."""
+        raise NotImplementedError
+
+    def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Mapping[str, Any]) -> Store:
+        return count_batch(count_labels, predictions, references, inputs)
+
+    def _counts(self, stored: Store, options: Mapping[str, Any]) -> Any:
+        return paired_counts(stored, options) if has_baseline(stored) else confusion_counts(stored, options)
+
+    def _from_counts(self, counts: Any, options: Mapping[str, Any]) -> Dict[str, Any]:
+        if isinstance(counts, PairedCounts):
+            return comparison_from_counts(self.SPEC, counts, options)
+        return self.SPEC.value(counts, options)
 
 
 def _one_row(value: Any, name: str) -> Any:

@@ -28,9 +28,44 @@ class Option:
     check: Callable[[Any, str], Any]
 
 
+class ResolvedOptions(Mapping):
+    """Every option of a module, resolved once and checked: a frozen mapping (``options["seed"]``).
+
+    Built by ``resolve`` from the module's ``OPTIONS``, so each default lives in one place; a
+    reduction reads it and neither re-checks an option nor falls back to a literal.
+    ``replace(name=value)`` gives a changed copy (the baseline's own-only options, say).
+    """
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any]):
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{name}: resolved options are frozen; use replace({name}=...) for a changed copy.")
+
+    def __reduce__(self):
+        return ResolvedOptions, (self._values,)
+
+    def replace(self, **changes: Any) -> "ResolvedOptions":
+        return ResolvedOptions({**self._values, **changes})
+
+    def __repr__(self) -> str:
+        return f"ResolvedOptions({self._values!r})"
+
+
 def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Mapping[str, Any], owner: str,
-            data: Sequence[str] = ()) -> Dict[str, Any]:
-    """Every option of ``specs``, checked: ``given`` wins over ``defaults``, which win over the declared default.
+            data: Sequence[str] = ()) -> ResolvedOptions:
+    """Every option of ``specs``, checked, frozen: ``given`` wins over ``defaults``, which win over the declared default.
 
     ``data``: the owner's data arguments (predictions, references, ...), listed with the
     options when a name is unknown.
@@ -39,14 +74,14 @@ def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Map
     --------
     >>> specs = {"adjusted": Option(False, check_flag), "zero_division": Option("skip", check_zero_division)}
     >>> resolve(specs, {"zero_division": 0}, {"adjusted": True}, "balanced_accuracy")
-    {'adjusted': True, 'zero_division': 0.0}
+    ResolvedOptions({'adjusted': True, 'zero_division': 0.0})
     >>> resolve(specs, {"ajusted": True}, {}, "balanced_accuracy", data=("predictions", "references"))
     Traceback (most recent call last):
     ...
     TypeError: ajusted: expected an argument of balanced_accuracy (data: predictions, references; options: adjusted, zero_division), found an unknown argument. Did you mean `adjusted`?
     """
     check_names(specs, given, owner, data)
-    return {name: spec.check(given.get(name, defaults.get(name, spec.default)), name) for name, spec in specs.items()}
+    return ResolvedOptions({name: spec.check(given.get(name, defaults.get(name, spec.default)), name) for name, spec in specs.items()})
 
 
 def closest_name(name: str, candidates: Sequence[str]) -> Optional[str]:

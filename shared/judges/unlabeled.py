@@ -30,10 +30,8 @@ import numpy as np
 
 from ..stats.design_effect import NO_CLUSTERS
 from ..stats.design_effect import DesignEffect
-from ..counting.clusters import cluster_positions
 from ..stats.design_effect import design_effect
 from ..counting.confusion import ConfusionCounts
-from ..counting.confusion import row_influence
 from ..counting.counts import CountTable
 from ..counting.counts import JointCounts
 from ..counting.counts import kept_rows
@@ -144,7 +142,7 @@ def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
         return matrix
     rows = matrix.sum(axis=1, keepdims=True)
     shares = np.divide(matrix, rows, out=np.zeros_like(matrix), where=rows > 0)
-    return shares * confusion.effective_support()[:, None]
+    return shares * confusion.effective_sizes()[:, None]
 
 
 def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled: np.ndarray, confidence_level: float) -> DesignEffect:
@@ -155,10 +153,8 @@ def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled
     prevalences ``theta = C^-1 q`` (q the judge's shares on the new data), one more golden item
     of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
     """
-    if confusion.clusters_reason is not None:
-        return DesignEffect.refused(confusion.clusters_reason)
-    if confusion.clusters is None:
-        return NO_CLUSTERS
+    if confusion.clusters.reason is not None or not confusion.clusters.counted:
+        return design_effect(confusion, None, confidence_level)  # refused with the reason, or none
     sizes = gold.sum(axis=1)
     shares = np.divide(gold, sizes[:, None], out=np.zeros_like(gold), where=sizes[:, None] > 0).T  # C[a, r]
     total = unlabeled.sum()
@@ -169,8 +165,7 @@ def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled
     effects = []
     for j in range(len(sizes)):
         gradient = -(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
-        rows, influence = row_influence(confusion.clusters, confusion.encoded.classes, gradient=gradient)
-        effects.append(design_effect(influence, rows, cluster_positions(rows), confidence_level, warn=not effects))
+        effects.append(design_effect(confusion, gradient, confidence_level, warn=not effects))
     return max(effects, key=lambda effect: effect.factor)
 
 
@@ -224,7 +219,7 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
                         options: Dict[str, Any]) -> Dict[str, Any]:
     num_classes = len(classes)
     binary = num_classes == 2
-    ppi = options.get("prevalence_method", "rogan_gladen") == "ppi"
+    ppi = options["prevalence_method"] == "ppi"
     if ppi:
         _check_ppi_inputs(judged)
     result: Dict[str, Any] = {}

@@ -11,7 +11,6 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from ..counting.counts import JointCounts
 from .distributions import t_quantile
 
 # Below this many clusters an interval is rough (its variance has few degrees of freedom): warned.
@@ -52,67 +51,53 @@ class DesignEffect:
 NO_CLUSTERS = DesignEffect()
 
 
-def design_effect(influence: np.ndarray, rows: JointCounts, cluster_index: np.ndarray, confidence_level: float,
-                  warn: bool = True) -> DesignEffect:
-    """The design effect of a value whose influence per sample is ``influence`` (one per row
-    of ``rows``: the counted (cluster, ...) tuples), the clusters being ``cluster_index``
-    (0..G-1 per row). See the module doc for the formula and the conservative choices.
+def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bool = True) -> DesignEffect:
+    """The design effect of a value of ``counts`` whose influence is ``influence`` (in the form that
+    counts object takes: see its ``cluster_sums``); ``NO_CLUSTERS`` without clusters, refused with
+    the clusters' reason when an interval cannot know them. See ``counting/clusters.py`` for the
+    formula and the conservative choices.
 
     Examples
     --------
     Two classes, four clusters of two items each, both items of a cluster alike: the
     variance is that of four samples, not eight.
 
-    >>> rows = JointCounts({"clusters": np.arange(4)}, np.full(4, 2))
-    >>> effect = design_effect(np.array([0.5, -0.5, 0.5, -0.5]), rows, np.arange(4), 0.95, warn=False)
-    >>> round(effect.measured, 6)  # 4 (2 x 0.5)^2 / (1 - 1/4) / (8 x 0.5^2)
+    >>> from shared.counting.clusters import Clusters, row_cluster_sums
+    >>> from shared.counting.counts import JointCounts
+    >>> class Rows:
+    ...     clusters = Clusters(JointCounts({"clusters": np.arange(4)}, np.full(4, 2)))
+    ...     def cluster_sums(self, influence):
+    ...         return row_cluster_sums(influence, self.clusters.rows)
+    >>> round(design_effect(Rows(), np.array([0.5, -0.5, 0.5, -0.5]), 0.95, warn=False).measured, 6)  # 4 (2 x 0.5)^2 / (1 - 1/4) / (8 x 0.5^2)
     2.666667
     """
-    num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
+    clusters = counts.clusters
+    if clusters.reason is not None:
+        return DesignEffect.refused(clusters.reason)
+    if not clusters.counted:
+        return NO_CLUSTERS
+    sums = counts.cluster_sums(influence)
+    num_clusters = sums.num_clusters
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
-        _warn_few(num_clusters, 5)
-    influence = np.asarray(influence, dtype=np.float64)
-    weight = rows.weight.astype(np.float64)
-    squared = rows.n.astype(np.float64) if rows.w is None else np.ldexp(rows.w2, 2 * rows.w2_exponent)
-    independent = float(np.sum(squared * influence**2))
-    per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
-    per_cluster -= per_cluster.mean()  # the sum is 0 for a ratio of counts; exact for any other value too
+        _warn_few(num_clusters, 3)
+    if sums.sums is None:
+        # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
+        centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
+        return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
+                              confidence_level)
     # Each cluster's share of the independent variance: its leverage h_g under working
     # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
     # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
     # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
-    shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
+    shares = sums.shares
     leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
-    clustered = float(np.sum(per_cluster**2 / np.maximum(1.0 - leverage, 0.05)))
+    clustered = float(np.sum(sums.sums**2 / np.maximum(1.0 - leverage, 0.05)))
     # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
     # variance (unequal sizes): the Kish effective number of clusters of those shares.
     effective = float(1.0 / np.sum(leverage**2))
-    return _design_effect(clustered, independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
-                          confidence_level)
-
-
-def design_effect_from_sums(squares: float, total: float, num_clusters: int, independent: float, confidence_level: float,
-                            warn: bool = True, stacklevel: int = 4) -> DesignEffect:
-    """The design effect from ``squares`` = sum_g u_g^2 and ``total`` = sum_g u_g of the
-    clusters' summed influences u_g, their number, and the independent variance
-    sum_i w_i^2 psi_i^2 (what ``design_effect`` computes from rows; a module with its own
-    sufficient statistics, such as cross-sums over clusters, computes these sums from them).
-    Without each cluster's share of the variance, the clusters are taken as alike: the
-    usual G / (G - 1) and t on G - 1 degrees of freedom (no leverage correction).
-
-    Examples
-    --------
-    >>> round(design_effect_from_sums(4.0, 0.0, 4, 2.0, 0.95, warn=False).measured, 6)  # 4 / 3 x 4 / 2
-    2.666667
-    """
-    if num_clusters < 2:
-        return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
-    if warn and num_clusters < FEW_CLUSTERS:
-        _warn_few(num_clusters, stacklevel + 1)
-    centred = max(squares - total * total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
-    return _design_effect(num_clusters / (num_clusters - 1) * centred, independent, num_clusters, num_clusters - 1.0,
+    return _design_effect(clustered, sums.independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
                           confidence_level)
 
 

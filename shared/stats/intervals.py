@@ -63,6 +63,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .averaging import Averaging
+from ..counting.clusters import RecallInfluence
 from .distributions import safe_ratio
 from ..glue.options import CI_METHODS
 from ..glue.options import RATE_CI_METHODS
@@ -150,23 +151,24 @@ def recall_mean_interval(
     return finish_interval(np.asarray(interval.low), np.asarray(interval.high), np.isnan(value), reason)
 
 
-def recall_influence(correct: Any, support: Any, averaging: Averaging):
-    """``(right, wrong)``: per class, how one more sample of class c, predicted right or wrong, moves
+def recall_influence(correct: Any, support: Any, averaging: Averaging, k: Optional[int] = None) -> RecallInfluence:
+    """``RecallInfluence(right, wrong)``: per class, how one more sample of class c, predicted right or wrong, moves
     the mean of recalls that ``averaging`` forms: ``a_c (1 - r_c) / n_c`` and ``-a_c r_c / n_c``
     (``a_c`` its coefficient, ``r_c`` the recall, ``n_c`` the class's count). What a
-    cluster-robust variance weighs each counted sample by (``clusters.design_effect``).
+    cluster-robust variance weighs each counted sample by (``stats.design_effect``); ``k``: the top-k
+    whose recalls they are, if any.
 
     Examples
     --------
-    >>> right, wrong = recall_influence([8, 45], [10, 50], Averaging(2))
-    >>> np.round(right, 6).tolist(), np.round(wrong, 6).tolist()  # 0.5 (1 - 0.8) / 10, -0.5 x 0.8 / 10, ...
+    >>> influence = recall_influence([8, 45], [10, 50], Averaging(2))
+    >>> np.round(influence.right, 6).tolist(), np.round(influence.wrong, 6).tolist()  # 0.5 (1 - 0.8) / 10, -0.5 x 0.8 / 10, ...
     ([0.01, 0.001], [-0.04, -0.009])
     """
     correct, support = (np.asarray(values, dtype=np.float64) for values in (correct, support))
     recall = np.nan_to_num(safe_ratio(correct, support))
     coefficients = averaging.coefficients(support > 0)[0]
     per_sample = np.divide(coefficients, support, out=np.zeros_like(support), where=support > 0)
-    return per_sample * (1.0 - recall), -per_sample * recall
+    return RecallInfluence(per_sample * (1.0 - recall), -per_sample * recall, k)
 
 
 def binary_columns_interval(
@@ -240,7 +242,7 @@ def binary_columns_influence(
     TPR_l by ``(correct - TPR_l) / positives_l`` (pooled over the selected labels for "micro"),
     a negative one TNR_l likewise; each times the rate's coefficient in the average (the
     weighted average's label shares held fixed, as the interval holds them). What a
-    cluster-robust variance weighs each entry by (``clusters.design_effect_from_sums``).
+    cluster-robust variance weighs each entry by (``stats.design_effect``).
 
     Examples
     --------

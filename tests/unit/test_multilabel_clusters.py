@@ -184,10 +184,11 @@ def test_dense_and_sparse_cross_sums_agree_and_many_labels_fall_back_to_rows(mon
     rows = count_indicators(predictions, references, clusters=ClusterSpec(None, True))
     assert multilabel_clusters.CROSS not in rows.moments and multilabel_clusters.SIZES in rows.tables
     counts = multilabel_counts(rows, ignore_index=-100)
+    from shared.stats.design_effect import design_effect
     from shared.stats.intervals import binary_columns_influence
 
     influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives)
-    effect = counts.clusters.design_effect(influence, counts.independent_variance(influence), LEVEL)
+    effect = design_effect(counts, influence, LEVEL)
     measured, num_clusters = direct_design_effect(references, predictions, ignore_index=-100)
     assert effect.measured == pytest.approx(measured, rel=1e-9) and effect.num_clusters == num_clusters
 

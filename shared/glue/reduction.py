@@ -1,0 +1,166 @@
+"""The one path from counts to a result that every module shares: a metric is a ``MetricSpec``.
+
+A module declares what only it knows - how its value (with its interval and per-class
+outputs) comes from one system's counts, the influence of a counted sample on that value,
+and its paired difference from joint counts - and this path does the rest: the paired
+comparison of two systems on one golden set (``baseline_predictions``), cluster-robust when
+samples are clustered (``stats.design_effect``), with the same outputs in every module.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+
+import numpy as np
+
+from ..counting.inputs import to_python
+from ..counting.paired import PairedCounts
+from ..counting.confusion import ConfusionCounts
+from ..stats.delta import delta_difference
+from ..stats.delta import delta_interval
+from ..stats.delta import numeric_gradient
+from ..stats.delta import stratified_variance
+from ..stats.design_effect import design_effect
+
+# A comparison asked for its p-value alone computes an interval too, at this level, and drops it.
+P_VALUE_ONLY_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What a module adds to the shared reduction.
+
+    ``name``: the result key of the value (``"balanced_accuracy"``). ``value(counts, options)``:
+    the result of one system's counts (value, interval, per-class outputs). ``influence(counts,
+    options)``: how one counted sample moves the value, as the counts' ``cluster_sums`` takes it.
+    ``difference(joint, joint_w2, options, method)``: the paired comparison from the joint counts
+    (``stats.comparison``), ``method`` "bootstrap" or None (the module's default).
+    ``own_only``: options that describe the system's own result alone, off for the baseline.
+    """
+
+    name: str
+    value: Callable[[Any, Mapping[str, Any]], Dict[str, Any]]
+    influence: Callable[[Any, Mapping[str, Any]], Any]
+    difference: Callable[[np.ndarray, Optional[np.ndarray], Mapping[str, Any], Optional[str]], Dict[str, Any]]
+    own_only: Tuple[str, ...] = ("confidence_level", "return_per_class", "return_confusion_matrix")
+
+
+def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """The value of ``predictions`` (as ``spec.value``) and its paired comparison with
+    ``baseline_predictions``: ``baseline_<name>``, ``<name>_difference`` with its p-value and,
+    with ``confidence_level``, its interval (see ``difference_outputs``)."""
+    result = spec.value(paired.system, options)
+    baseline = spec.value(paired.baseline, {**options, **{name: None if name == "confidence_level" else False
+                                                          for name in spec.own_only}})
+    compared = None
+    if not math.isnan(result[spec.name] - baseline[spec.name]):
+        # The p-value does not depend on the interval's method: without an interval, the cheap one.
+        bootstrap = options["ci_method"] == "bootstrap" and options["confidence_level"] is not None
+        compared = clustered_comparison(
+            paired, options["confidence_level"],
+            lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
+            lambda joint_w2: spec.difference(paired.joint, joint_w2, options, "bootstrap" if bootstrap else None))
+    result.update(difference_outputs(spec.name, result, baseline, compared, options["confidence_level"]))
+    if options["return_confusion_matrix"] and paired.reason is None:
+        result["baseline_confusion_matrix"] = paired.baseline.matrix()
+    return to_python(result)
+
+
+def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
+                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
+    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
+    with clustered samples worth what their clusters are: the design effect of the difference
+    (``influences()``: the system's and the baseline's, as ``PairedCounts.cluster_sums`` takes
+    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
+    as ``design_effect`` and ``num_clusters``. One cluster, or N-d inputs added without their
+    clusters while an interval is asked for: NaN, with the reason."""
+    clusters = paired.clusters
+    if not clusters.counted and (clusters.reason is None or confidence_level is None):
+        return compare(paired.joint_w2)
+    effect = design_effect(paired, influences(), confidence_level or 0.95)
+    if effect.reason is not None:
+        return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
+    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured}
+
+
+def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
+                       confidence_level: Optional[float]) -> Dict[str, Any]:
+    """The comparison's outputs: ``baseline_<name>``, ``<name>_difference`` (exactly system - baseline),
+    ``<name>_difference_p_value``, with ``confidence_level`` ``<name>_difference_ci``, and
+    ``<name>_difference_reason`` whenever the difference, interval or p-value is NaN.
+
+    ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
+    """
+    nan = float("nan")
+    result = {f"baseline_{name}": baseline[name]}
+    if "reason" in baseline:
+        result[f"baseline_{name}_reason"] = baseline["reason"]
+    difference = system[name] - baseline[name]
+    result[f"{name}_difference"] = difference
+    low = high = p_value = nan
+    reason = system.get("reason") or baseline.get("reason")
+    if compared is not None and difference == difference:
+        low, high = compared["difference_ci"]
+        p_value = compared["p_value"]
+        if p_value != p_value or low != low:
+            reason = compared.get("reason") or "undefined"
+    if confidence_level is not None:
+        result[f"{name}_difference_ci"] = [float(low), float(high)]
+    result[f"{name}_difference_p_value"] = float(p_value)
+    if reason is not None and (difference != difference or p_value != p_value or low != low):
+        result[f"{name}_difference_reason"] = reason
+    if compared is not None and "design_effect" in compared:
+        result[f"{name}_difference_design_effect"] = float(compared["design_effect"])
+        result["num_clusters"] = int(compared["num_clusters"])
+    return result
+
+
+def rate_spec(name: str, value: Callable[[np.ndarray], float],
+              gradient: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> MetricSpec:
+    """The spec of a metric declared by its value alone: ``value(matrix)`` of a K x K confusion
+    matrix (rows references, columns predictions), and optionally its ``gradient(matrix)``
+    (numeric otherwise). It gets the delta method's interval (cluster-robust with clusters) and
+    paired comparison (``stats.delta``), through the same path as the modules' own metrics.
+
+    Examples
+    --------
+    >>> spec = rate_spec("recall_of_1", lambda m: m[1, 1] / m[1].sum())
+    >>> spec.name, spec.own_only
+    ('recall_of_1', ('confidence_level', 'return_per_class', 'return_confusion_matrix'))
+    """
+    gradient_of = gradient or (lambda matrix: numeric_gradient(value, matrix))
+
+    def from_counts(counts: ConfusionCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
+        level = options["confidence_level"]
+        result: Dict[str, Any] = {name: math.nan, **({} if level is None else {f"{name}_ci": [math.nan, math.nan]})}
+        if counts.reason is not None:
+            return {**result, "reason": counts.reason}
+        matrix = counts.matrix().astype(np.float64)
+        result[name] = float(value(matrix))
+        if math.isnan(result[name]):
+            return {**result, "reason": "undefined"}
+        if level is not None:
+            influence = gradient_of(matrix)
+            effect = design_effect(counts, influence, level)
+            if effect.reason is None:
+                variance = stratified_variance(matrix, cell_squared_weights(counts), influence) * effect.factor
+                result[f"{name}_ci"] = delta_interval(result[name], variance, level).as_list()
+            result.update(effect.outputs(f"{name}_ci"))
+        if options["return_confusion_matrix"]:
+            result["confusion_matrix"] = counts.matrix()
+        return to_python(result)
+
+    def difference(joint, joint_w2, options, method):
+        return delta_difference(joint, joint_w2, value, gradient_of, options["confidence_level"] or P_VALUE_ONLY_LEVEL)
+
+    return MetricSpec(name, from_counts, lambda counts, options: gradient_of(counts.matrix().astype(np.float64)), difference)
+
+
+def cell_squared_weights(counts: ConfusionCounts) -> Optional[np.ndarray]:
+    """Each cell's sum of squared weights (None unweighted: the counts themselves)."""
+    if counts.w is None:
+        return None
+    squares = np.zeros((counts.num_classes, counts.num_classes))
+    np.add.at(squares, (counts.reference, counts.prediction), np.ldexp(counts.w2, 2 * counts.w2_exponent))
+    return squares
+

@@ -427,8 +427,9 @@ def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balance
         result = balanced_accuracy.compute(predictions=scores.tolist(), references=references.tolist(), **arguments)
         found = space_app.confusion(balanced_accuracy, scores.tolist(), references.tolist(), arguments, result)
         assert found.threshold == result["optimal_threshold"]
-        point_tpr = found.counts.tp[1] / found.counts.support[1]
-        point_fpr = found.counts.fp[1] / (found.counts.total - found.counts.support[1])
+        point_tpr = found.matrix[1, 1] / found.matrix[1].sum()
+        point_fpr = found.matrix[0, 1] / found.matrix[0].sum()
+        assert (found.recall[1], found.fall_out[1]) == pytest.approx((point_tpr, point_fpr))  # the ROC panel's point
         assert point_tpr - point_fpr == pytest.approx(np.max(tpr - fpr))
         assert point_tpr - point_fpr == pytest.approx(2 * result["balanced_accuracy"] - 1)
 

@@ -63,6 +63,12 @@ def space_helper(namespace: dict) -> types.SimpleNamespace:
     return types.SimpleNamespace(**namespace["build_app"].__globals__)
 
 
+def app_controls(namespace: dict, metric) -> list:
+    """The controls of an app's page, as its ``build_app`` makes them: from the module's
+    ``OPTIONS`` and ``INPUTS``, by the app's own helper (``space_helper``)."""
+    return space_helper(namespace).default_options(metric)
+
+
 def pytest_configure(config):
     # Balanced accuracy warns (as scikit-learn does) when a class has predictions but no
     # references; parity tests generate such data on purpose. Tests of the warning itself

@@ -138,6 +138,7 @@ def choice(*choices: Any) -> Callable[[Any, str], Any]:
             raise ValueError(f"{name}: expected one of {shown}{suffix}, found {value!r}.")
         return value
 
+    check.choices = choices  # what a Space offers in the option's dropdown
     return check
 
 

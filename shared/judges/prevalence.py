@@ -80,6 +80,9 @@ and ``intervals.py``).
 """
 
 import warnings
+from dataclasses import dataclass
+from dataclasses import fields
+from dataclasses import replace
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
@@ -187,17 +190,52 @@ def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: floa
                       "class narrow both.", UserWarning, stacklevel=3)
 
 
+@dataclass(frozen=True)
+class PrevalenceSettings:
+    """The keywords ``corrected_prevalence`` and ``corrected_prevalence_difference`` both
+    take, with their defaults (each function's doc says what they mean there)."""
+
+    confidence_level: Optional[float] = None
+    method: Optional[str] = None
+    n_resamples: int = 10_000
+    seed: Optional[int] = None
+    min_informedness: float = DEFAULT_MIN_INFORMEDNESS
+    weighted_gold: bool = False
+
+    @classmethod
+    def given(cls, owner: str, keywords: Dict[str, Any]) -> "PrevalenceSettings":
+        """The settings ``owner`` was called with; an unknown keyword is refused as Python refuses it."""
+        known = {field.name for field in fields(cls)}
+        unknown = [name for name in keywords if name not in known]
+        if unknown:
+            raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
+        return cls(**keywords)
+
+    def golden_confusion(self, gold_confusion: Any, batches_hint: str = "") -> np.ndarray:
+        """The one ``K x K`` golden confusion matrix, checked (whole counts unless ``weighted_gold``)."""
+        confusion = check_confusion(gold_confusion, whole=not self.weighted_gold)
+        if confusion.ndim != 2:
+            raise ValueError(f"gold_confusion: expected one K x K matrix{batches_hint}.")
+        return confusion
+
+    def checked(self, num_classes: int, difference: bool = False) -> "PrevalenceSettings":
+        """Every setting checked, in this order (after the golden matrix and the unlabeled counts)."""
+        return replace(
+            self,
+            confidence_level=check_confidence_level(self.confidence_level),
+            method=check_prevalence_interval_method(self.method, num_classes, difference=difference),
+            n_resamples=check_n_resamples(self.n_resamples),
+            seed=check_seed(self.seed),
+            min_informedness=check_min_informedness(self.min_informedness),
+        )
+
+
 def corrected_prevalence(
     gold_confusion: Any,
     unlabeled_predicted: Any,
     *,
-    confidence_level: Optional[float] = None,
-    method: Optional[str] = None,
-    n_resamples: int = 10_000,
-    seed: Optional[int] = None,
-    min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
-    weighted_gold: bool = False,
     classes: Optional[Sequence[Any]] = None,
+    **settings: Any,
 ) -> Dict[str, Any]:
     """The true class prevalence of unlabeled data, corrected for the judge's errors.
 
@@ -210,7 +248,9 @@ def corrected_prevalence(
     and count, one value per class (see the module doc for the method, the projection, the
     intervals and the refusal rule). ``method``: the interval, None for the default (two
     classes: ``"lee"`` where ``lee_holds``, else ``"bootstrap"``; ``"bootstrap"`` for more).
-    ``classes``: names for warnings.
+    ``classes``: names for warnings. The other keywords are ``PrevalenceSettings``:
+    ``confidence_level``, ``method``, ``n_resamples``, ``seed``, ``min_informedness`` (the
+    refusal rule's bound) and ``weighted_gold``.
 
     Returns a dict of plain Python values: ``estimate`` (float, or list per class; NaN when
     refused), ``reason`` (None, or why NaN), ``clipped`` (the unconstrained solution was
@@ -238,18 +278,14 @@ def corrected_prevalence(
     >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]], result["method"]
     (0.1667, [0.0564, 0.2627], 'lee')
     """
-    confusion = check_confusion(gold_confusion, whole=not weighted_gold)
-    if confusion.ndim != 2:
-        raise ValueError("gold_confusion: expected one K x K matrix (use corrected_prevalence_arrays for batches).")
+    given = PrevalenceSettings.given("corrected_prevalence", settings)
+    confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")
     num_classes = confusion.shape[-1]
     unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
     if unlabeled.ndim != 1:
         raise ValueError("unlabeled_predicted: expected one vector of K counts.")
-    level = check_confidence_level(confidence_level)
-    method = check_prevalence_interval_method(method, num_classes)
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    min_informedness = check_min_informedness(min_informedness)
+    checked = given.checked(num_classes)
+    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary = num_classes == 2
 
     point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
@@ -282,7 +318,8 @@ def corrected_prevalence(
             result["interval_reason"] = "too_few_golden_items"
     elif method == "bootstrap":
         low, high, share = bootstrap_prevalence_arrays(
-            confusion, [unlabeled], confidence_level=level, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness
+            confusion, [unlabeled], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
+            min_informedness=min_informedness,
         )
         result["undefined_resample_share"] = float(share)
     else:
@@ -388,18 +425,7 @@ def ppi_prevalence(
     return result
 
 
-def corrected_prevalence_difference(
-    gold_confusion: Any,
-    unlabeled_a: Any,
-    unlabeled_b: Any,
-    *,
-    confidence_level: Optional[float] = None,
-    method: Optional[str] = None,
-    n_resamples: int = 10_000,
-    seed: Optional[int] = None,
-    min_informedness: float = DEFAULT_MIN_INFORMEDNESS,
-    weighted_gold: bool = False,
-) -> Dict[str, Any]:
+def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlabeled_b: Any, **settings: Any) -> Dict[str, Any]:
     """Corrected prevalence of model A's outputs minus model B's, judged by one judge.
 
     Binary: ``Delta p = Delta q / J`` (the FPR cancels); multi-class:
@@ -410,7 +436,8 @@ def corrected_prevalence_difference(
     and the TPR's scales with the difference). ``method``: ``"bootstrap"`` (the default;
     Lee's interval is for one prevalence) or ``"delta"``:
     ``Var = C^-T [Cov(q_a) + Cov(q_b) + sum_i d_i^2 Cov(C_i.)] C^-1``. Keys as in
-    ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``; ``weighted_gold`` as there).
+    ``corrected_prevalence`` (``measured_difference`` is ``q_a - q_b``), and so are the keywords
+    (``PrevalenceSettings``).
 
     Examples
     --------
@@ -418,19 +445,15 @@ def corrected_prevalence_difference(
     >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
     0.1
     """
-    confusion = check_confusion(gold_confusion, whole=not weighted_gold)
-    if confusion.ndim != 2:
-        raise ValueError("gold_confusion: expected one K x K matrix.")
+    given = PrevalenceSettings.given("corrected_prevalence_difference", settings)
+    confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
     first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes)
     second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes)
     if first.ndim != 1 or second.ndim != 1:
         raise ValueError("unlabeled_a, unlabeled_b: expected one vector of K counts each.")
-    level = check_confidence_level(confidence_level)
-    method = check_prevalence_interval_method(method, num_classes, difference=True)
-    n_resamples = check_n_resamples(n_resamples)
-    seed = check_seed(seed)
-    min_informedness = check_min_informedness(min_informedness)
+    checked = given.checked(num_classes, difference=True)
+    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary = num_classes == 2
 
     point_a = corrected_prevalence_arrays(confusion, first, min_informedness)
@@ -456,7 +479,7 @@ def corrected_prevalence_difference(
         return result
     if method == "bootstrap":
         low, high, share = bootstrap_prevalence_arrays(
-            confusion, [first, second], confidence_level=level, n_resamples=n_resamples, seed=seed,
+            confusion, [first, second], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
             min_informedness=min_informedness, difference=True,
         )
         result["undefined_resample_share"] = float(share)

@@ -300,8 +300,9 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
     """A Blocks app for one metric module.
 
     ``examples`` are rows of (predictions, references, options as a JSON object); the
-    first that needs no option pre-fills the page (``prefill_row``). ``options`` lists the controls (default: one per argument of
-    the module's ``compute``); their help text comes from the module's argument docs.
+    first that needs no option pre-fills the page (``prefill_row``). ``options`` lists the controls (default:
+    ``default_options``, one per option and input of the module, shown as ``presentation.py``
+    says); their help text comes from the module's argument docs.
     ``plots`` names the panels to draw (default: ``DEFAULT_PLOTS[metric_name]``).
     """
     import evaluate

@@ -2,19 +2,22 @@
 
 ``Flag`` (checkbox), ``Choice`` (dropdown), ``Value`` (one JSON value or text), ``Values``
 (a list), ``SecondPredictions`` (a second predictions box, for ``baseline_predictions``);
-``default_options`` builds them from a module's ``OPTIONS`` when its Space gives no spec.
-Part of the Space app (``space_app.py``).
+``default_options`` builds them from a module's ``OPTIONS`` and ``INPUTS``, shown as
+``presentation.py`` says. Part of the Space app (``space_app.py``).
 """
 
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 
+from .parsing import BASELINE
 from .parsing import MAX_OPTION_CHARS
 from .parsing import InputError
 from .parsing import parse_values
+from .presentation import Presentation
+from .presentation import find_presentation
 
 
 # ----------------------------------------------------------------------------------------
@@ -222,15 +225,56 @@ def module_arguments(metric) -> Dict[str, Any]:
 
 
 def default_options(metric) -> List[Control]:
-    """One control per argument when a module gives no spec: checkboxes for flags, text otherwise."""
-    options: List[Control] = []
-    for name, default in module_arguments(metric).items():
-        if isinstance(default, bool):
-            options.append(Flag(name, default=default))
-        else:
-            options.append(Value(name, placeholder="default" if default is None else f"default: {default!r}",
-                                 percent=name == "confidence_level"))
-    return options
+    """One control per argument of the module (``module_arguments``), in the page's order.
+
+    The kind comes from the module: a checkbox for a flag (a boolean default), a dropdown
+    for a check with choices, a list box for an input; the rest (placeholder, cap, percent,
+    order) from ``presentation.py``.
+    """
+    placed = []
+    for position, (name, default) in enumerate(module_arguments(metric).items()):
+        place, shown = find_presentation(name, metric.name)
+        option = metric.OPTIONS.get(name)
+        control = argument_control(name, default, option.check if option else None, shown)
+        placed.append(((place is None, position if place is None else place), control))
+    return [control for _, control in sorted(placed, key=lambda item: item[0])]
+
+
+def argument_control(name: str, default: Any, check: Optional[Callable[[Any, str], Any]], shown: Presentation) -> Control:
+    """The control of one argument; ``check`` is its option's check (None for an input)."""
+    if isinstance(default, bool):
+        return Flag(name, default=default)
+    if name == BASELINE:
+        return SecondPredictions(name, placeholder=shown.placeholder)
+    choices = offered_choices(name, default, check, shown) if check is not None else {}
+    if choices:
+        return Choice(name, choices=choices)
+    placeholder = shown.placeholder or ("default" if default is None else f"default: {default!r}")
+    if check is None or shown.listed:
+        return Values(name, placeholder=placeholder)
+    return Value(name, placeholder=placeholder, maximum=shown.maximum, percent=shown.percent)
+
+
+def offered_choices(name: str, default: Any, check: Callable[[Any, str], Any], shown: Presentation) -> Dict[str, Any]:
+    """A dropdown's ``{text: value}``, or {} for no dropdown: the choices of a ``choice(...)``
+    check, else the presentation's candidates the check accepts. The default comes first:
+    the control starts on it (``Choice.default_shown``)."""
+    values = getattr(check, "choices", None)
+    if values is None:
+        values = [value for value in shown.candidates if accepts(check, value, name)]
+    if not values:
+        return {}
+    choices = {shown.none_text if value is None else str(value): value for value in values}
+    first = Choice(name, choices=choices).shown(default)  # raises if the default is not offered
+    return {first: choices[first], **{text: value for text, value in choices.items() if text != first}}
+
+
+def accepts(check: Callable[[Any, str], Any], value: Any, name: str) -> bool:
+    try:
+        check(value, name)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def parse_option_values(options: Sequence[Control], raw_values: Sequence[Any]) -> Dict[str, Any]:

@@ -21,26 +21,22 @@ MAX_TOPK_POINTS = 20  # k values on the recall@k curve
 
 
 
-@dataclass
-class MatrixMargins:
-    """One-vs-rest counts per class, read off the module's confusion matrix."""
-
-    tp: np.ndarray
-    support: np.ndarray
-    predicted: np.ndarray
-    total: float
-
-    @property
-    def fp(self) -> np.ndarray:
-        return self.predicted - self.tp
+def one_vs_rest_rates(matrix: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Per class, its recall (TPR) and fall-out (FPR) one-vs-rest, from a K x K confusion
+    matrix (rows = references); NaN where a class has no reference (or is every reference)."""
+    true_positives, support = np.diag(matrix), matrix.sum(axis=1)
+    false_positives = matrix.sum(axis=0) - true_positives
+    return safe_ratio(true_positives, support), safe_ratio(false_positives, float(matrix.sum()) - support)
 
 
 @dataclass
 class Confusion:
-    """What the metric counted: classes, the (weighted) confusion counts, and scores if thresholded."""
+    """What the metric counted: classes, the (weighted) confusion counts and the per-class
+    rates the plots show, and scores if thresholded."""
 
     classes: list
-    counts: Optional[MatrixMargins]
+    recall: Optional[np.ndarray]  # per class, TP / support
+    fall_out: Optional[np.ndarray]  # per class, FP / (total - support)
     matrix: Optional[np.ndarray]  # K x K, rows = references; None when K is too large to draw
     scores: Optional[np.ndarray] = None
     positives: Optional[np.ndarray] = None
@@ -67,13 +63,13 @@ def confusion(metric, predictions, references, arguments: Dict[str, Any], result
     try:
         counted = metric.compute(predictions=predictions, references=references, **options, return_confusion_matrix=True)
     except ValueError:  # too many classes for a dense matrix: nothing to draw
-        return Confusion(classes=[], counts=None, matrix=None)
-    if "confusion_matrix" not in counted:
-        return Confusion(classes=[], counts=None, matrix=None)  # nothing was counted (no samples, or all ignored)
+        return Confusion(classes=[], recall=None, fall_out=None, matrix=None)
+    if "confusion_matrix" not in counted:  # nothing was counted (no samples, or all ignored)
+        return Confusion(classes=[], recall=None, fall_out=None, matrix=None)
     matrix = np.asarray(counted["confusion_matrix"], dtype=np.float64)
     classes = counted["classes"]
-    counts = MatrixMargins(np.diag(matrix).copy(), matrix.sum(axis=1), matrix.sum(axis=0), float(matrix.sum()))
-    found = Confusion(classes=classes, counts=counts, matrix=matrix if len(classes) <= MAX_HEATMAP_CLASSES else None,
+    recall, fall_out = one_vs_rest_rates(matrix)
+    found = Confusion(classes=classes, recall=recall, fall_out=fall_out, matrix=matrix if len(classes) <= MAX_HEATMAP_CLASSES else None,
                       threshold=None if threshold is None else float(threshold), tuned="optimal_threshold" in result)
     if threshold is not None and len(classes) == 2:
         pos_label = arguments.get("pos_label")
@@ -168,10 +164,7 @@ def legend_above_bars(axes, lower: float, top: float) -> None:
 
 
 def per_class_rates(found: Confusion) -> Dict[str, np.ndarray]:
-    counts = found.counts
-    recall = safe_ratio(counts.tp, counts.support)
-    fall_out = safe_ratio(counts.fp, counts.total - counts.support)
-    return {"recall": recall, "informedness": recall - fall_out}
+    return {"recall": found.recall, "informedness": found.recall - found.fall_out}
 
 
 def roc_curve(
@@ -207,9 +200,8 @@ def roc_curve(
 
 def draw_roc(axes, found: Confusion) -> None:
     thresholds, fpr, tpr = roc_curve(found.scores, found.positives, found.weights)
-    counts, positive = found.counts, found.positive_index
-    point_tpr = float(safe_ratio(counts.tp[positive], counts.support[positive]))
-    point_fpr = float(safe_ratio(counts.fp[positive], counts.total - counts.support[positive]))
+    positive = found.positive_index
+    point_tpr, point_fpr = float(found.recall[positive]), float(found.fall_out[positive])
     axes.plot(fpr, tpr, drawstyle="default", color="tab:blue", label="ROC")
     axes.plot([0, 1], [0, 1], linestyle="--", color="grey", linewidth=0.8, label="chance")
     point = "Youden point" if found.tuned else "operating point"

@@ -13,7 +13,7 @@ import pytest
 from sklearn.metrics import recall_score
 
 from shared.space import app as space_app
-from conftest import space_helper, REPO_ROOT, load_module, run_app
+from conftest import app_controls, space_helper, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -30,8 +30,9 @@ def apps():
 
 def page(name, namespace, metric, predictions, references, options, source="paste", csv_path=None):
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
-    (shown,) = space_app.example_rows(namespace["OPTIONS"], [[predictions, references, json.dumps(options)]])
-    return space_app.compute_page(metric, namespace["OPTIONS"], space_app.DEFAULT_PLOTS[name], source, shown[0], shown[1],
+    controls = app_controls(namespace, metric)
+    (shown,) = space_app.example_rows(controls, [[predictions, references, json.dumps(options)]])
+    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS[name], source, shown[0], shown[1],
                                   csv_path, shown[2:])
 
 
@@ -90,7 +91,7 @@ def test_a_bad_baseline_is_a_message(name, apps):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_api_has_a_baseline_predictions_parameter(name, apps):
-    app, options = apps[name]["app"], apps[name]["OPTIONS"]
+    app, options = apps[name]["app"], app_controls(apps[name], load_module(name))
     parameters = app.get_api_info()["named_endpoints"]["/compute"]["parameters"]
     assert "baseline_predictions" in [parameter["parameter_name"] for parameter in parameters]
     (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]

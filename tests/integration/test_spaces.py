@@ -18,7 +18,7 @@ from shared.space import plots as space_plots
 from shared.space import parsing as space_parsing
 from shared.space import controls as space_options
 from shared.stats import distributions
-from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
+from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
 
@@ -31,7 +31,7 @@ def apps():
 
 def page_for(name, namespace, metric, row, source="paste", csv_path=None):
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
-    options = namespace.get("OPTIONS") or space_app.default_options(metric)
+    options = app_controls(namespace, metric)
     plots = space_app.DEFAULT_PLOTS[name]
     (shown,) = space_app.example_rows(options, [row])
     return space_app.compute_page(metric, options, plots, source, shown[0], shown[1], csv_path, shown[2:])
@@ -60,11 +60,45 @@ def test_app_builds_and_its_examples_compute_with_a_plot(name, apps):
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_every_argument_of_the_module_has_a_control(name, apps):
     metric = load_module(name)
-    controls = [option.name for option in apps[name]["OPTIONS"]]
+    controls = [option.name for option in app_controls(apps[name], metric)]
     assert len(controls) == len(set(controls))
     assert set(controls) == set(space_options.module_arguments(metric))
     documented = space_app.describe_arguments(metric.inputs_description)
     assert set(controls) <= set(documented), "every control gets its help text from the module's docs"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_the_controls_come_from_the_modules_options_and_inputs(name, apps):
+    """The page shows a control per option of the module's OPTIONS and per input of its INPUTS
+    (predictions and references have boxes of their own): a checkbox for a flag, a dropdown
+    of a choice(...) check's choices starting on the default, a list box for an input."""
+    metric = load_module(name)
+    helper = space_helper(apps[name])  # the app's own control classes
+    controls = {option.name: option for option in app_controls(apps[name], metric)}
+    parameters = apps[name]["app"].get_api_info()["named_endpoints"]["/compute"]["parameters"]
+    assert [parameter["parameter_name"] for parameter in parameters][3:] == list(controls)  # what the built page shows
+    assert set(controls) == (set(metric.OPTIONS) | set(metric.INPUTS)) - {"predictions", "references"}
+    for option_name, option in metric.OPTIONS.items():
+        control = controls[option_name]
+        assert (type(control) is helper.Flag) == isinstance(option.default, bool), option_name
+        if isinstance(control, helper.Flag):
+            assert control.default == option.default
+        choices = getattr(option.check, "choices", None)
+        if choices is not None:
+            assert type(control) is helper.Choice and set(control.choices.values()) == set(choices), option_name
+        if isinstance(control, helper.Choice):
+            assert control.choices[control.default_shown()] == option.default, option_name
+            for value in control.choices.values():
+                option.check(value, option_name)  # every value offered is one the module takes
+        if type(control) in (helper.Value, helper.Values):
+            assert control.placeholder and not control.placeholder.startswith("default"), \
+                f"{option_name}: no placeholder in shared/space/presentation.py"
+    for input_name in set(metric.INPUTS) - {"predictions", "references"}:
+        kind = helper.SecondPredictions if input_name == "baseline_predictions" else helper.Values
+        assert type(controls[input_name]) is kind and controls[input_name].placeholder, input_name
+    offered = ["skip", "0.0"] if name == "informedness" else ["skip", "0.0", "1.0"]  # informedness refuses 1.0
+    assert list(controls["zero_division"].choices) == offered
+    assert controls["n_resamples"].maximum == helper.MAX_PAGE_RESAMPLES and controls["confidence_level"].percent
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
@@ -266,7 +300,7 @@ def test_status_shows_quotes_as_quotes(balanced_accuracy):
 @pytest.mark.parametrize("typed, expected", [("95%", 0.95), (" 90 % ", 0.9), ("0.95", 0.95), ("99.9%", 0.999)])
 def test_a_confidence_level_may_be_typed_as_a_percentage(balanced_accuracy, apps, typed, expected):
     """Was (issue 26): "95%" was reported as "confidence_level: ... found str"."""
-    options = apps["balanced_accuracy"]["OPTIONS"]
+    options = app_controls(apps["balanced_accuracy"], balanced_accuracy)
     (level,) = [option for option in options if option.name == "confidence_level"]
     assert level.parse(typed) == pytest.approx(expected, abs=1e-15)
     values = [option.default_shown() for option in options]
@@ -393,8 +427,9 @@ def test_roc_curve_matches_scikit_learn_and_the_youden_point_is_its_best(balance
         result = balanced_accuracy.compute(predictions=scores.tolist(), references=references.tolist(), **arguments)
         found = space_app.confusion(balanced_accuracy, scores.tolist(), references.tolist(), arguments, result)
         assert found.threshold == result["optimal_threshold"]
-        point_tpr = found.counts.tp[1] / found.counts.support[1]
-        point_fpr = found.counts.fp[1] / (found.counts.total - found.counts.support[1])
+        point_tpr = found.matrix[1, 1] / found.matrix[1].sum()
+        point_fpr = found.matrix[0, 1] / found.matrix[0].sum()
+        assert (found.recall[1], found.fall_out[1]) == pytest.approx((point_tpr, point_fpr))  # the ROC panel's point
         assert point_tpr - point_fpr == pytest.approx(np.max(tpr - fpr))
         assert point_tpr - point_fpr == pytest.approx(2 * result["balanced_accuracy"] - 1)
 
@@ -443,8 +478,8 @@ def test_api_parameters_are_named_after_the_modules_arguments(name, apps):
     Built offline: the names and defaults are the app's API info, as a Space serves it at
     /gradio_api/info; the call goes through the event's function as gradio makes it.
     """
-    app, options = apps[name]["app"], apps[name]["OPTIONS"]
     metric = load_module(name)
+    app, options = apps[name]["app"], app_controls(apps[name], metric)
     api = app.get_api_info()
     assert list(api["named_endpoints"]) == ["/compute"] and not api["unnamed_endpoints"]  # page-only events are private
     parameters = api["named_endpoints"]["/compute"]["parameters"]
@@ -472,7 +507,7 @@ def test_api_outputs_are_named(name, apps):
 
 def test_api_client_sends_a_csv_with_empty_pasted_values(apps, tmp_path):
     """The README: an API client cannot switch the page's tab, so an upload with nothing pasted is read."""
-    app, options = apps["balanced_accuracy"]["app"], apps["balanced_accuracy"]["OPTIONS"]
+    app, options = apps["balanced_accuracy"]["app"], app_controls(apps["balanced_accuracy"], load_module("balanced_accuracy"))
     (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]
     csv_path = write(tmp_path / "data.csv", "predictions,references\n0,0\n1,1\n0,1\n0,0\n")
     defaults = [option.default_shown() for option in options]

@@ -16,7 +16,7 @@ from sklearn.metrics import confusion_matrix
 from sklearn.metrics import recall_score
 
 from shared.judges import prevalence
-from conftest import space_helper, REPO_ROOT
+from conftest import app_controls, space_helper, REPO_ROOT
 from processes import run_distributed
 
 
@@ -721,7 +721,7 @@ def informedness_app():
 
 def space_page(namespace, metric, predictions, references, options, source="paste", csv_path=None):
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
-    controls = namespace["OPTIONS"]
+    controls = app_controls(namespace, metric)
     (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
     return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], source, shown[0], shown[1],
                                   csv_path, shown[2:])
@@ -814,7 +814,7 @@ def test_space_csv_judge_columns_are_left_to_modules_that_take_them(tmp_path):
 
 
 def test_space_offers_the_method_and_says_the_key_assumption(informedness_app, metric):
-    controls = {option.name: option for option in informedness_app["OPTIONS"]}
+    controls = {option.name: option for option in app_controls(informedness_app, metric)}
     assert list(controls["prevalence_method"].choices.values()) == ["rogan_gladen", "ppi"]
     assert "pos_label" in controls
     options = {"unlabeled_predictions": JUDGED, "confidence_level": 0.95}

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from shared.space import app as space_app
 from shared.space import parsing as space_parsing
-from conftest import space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
+from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 from robustness import check_error, scaled
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="nothing-lost-"))
@@ -271,7 +271,7 @@ def spaces():
     for name in MODULE_NAMES:
         namespace = run_app(name)
         metric = load_module(name)
-        options = namespace.get("OPTIONS") or space_app.default_options(metric)
+        options = app_controls(namespace, metric)
         built[name] = (metric, namespace, options, space_app.DEFAULT_PLOTS[name])
     return built
 

@@ -20,22 +20,17 @@ from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import CLUSTERS_DOC
 from .shared_core import class_outputs
-from .shared_core import comparison_from_counts
-from .shared_core import confusion_counts
 from .shared_core import ConfusionCounts
 from .shared_core import count_batch
 from .shared_core import count_labels
-from .shared_core import CountsMetric
 from .shared_core import DEFAULT_CI_METHOD
 from .shared_core import MetricSpec
 from .shared_core import P_VALUE_ONLY_LEVEL
 from .shared_core import RecallInfluence
-from .shared_core import has_baseline
 from .shared_core import interval_options
+from .shared_core import LabelsMetric
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
-from .shared_core import paired_counts
-from .shared_core import PairedCounts
 from .shared_core import recall_influence
 from .shared_core import recall_mean_interval
 from .shared_core import safe_ratio
@@ -383,8 +378,10 @@ SPEC = MetricSpec("balanced_accuracy", balanced_accuracy_from_counts, balanced_a
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class BalancedAccuracy(CountsMetric):
+class BalancedAccuracy(LabelsMetric):
     """Balanced accuracy (mean per-class recall) as an evaluate metric."""
+
+    SPEC = SPEC
 
     OPTIONS = {
         "task": Option(None, choice(None, "binary", "multiclass")),
@@ -423,17 +420,8 @@ class BalancedAccuracy(CountsMetric):
     def _count(self, predictions, references, inputs, options):
         return count_batch(count_labels, predictions, references, inputs, cluster_feature="correct")
 
-    def _counts(self, stored, options):
-        if has_baseline(stored):
-            return paired_counts(stored, options)
-        return confusion_counts(stored, options)
-
     def _counts_from_matrix(self, matrix, options):
         if options["threshold"] is not None:
             raise ValueError("threshold: a confusion matrix holds labels already, found a threshold too.")
         return ConfusionCounts.from_matrix(matrix, options["labels"], options["task"], options["pos_label"])
 
-    def _from_counts(self, counts, options):
-        if isinstance(counts, PairedCounts):
-            return comparison_from_counts(SPEC, counts, options)
-        return balanced_accuracy_from_counts(counts, options)

@@ -1,14 +1,8 @@
 """Balanced accuracy: the mean of per-class recall, robust to class imbalance."""
 
-import math
-import warnings
-
 import datasets
 import evaluate
 
-from .shared_core import apply_zero_division
-from .shared_core import Averaging
-from .shared_core import balanced_accuracy_difference
 from .shared_core import check_class_mask
 from .shared_core import check_flag
 from .shared_core import check_ignore_index
@@ -19,25 +13,17 @@ from .shared_core import check_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import CLUSTERS_DOC
-from .shared_core import class_outputs
-from .shared_core import ConfusionCounts
-from .shared_core import count_batch
-from .shared_core import count_labels
-from .shared_core import DEFAULT_CI_METHOD
 from .shared_core import MetricSpec
-from .shared_core import P_VALUE_ONLY_LEVEL
-from .shared_core import RecallInfluence
 from .shared_core import interval_options
 from .shared_core import LabelsMetric
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
-from .shared_core import recall_influence
-from .shared_core import recall_mean_interval
-from .shared_core import safe_ratio
 from .shared_core import THRESHOLD_TIE_RULE
-from .shared_core import to_python
 from .shared_core import ZERO_DIVISION_DOC
-from .shared_core import design_effect
+from .shared_core import balanced_accuracy_from_counts
+from .shared_core import balanced_accuracy_influence
+from .shared_core import balanced_accuracy_paired_difference
+from .shared_core import check_balanced_accuracy_options
 
 _DESCRIPTION = """
 Balanced accuracy is the mean of the per-class recalls:
@@ -230,12 +216,6 @@ Examples:
     ([0.0242, 0.1419], 0.0034)
 """
 
-_AUTO_THRESHOLD_INTERVAL = (
-    "confidence_level: no interval with threshold='auto'. The threshold is fitted to these same data, and "
-    "re-searching it in every bootstrap resample covered the best balanced accuracy in only 72-88% of "
-    "simulated golden sets (examples/coverage_study.py). Tune the threshold on a separate split and pass "
-    "it as a number: threshold=tuned['optimal_threshold']."
-)
 
 _CITATION = """
 @inproceedings{brodersen2010balanced,
@@ -283,98 +263,9 @@ _CITATION = """
 """
 
 
-# Why adjusted and class_mask do not go together (checked before any data is read).
-_ADJUSTED_WITH_CLASS_MASK = (
-    "adjusted: no chance correction for an average over class_mask; expected adjusted=True without class_mask, "
-    "or class_mask without adjusted. A guesser's recall of class c is its share of predictions of c, so over all "
-    "K classes its mean recall is 1/K whatever its prior, but over a subset it is the mean of its shares there: "
-    "no chance level makes every guesser score 0."
-)
 
-
-def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
-    """Balanced accuracy (and its interval, per-class recalls, confusion matrix) from confusion counts.
-
-    ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
-    ``compute`` counted from samples, or a confusion matrix given to it.
-    """
-    adjusted, zero_division, class_mask, confidence_level = (options[name] for name in (
-        "adjusted", "zero_division", "class_mask", "confidence_level"))
-    result = {"balanced_accuracy": math.nan}
-    if confidence_level is not None:  # an undefined value gets an undefined interval too
-        result["balanced_accuracy_ci"] = [math.nan, math.nan]
-    if counts.optimal_threshold is not None:
-        result["optimal_threshold"] = counts.optimal_threshold
-    encoded = counts.encoded
-    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
-        return {**result, "reason": counts.reason}  # no class known to check class_mask against
-    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
-        encoded.num_classes, class_mask, zero_division, adjusted,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
-    if counts.reason is not None:
-        return {**result, "reason": counts.reason}
-    class_counts = counts.class_counts()
-    per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
-    if zero_division == "skip":
-        _warn_undefined_recall(class_counts, encoded, averaging)
-    value, averaged = averaging.combine(per_class_recall)
-    reason = averaging.reason(int(averaged), "no_reference_classes", float(value))
-    if reason is not None:
-        return {**result, "reason": reason}
-    result["balanced_accuracy"] = float(value)
-    if confidence_level is not None:
-        # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
-        effect = design_effect(counts, recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level)
-        if effect.reason is None:
-            interval = recall_mean_interval(
-                class_counts.tp, class_counts.support, confidence_level=confidence_level,
-                method=options["ci_method"] or DEFAULT_CI_METHOD, n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
-                effective_support=effect.scale(counts.effective_sizes() if counts.w is not None else class_counts.support),
-            )
-            result["balanced_accuracy_ci"] = interval.as_list()
-        result.update(effect.outputs("balanced_accuracy_ci"))
-    per_class = {}
-    if options["return_per_class"]:
-        counts.check_materialised("return_per_class")
-        per_class["per_class_recall"] = apply_zero_division(per_class_recall, zero_division)
-    result.update(class_outputs(counts, class_counts, per_class, return_per_class=options["return_per_class"],
-                                return_confusion_matrix=options["return_confusion_matrix"]))
-    return to_python(result)
-
-
-def _warn_undefined_recall(class_counts, encoded, averaging):
-    """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary
-    task's class) but no references: its recall is undefined and left out, so the value is
-    the mean recall of the other classes (binary: specificity or sensitivity alone)."""
-    absent = (class_counts.support == 0) & ((class_counts.predicted > 0) | encoded.binary)
-    absent &= averaging._selected_mask()
-    if absent.any():
-        names = encoded.classes[absent].tolist()
-        shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        warnings.warn(
-            f"Recall is undefined for class {shown}: no reference samples. It is left out of the average "
-            "(zero_division='skip'), which is then the mean recall of the other classes (in a binary task, the "
-            "recall of the other class alone); pass zero_division=0.0 to count it as 0.",
-            UserWarning, stacklevel=2)
-
-
-def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:
-    """How one counted sample moves the mean of recalls (the design effect's influence)."""
-    class_counts = counts.class_counts()
-    averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"], options["adjusted"])
-    return recall_influence(class_counts.tp, class_counts.support, averaging)
-
-
-def balanced_accuracy_paired_difference(joint, joint_w2, options, method):
-    """The paired difference of two systems' balanced accuracies (Newcombe's interval by default)."""
-    return balanced_accuracy_difference(
-        joint, joint_w2=joint_w2, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
-        n_resamples=options["n_resamples"], seed=options["seed"], class_mask=options["class_mask"], adjusted=options["adjusted"],
-        zero_division=options["zero_division"])
-
-
-SPEC = MetricSpec("balanced_accuracy", balanced_accuracy_from_counts, balanced_accuracy_influence, balanced_accuracy_paired_difference)
+SPEC = MetricSpec("balanced_accuracy", balanced_accuracy_from_counts, balanced_accuracy_influence, balanced_accuracy_paired_difference,
+                  check_options=check_balanced_accuracy_options, cluster_feature="correct")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -407,21 +298,5 @@ class BalancedAccuracy(LabelsMetric):
             reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
         )
 
-    def _check_options(self, options):
-        if options["threshold"] is not None and options["task"] == "multiclass":
-            raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
-        if options["adjusted"] and options["class_mask"] is not None:
-            raise ValueError(_ADJUSTED_WITH_CLASS_MASK + f" Found adjusted=True and class_mask={options['class_mask'].tolist()!r}.")
-        if options["confidence_level"] is not None and options["threshold"] == "auto":
-            raise ValueError(f"{_AUTO_THRESHOLD_INTERVAL} Found confidence_level={options['confidence_level']!r} with threshold='auto'.")
-
     INPUTS = ("sample_weight", "baseline_predictions", "clusters")
-
-    def _count(self, predictions, references, inputs, options):
-        return count_batch(count_labels, predictions, references, inputs, cluster_feature="correct")
-
-    def _counts_from_matrix(self, matrix, options):
-        if options["threshold"] is not None:
-            raise ValueError("threshold: a confusion matrix holds labels already, found a threshold too.")
-        return ConfusionCounts.from_matrix(matrix, options["labels"], options["task"], options["pos_label"])
 

@@ -1,17 +1,12 @@
 """Informedness: Youden's J and Powers' multi-class Bookmaker Informedness, with its dual, markedness."""
 
-import math
-from dataclasses import replace
-
 import datasets
 import evaluate
 
-from .shared_core import Averaging
 from .shared_core import check_class_mask
 from .shared_core import CLUSTERS_DOC
 from .shared_core import check_flag
 from .shared_core import check_ignore_index
-from .shared_core import check_informedness_interval
 from .shared_core import check_informedness_zero_division
 from .shared_core import check_labels
 from .shared_core import check_num_classes
@@ -20,38 +15,15 @@ from .shared_core import check_pos_label
 from .shared_core import check_prevalence_method
 from .shared_core import choice
 from .shared_core import CI_METHODS
-from .shared_core import class_outputs
-from .shared_core import confusion_counts
-from .shared_core import ConfusionCounts
-from .shared_core import count_batch
-from .shared_core import recall_influence
-from .shared_core import informedness_gradient
-from .shared_core import comparison_from_counts
-from .shared_core import count_groups
-from .shared_core import count_labels
-from .shared_core import count_unlabeled
-from .shared_core import CountsMetric
-from .shared_core import DEFAULT_RESAMPLES
 from .shared_core import MetricSpec
-from .shared_core import P_VALUE_ONLY_LEVEL
-from .shared_core import has_baseline
-from .shared_core import informedness
 from .shared_core import INFORMEDNESS_AVERAGES
-from .shared_core import informedness_difference
-from .shared_core import informedness_interval_outputs
 from .shared_core import interval_options
-from .shared_core import JUDGE_INPUTS
-from .shared_core import judged_counts
-from .shared_core import judged_results
-from .shared_core import JudgedCounts
+from .shared_core import JudgeMetric
 from .shared_core import LOAD_TIME_DOC
-from .shared_core import markedness_outputs
-from .shared_core import NO_SAMPLES
 from .shared_core import Option
-from .shared_core import paired_counts
-from .shared_core import Store
-from .shared_core import to_python
-from .shared_core import UNALIGNED_INPUTS
+from .shared_core import informedness_from_counts
+from .shared_core import informedness_influence
+from .shared_core import informedness_paired_difference
 
 _DESCRIPTION = """
 Informedness is the probability that a prediction is informed about the true class, as
@@ -455,94 +427,16 @@ _CITATION = """
 }
 """
 
-# Informedness takes labels only; scores must become labels first.
-_SCORES_HINT = (
-    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold: 0.5 for "
-    "probabilities, or one tuned on another split, where balanced_accuracy with threshold='auto' finds the best)."
-)
-
-
-def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
-    """Informedness (and its interval, markedness, per-class values, confusion matrix) from confusion counts.
-
-    ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
-    ``compute`` counted from samples, or a confusion matrix given to it.
-    """
-    average, class_mask, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
-        "average", "class_mask", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
-    encoded = counts.encoded
-    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
-        return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
-    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
-        encoded.num_classes, class_mask, zero_division,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
-    if counts.reason is not None:
-        return undefined_informedness(counts.reason, confidence_level, return_markedness)
-    if return_per_class:
-        counts.check_materialised("return_per_class")
-    if confidence_level is not None:
-        check_informedness_interval(encoded, average, zero_division, options["ci_method"], options["n_resamples"])
-    class_counts = counts.class_counts()
-    if not class_counts.total > 0:
-        return undefined_informedness(NO_SAMPLES, confidence_level, return_markedness)
-    value, averaged, per_class_informedness = informedness(
-        class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
-    result = {"informedness": float(value)}
-    reason = averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value))
-    if reason:
-        result["reason"] = reason
-        if confidence_level is not None:
-            result["informedness_ci"] = [math.nan, math.nan]
-    elif confidence_level is not None:
-        result.update(informedness_interval_outputs(
-            counts, class_counts, value, averaging, average=average, confidence_level=confidence_level,
-            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"]))
-    per_class = {"per_class_informedness": per_class_informedness}
-    if return_markedness:
-        markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
-        result.update(markedness)
-    result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
-                                return_confusion_matrix=options["return_confusion_matrix"], predicted_per_class=True))
-    return to_python(result)
-
-
-def undefined_informedness(reason, confidence_level, return_markedness):
-    """The result when informedness is undefined: NaN, the reason, a NaN interval and markedness if asked."""
-    result = {"informedness": math.nan, "reason": reason}
-    if confidence_level is not None:
-        result["informedness_ci"] = [math.nan, math.nan]
-    if return_markedness:
-        result.update(markedness=math.nan, markedness_reason=reason)
-    return result
-
-
-def informedness_influence(counts: ConfusionCounts, options):
-    """How one counted sample moves informedness (the design effect's influence): binary, J = 2 BA - 1,
-    a mean of recalls' (D does not see scale); else the gradient of J in the confusion counts."""
-    if counts.num_classes == 2:
-        class_counts = counts.class_counts()
-        return recall_influence(class_counts.tp, class_counts.support, Averaging(2))
-    averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"])
-    return informedness_gradient(counts.matrix(), options["average"], averaging)
-
-
-def informedness_paired_difference(joint, joint_w2, options, method):
-    """The paired difference of two systems' informedness (method None: Newcombe/MOVER when binary,
-    the delta method otherwise)."""
-    return informedness_difference(
-        joint, joint_w2=joint_w2, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
-        method=method, n_resamples=options["n_resamples"] or DEFAULT_RESAMPLES, seed=options["seed"],
-        class_mask=options["class_mask"], zero_division=options["zero_division"])
-
 
 SPEC = MetricSpec("informedness", informedness_from_counts, informedness_influence, informedness_paired_difference,
                   own_only=("confidence_level", "return_per_class", "return_markedness", "return_confusion_matrix"))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Informedness(CountsMetric):
+class Informedness(JudgeMetric):
     """Informedness (Youden's J, Bookmaker Informedness) and markedness as an evaluate metric."""
+
+    SPEC = SPEC
 
     OPTIONS = {
         "average": Option("bookmaker", choice(*INFORMEDNESS_AVERAGES)),
@@ -560,9 +454,6 @@ class Informedness(CountsMetric):
         # None: 10,000, or fewer for the bootstrap of a large confusion matrix (auto_resamples).
         "n_resamples": Option(None, check_optional_n_resamples),
     }
-    INPUTS = ("sample_weight", "baseline_predictions", "clusters") + JUDGE_INPUTS
-    UNALIGNED_INPUTS = UNALIGNED_INPUTS
-
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -574,31 +465,3 @@ class Informedness(CountsMetric):
                 "https://arxiv.org/abs/2401.03831",
             ],
         )
-
-    def _count(self, predictions, references, inputs, options):
-        if predictions is None and references is None:
-            store = Store()  # a batch of the judge's labels on unlabeled data only
-        else:
-            store = count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=_SCORES_HINT)
-        count_groups(store, predictions, references, inputs.get("groups"))
-        return count_unlabeled(store, inputs)
-
-    def _counts(self, stored, options):
-        # J is the same for either class of a binary task: pos_label only says which class the
-        # corrected prevalence (and the per-group TPR/FPR) is of. With a baseline, the golden
-        # set's counts are those of `predictions` (the judge corrected for).
-        paired = paired_counts(stored, options, _SCORES_HINT) if has_baseline(stored) else None
-        gold = confusion_counts(stored, options, _SCORES_HINT) if paired is None else paired.system
-        return replace(judged_counts(stored, gold, options), paired=paired)
-
-    def _counts_from_matrix(self, matrix, options, stored=None):
-        confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
-        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
-
-    def _from_counts(self, counts, options):
-        # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
-        if counts.paired is not None:
-            own = comparison_from_counts(SPEC, counts.paired, options)
-        else:
-            own = informedness_from_counts(counts.confusion, options)
-        return {**own, **judged_results(counts, options)}

@@ -32,6 +32,7 @@ from datasets.utils.py_utils import temp_seed
 from ..counting.clusters import ORIGIN_SHIFT
 from ..counting.clusters import ClusterSpec
 from ..counting.inputs import to_python
+from ..counting.confusion import ConfusionCounts
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
 from ..counting.paired import PairedCounts
@@ -211,7 +212,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         raise NotImplementedError
 
     def _check_options(self, options: Dict[str, Any]) -> None:
-        """Checks across options (before any data is read); by default none."""
+        """Checks across options (before any data is read): the module's ``SPEC.check_options``, if any."""
+        spec = getattr(self, "SPEC", None)
+        if spec is not None and spec.check_options is not None:
+            spec.check_options(options)
 
     def _count_options(self) -> Dict[str, Any]:
         """The load-time options, checked: what add_batch counts with."""
@@ -311,7 +315,12 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         raise NotImplementedError
 
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Mapping[str, Any]) -> Store:
-        return count_batch(count_labels, predictions, references, inputs)
+        return count_batch(count_labels, predictions, references, inputs, cluster_feature=self.SPEC.cluster_feature)
+
+    def _counts_from_matrix(self, matrix: Any, options: Mapping[str, Any], stored: Optional[Store] = None) -> Any:
+        if options.get("threshold") is not None:  # a module with a threshold option
+            raise ValueError("threshold: a confusion matrix holds labels already, found a threshold too.")
+        return ConfusionCounts.from_matrix(matrix, options["labels"], options.get("task"), options["pos_label"])
 
     def _counts(self, stored: Store, options: Mapping[str, Any]) -> Any:
         return paired_counts(stored, options) if has_baseline(stored) else confusion_counts(stored, options)

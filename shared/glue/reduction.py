@@ -36,13 +36,18 @@ class MetricSpec:
     ``difference(joint, joint_w2, options, method)``: the paired comparison from the joint counts
     (``stats.comparison``), ``method`` "bootstrap" or None (the module's default).
     ``own_only``: options that describe the system's own result alone, off for the baseline.
+    ``check_options(options)``: checks across options, before any data is read (None: none).
+    ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
+    or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
     """
 
     name: str
     value: Callable[[Any, Mapping[str, Any]], Dict[str, Any]]
-    influence: Callable[[Any, Mapping[str, Any]], Any]
-    difference: Callable[[np.ndarray, Optional[np.ndarray], Mapping[str, Any], Optional[str]], Dict[str, Any]]
+    influence: Optional[Callable[[Any, Mapping[str, Any]], Any]] = None
+    difference: Optional[Callable[[np.ndarray, Optional[np.ndarray], Mapping[str, Any], Optional[str]], Dict[str, Any]]] = None
     own_only: Tuple[str, ...] = ("confidence_level", "return_per_class", "return_confusion_matrix")
+    check_options: Optional[Callable[[Mapping[str, Any]], None]] = None
+    cluster_feature: str = "predictions"
 
 
 def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> Dict[str, Any]:

@@ -1,0 +1,156 @@
+"""Informedness as a spec: its value (with markedness and per-class outputs) from confusion counts,
+its influence and paired difference; and the evaluate glue of a judge metric (corrected
+prevalence and per-group diagnostics beside the value).
+
+What ``informedness/informedness.py`` names in its ``SPEC``; the options reach these functions
+resolved and checked (``glue/options.py``).
+"""
+
+import abc
+import math
+from dataclasses import replace
+
+
+from ..stats.averaging import Averaging
+from ..glue.outputs import check_informedness_interval
+from ..glue.outputs import class_outputs
+from ..counting.confusion import ConfusionCounts
+from ..stats.binomial import DEFAULT_RESAMPLES
+from ..stats.rates import informedness
+from ..stats.comparison import informedness_difference
+from ..stats.intervals import informedness_gradient
+from ..glue.outputs import informedness_interval_outputs
+from ..glue.outputs import markedness_outputs
+from ..counting.counts import NO_SAMPLES
+from ..glue.reduction import P_VALUE_ONLY_LEVEL
+from ..stats.intervals import recall_influence
+from ..counting.inputs import to_python
+from ..counting.confusion import confusion_counts
+from ..counting.confusion import count_labels
+from ..counting.paired import count_batch
+from ..counting.paired import has_baseline
+from ..counting.paired import paired_counts
+from ..counting.store import Store
+from ..glue.metric import LabelsMetric
+from ..judges.unlabeled import JUDGE_INPUTS
+from ..judges.unlabeled import JudgedCounts
+from ..judges.unlabeled import UNALIGNED_INPUTS
+from ..judges.unlabeled import count_groups
+from ..judges.unlabeled import count_unlabeled
+from ..judges.unlabeled import judged_counts
+from ..judges.unlabeled import judged_results
+
+
+# Informedness takes labels only; scores must become labels first.
+SCORES_HINT_LABELS_ONLY = (
+    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold: 0.5 for "
+    "probabilities, or one tuned on another split, where balanced_accuracy with threshold='auto' finds the best)."
+)
+
+
+def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
+    """Informedness (and its interval, markedness, per-class values, confusion matrix) from confusion counts.
+
+    ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
+    ``compute`` counted from samples, or a confusion matrix given to it.
+    """
+    average, class_mask, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
+        "average", "class_mask", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
+    encoded = counts.encoded
+    if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
+        return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
+    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
+        encoded.num_classes, class_mask, zero_division,
+        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
+    )
+    if counts.reason is not None:
+        return undefined_informedness(counts.reason, confidence_level, return_markedness)
+    if return_per_class:
+        counts.check_materialised("return_per_class")
+    if confidence_level is not None:
+        check_informedness_interval(encoded, average, zero_division, options["ci_method"], options["n_resamples"])
+    class_counts = counts.class_counts()
+    if not class_counts.total > 0:
+        return undefined_informedness(NO_SAMPLES, confidence_level, return_markedness)
+    value, averaged, per_class_informedness = informedness(
+        class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
+    result = {"informedness": float(value)}
+    reason = averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value))
+    if reason:
+        result["reason"] = reason
+        if confidence_level is not None:
+            result["informedness_ci"] = [math.nan, math.nan]
+    elif confidence_level is not None:
+        result.update(informedness_interval_outputs(
+            counts, class_counts, value, averaging, average=average, confidence_level=confidence_level,
+            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"]))
+    per_class = {"per_class_informedness": per_class_informedness}
+    if return_markedness:
+        markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
+        result.update(markedness)
+    result.update(class_outputs(counts, class_counts, per_class, return_per_class=return_per_class,
+                                return_confusion_matrix=options["return_confusion_matrix"], predicted_per_class=True))
+    return to_python(result)
+
+
+def undefined_informedness(reason, confidence_level, return_markedness):
+    """The result when informedness is undefined: NaN, the reason, a NaN interval and markedness if asked."""
+    result = {"informedness": math.nan, "reason": reason}
+    if confidence_level is not None:
+        result["informedness_ci"] = [math.nan, math.nan]
+    if return_markedness:
+        result.update(markedness=math.nan, markedness_reason=reason)
+    return result
+
+
+def informedness_influence(counts: ConfusionCounts, options):
+    """How one counted sample moves informedness (the design effect's influence): binary, J = 2 BA - 1,
+    a mean of recalls' (D does not see scale); else the gradient of J in the confusion counts."""
+    if counts.num_classes == 2:
+        class_counts = counts.class_counts()
+        return recall_influence(class_counts.tp, class_counts.support, Averaging(2))
+    averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"])
+    return informedness_gradient(counts.matrix(), options["average"], averaging)
+
+
+def informedness_paired_difference(joint, joint_w2, options, method):
+    """The paired difference of two systems' informedness (method None: Newcombe/MOVER when binary,
+    the delta method otherwise)."""
+    return informedness_difference(
+        joint, joint_w2=joint_w2, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
+        method=method, n_resamples=options["n_resamples"] or DEFAULT_RESAMPLES, seed=options["seed"],
+        class_mask=options["class_mask"], zero_division=options["zero_division"])
+
+
+class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
+    """A metric of a judge's labels (``LabelsMetric``): labels only (scores raise, naming the fix),
+    and beside its value the judge's uses - the prevalence of its labels on unlabeled data,
+    corrected for its errors, and its diagnostics per group of golden items (``judges/``)."""
+
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters") + JUDGE_INPUTS
+    UNALIGNED_INPUTS = UNALIGNED_INPUTS
+
+    def _count(self, predictions, references, inputs, options):
+        if predictions is None and references is None:
+            store = Store()  # a batch of the judge's labels on unlabeled data only
+        else:
+            store = count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=SCORES_HINT_LABELS_ONLY)
+        count_groups(store, predictions, references, inputs.get("groups"))
+        return count_unlabeled(store, inputs)
+
+    def _counts(self, stored, options):
+        # J is the same for either class of a binary task: pos_label only says which class the
+        # corrected prevalence (and the per-group TPR/FPR) is of. With a baseline, the golden
+        # set's counts are those of `predictions` (the judge corrected for).
+        paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
+        gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
+        return replace(judged_counts(stored, gold, options), paired=paired)
+
+    def _counts_from_matrix(self, matrix, options, stored=None):
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
+        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
+
+    def _from_counts(self, counts, options):
+        # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
+        own = super()._from_counts(counts.paired if counts.paired is not None else counts.confusion, options)
+        return {**own, **judged_results(counts, options)}

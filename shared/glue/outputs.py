@@ -26,7 +26,7 @@ from ..stats.averaging import apply_zero_division
 from ..stats.binomial import DEFAULT_CI_METHOD
 from ..stats.binomial import MAX_BOOTSTRAP_CELLS
 from ..stats.binomial import auto_resamples
-from ..stats.design_effect import design_effect
+from .reduction import clustered_interval
 from ..stats.intervals import informedness_gradient
 from ..stats.intervals import informedness_interval
 from ..stats.intervals import recall_influence
@@ -112,21 +112,18 @@ def informedness_interval_outputs(counts, class_counts, value: float, averaging:
         np.add.at(squared_weights, (counts.reference, counts.prediction), counts.w2 * np.ldexp(1.0 / scale, counts.w2_exponent) ** 2)
     # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
     if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
-        effect = design_effect(counts, recall_influence(class_counts.tp, class_counts.support, Averaging(2)), confidence_level)
+        influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
     else:
-        effect = design_effect(counts, informedness_gradient(matrix, average, averaging), confidence_level)
-    if effect.reason is not None:
-        return effect.outputs("informedness_ci")
+        influence = (lambda: informedness_gradient(matrix, average, averaging))
     support = counts.effective_sizes() if counts.w is not None else class_counts.support
-    interval = informedness_interval(
+    outputs, interval = clustered_interval("informedness_ci", counts, influence, confidence_level, lambda effect: informedness_interval(
         matrix, confidence_level=confidence_level,
         method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else MULTICLASS_CI_METHOD),
         n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
         effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
         squared_weights=squared_weights, variance_scale=effect.factor,
-    )
-    outputs = {"informedness_ci": interval.as_list(), **effect.outputs("informedness_ci")}
-    if interval.reason is not None:
+    ))
+    if interval is not None and interval.reason is not None:
         outputs["informedness_ci_reason"] = interval.reason
     return outputs
 

@@ -20,6 +20,8 @@ from ..stats.delta import delta_difference
 from ..stats.delta import delta_interval
 from ..stats.delta import numeric_gradient
 from ..stats.delta import stratified_variance
+from ..stats.binomial import Interval
+from ..stats.design_effect import DesignEffect
 from ..stats.design_effect import design_effect
 
 # A comparison asked for its p-value alone computes an interval too, at this level, and drops it.
@@ -48,6 +50,20 @@ class MetricSpec:
     own_only: Tuple[str, ...] = ("confidence_level", "return_per_class", "return_confusion_matrix")
     check_options: Optional[Callable[[Mapping[str, Any]], None]] = None
     cluster_feature: str = "predictions"
+
+
+def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: float,
+                       interval: Callable[[DesignEffect], Interval]) -> Tuple[Dict[str, Any], Optional[Interval]]:
+    """The one interval step of every metric: ``{key: [low, high]}`` from ``interval(effect)``, the
+    clusters' design effect (``stats.design_effect`` of ``influence``, or of what a function gives,
+    called only with clusters) scaling the sizes it sees; with clusters ``num_clusters`` and
+    ``design_effect`` follow. Refused (one cluster, clusters not counted): the NaN interval and
+    ``<key>_reason``. Returns the outputs and the interval (None when refused)."""
+    effect = design_effect(counts, influence, confidence_level)
+    if effect.reason is not None:
+        return effect.outputs(key), None
+    found = interval(effect)
+    return {key: found.as_list(), **effect.outputs(key)}, found
 
 
 def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> Dict[str, Any]:

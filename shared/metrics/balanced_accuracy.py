@@ -14,7 +14,7 @@ from ..stats.comparison import balanced_accuracy_difference
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
 from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.design_effect import design_effect
+from ..glue.reduction import clustered_interval
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
@@ -73,15 +73,13 @@ def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
     result["balanced_accuracy"] = float(value)
     if confidence_level is not None:
         # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
-        effect = design_effect(counts, recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level)
-        if effect.reason is None:
-            interval = recall_mean_interval(
-                class_counts.tp, class_counts.support, confidence_level=confidence_level,
-                method=options["ci_method"] or DEFAULT_CI_METHOD, n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
-                effective_support=effect.scale(counts.effective_sizes() if counts.w is not None else class_counts.support),
-            )
-            result["balanced_accuracy_ci"] = interval.as_list()
-        result.update(effect.outputs("balanced_accuracy_ci"))
+        sizes = counts.effective_sizes() if counts.w is not None else class_counts.support
+        outputs, _ = clustered_interval(
+            "balanced_accuracy_ci", counts, lambda: recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level,
+            lambda effect: recall_mean_interval(
+                class_counts.tp, class_counts.support, confidence_level=confidence_level, method=options["ci_method"] or DEFAULT_CI_METHOD,
+                n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging, effective_support=effect.scale(sizes)))
+        result.update(outputs)
     per_class = {}
     if options["return_per_class"]:
         counts.check_materialised("return_per_class")

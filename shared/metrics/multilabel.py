@@ -19,17 +19,16 @@ from ..stats.intervals import binary_columns_interval
 from ..counting.multilabel import check_num_labels
 from ..glue.options import check_threshold
 from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.design_effect import design_effect
 from ..stats.rates import label_average
 from ..stats.rates import label_average_reason
 from ..counting.multilabel import MultilabelCounts
-from ..stats.design_effect import NO_CLUSTERS
 from ..counting.counts import NO_SAMPLES
 from ..counting.inputs import to_python
 from ..counting.multilabel import count_indicators
 from ..counting.multilabel import multilabel_counts
 from ..glue.metric import CountsMetric
 from ..glue.reduction import MetricSpec
+from ..glue.reduction import clustered_interval
 
 
 MULTILABEL_AVERAGES = ("macro", "weighted", "micro")
@@ -123,24 +122,21 @@ def balanced_accuracy_multilabel_from_counts(counts: MultilabelCounts, options) 
         result.update(undefined_ci)
     elif confidence_level is not None:
         effective_positives, effective_negatives = counts.effective_sizes()
-        effect = NO_CLUSTERS
-        if counts.clusters.counted:
-            # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
-            influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
-                                                 zero_division=zero_division, averaging=averaging)
-            effect = design_effect(counts, influence, confidence_level)
-        if effect.reason is None:
-            if counts.clusters.counted and effective_positives is None:
-                effective_positives, effective_negatives = counts.positives, counts.negatives
-            interval = binary_columns_interval(
+        if counts.clusters.counted and effective_positives is None:
+            effective_positives, effective_negatives = counts.positives, counts.negatives
+        # The labels of one sample (and the samples of one cluster) share it: they are worth fewer independent entries.
+        outputs, _ = clustered_interval(
+            "balanced_accuracy_ci", counts,
+            lambda: binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives, average=average,
+                                             zero_division=zero_division, averaging=averaging),
+            confidence_level,
+            lambda effect: binary_columns_interval(
                 counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
                 method=options["ci_method"] or default_multilabel_ci_method(average, counts.clusters.counted),
                 n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
                 zero_division=zero_division, effective_positives=effect.scale(effective_positives),
-                effective_negatives=effect.scale(effective_negatives),
-            )
-            result["balanced_accuracy_ci"] = interval.as_list()
-        result.update(effect.outputs("balanced_accuracy_ci"))
+                effective_negatives=effect.scale(effective_negatives)))
+        result.update(outputs)
     if options["return_per_label"]:
         result["per_label_ba"] = per_label_ba
         result["support_per_label"] = counts.positives

@@ -18,7 +18,6 @@ from ..stats.averaging import Averaging
 from ..counting.topk import check_k_values
 from ..glue.options import check_labels
 from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.design_effect import design_effect
 from ..counting.counts import NO_SAMPLES
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
@@ -31,6 +30,11 @@ from ..counting.topk import rank_counts
 from ..counting.topk import score_columns
 from ..glue.metric import CountsMetric
 from ..glue.reduction import MetricSpec
+from ..glue.reduction import clustered_interval
+
+
+# The interval key of one k (with k_list, the per-k keys are named from it).
+TOPK_CI = "balanced_topk_accuracy_ci"
 
 
 def balanced_topk_accuracy_from_counts(counts: TopkCounts, options) -> dict:
@@ -64,12 +68,13 @@ def balanced_topk_accuracy_from_counts(counts: TopkCounts, options) -> dict:
         sizes = counts.effective_sizes() if counts.w is not None else support
         interval_per_k = {}
         for column, k_value in enumerate(k_values):
-            effect = design_effect(counts, recall_influence(hits[:, column], support, averaging, k=k_value), confidence_level)
-            interval_per_k[k_value] = [math.nan, math.nan] if effect.reason is not None else recall_mean_interval(
-                hits[:, column], support, confidence_level=confidence_level, method=options["ci_method"] or DEFAULT_CI_METHOD,
-                n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging, effective_support=effect.scale(sizes),
-            ).as_list()
-            for key, value in topk_cluster_outputs(effect, k_value, several).items():
+            outputs, _ = clustered_interval(
+                TOPK_CI, counts, lambda: recall_influence(hits[:, column], support, averaging, k=k_value), confidence_level,
+                lambda effect: recall_mean_interval(
+                    hits[:, column], support, confidence_level=confidence_level, method=options["ci_method"] or DEFAULT_CI_METHOD,
+                    n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging, effective_support=effect.scale(sizes)))
+            interval_per_k[k_value] = outputs.pop(TOPK_CI)  # NaN when refused
+            for key, value in topk_cluster_outputs(outputs, k_value, several).items():
                 cluster_outputs[key] = {**cluster_outputs.get(key, {}), **value} if isinstance(value, dict) else value
     result = {**topk_named_outputs(balanced, several, interval_per_k), **cluster_outputs}
     if options["return_per_class"]:
@@ -80,11 +85,10 @@ def balanced_topk_accuracy_from_counts(counts: TopkCounts, options) -> dict:
     return to_python(result)
 
 
-def topk_cluster_outputs(effect, k_value, several):
-    """What the result says of the clusters behind the top-``k_value`` interval: ``num_clusters``,
-    ``design_effect`` (per k with `k_list`: ``{k: value}``), or the interval's reason."""
-    outputs = effect.outputs("balanced_topk_accuracy_ci")
-    outputs.pop("balanced_topk_accuracy_ci", None)  # the NaN interval itself is already in place
+def topk_cluster_outputs(outputs, k_value, several):
+    """What the result says of the clusters behind the top-``k_value`` interval (``clustered_interval``'s
+    outputs but the interval): ``num_clusters``, ``design_effect`` (per k with `k_list`: ``{k: value}``),
+    or the interval's reason."""
     if several and "design_effect" in outputs:
         outputs["design_effect"] = {k_value: outputs["design_effect"]}
     return outputs

@@ -53,7 +53,7 @@ NO_CLUSTERS = DesignEffect()
 
 def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bool = True) -> DesignEffect:
     """The design effect of a value of ``counts`` whose influence is ``influence`` (in the form that
-    counts object takes: see its ``cluster_sums``); ``NO_CLUSTERS`` without clusters, refused with
+    counts object takes: see its ``cluster_sums``; or a function giving it, called only with clusters); ``NO_CLUSTERS`` without clusters, refused with
     the clusters' reason when an interval cannot know them. See ``counting/clusters.py`` for the
     formula and the conservative choices.
 
@@ -76,7 +76,7 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
         return DesignEffect.refused(clusters.reason)
     if not clusters.counted:
         return NO_CLUSTERS
-    sums = counts.cluster_sums(influence)
+    sums = counts.cluster_sums(influence() if callable(influence) else influence)  # computed only with clusters
     num_clusters = sums.num_clusters
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)

@@ -390,9 +390,16 @@ def check_sample_weight(sample_weight: Any, num_samples: int, shape: Tuple[int, 
 
 
 def check_same_shape(predictions: np.ndarray, references: np.ndarray) -> None:
+    """One label per sample in both; predictions with one more trailing axis are probably class
+    scores (an (N, K) head's output for (N,) labels), and the error says what to do with them."""
     if predictions.shape != references.shape:
+        hint = ""
+        if predictions.ndim == references.ndim + 1 and predictions.shape[:-1] == references.shape:
+            hint = (f" Predictions of shape {predictions.shape} look like class scores (one column per class): pass their "
+                    "argmax over the last axis (np.argmax(predictions, axis=-1)) as labels, or use the balanced_topk_accuracy "
+                    "module, which takes the scores themselves.")
         raise ValueError(
-            f"predictions and references: expected the same shape, found {predictions.shape} and {references.shape}."
+            f"predictions and references: expected the same shape, found {predictions.shape} and {references.shape}.{hint}"
         )
 
 

@@ -345,3 +345,21 @@ def test_every_card_documents_the_empty_input_reason():
         outputs = card.split("### Output Values", 1)[1].split("\n### ", 1)[0]
         assert '`"no_samples"` (empty input: no samples, or only samples of weight 0; the same in all four modules)' in " ".join(
             outputs.split()), name
+
+
+# ---------------------------------------------------------------- issue 33: silent traps
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_class_scores_given_as_labels_suggest_argmax_or_the_topk_module(metrics, name):
+    """Was: "predictions and references: expected the same shape, found (2, 2) and (2,)"."""
+    scores = [[0.9, 0.1], [0.2, 0.8]]
+    with pytest.raises(ValueError, match=r"^predictions and references: expected the same shape, found \(2, 2\) and \(2,\)\. "
+                                         r"Predictions of shape \(2, 2\) look like class scores \(one column per class\): pass "
+                                         r"their argmax over the last axis \(np\.argmax\(predictions, axis=-1\)\) as labels, or "
+                                         r"use the balanced_topk_accuracy module, which takes the scores themselves\.$"):
+        metrics[name].compute(predictions=scores, references=[0, 1])
+    assert metrics[name].compute(predictions=np.argmax(scores, axis=-1), references=[0, 1]) == {MAIN_KEY[name]: 1.0}
+    assert metrics["balanced_topk_accuracy"].compute(predictions=scores, references=[0, 1]) == {"balanced_topk_accuracy": 1.0}
+    # Other mismatches keep the plain message.
+    with pytest.raises(ValueError, match=r"^predictions and references: expected the same shape, found \(3,\) and \(2,\)\.$"):
+        metrics[name].compute(predictions=[0, 1, 1], references=[0, 1])

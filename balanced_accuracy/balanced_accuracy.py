@@ -64,7 +64,9 @@ Args:
     {ZERO_DIVISION_DOC} Under "skip", an averaged class with
         predictions but no references (or a binary task's class without references, where
         the value is then the other class's recall alone) raises a UserWarning, as
-        scikit-learn's does.
+        scikit-learn's does; it names a predicted label that is a reference class but for
+        case, spaces, "-" or "_" ('Safe' for 'safe') as a probable typo. Informedness
+        warns by the same rule.
     threshold (float, `"auto"` or None): binary only. A number turns scores into labels
         (positive iff score >= threshold) on the scores' own scale: 0.5 for probabilities,
         or the `optimal_threshold` that "auto" returned on another split, for logits or a

@@ -53,7 +53,10 @@ _ZERO_DIVISION_DOC = """zero_division ("skip" or 0.0, defaults to "skip"): J_c i
         uninformed (J_c = 0, what a guess earns) and averages it like the others. 1.0, which
         balanced accuracy accepts, is refused here: it would reward predicting a class absent
         from the references (references [0, 0, 1, 1], predictions [0, 2, 1, 2]: 0.5 with
-        "skip", 0.25 with 0.0, and it would be 0.75 with 1.0)."""
+        "skip", 0.25 with 0.0, and it would be 0.75 with 1.0). Under "skip", a class with
+        predictions but no references raises a UserWarning (balanced_accuracy's rule),
+        which names a predicted label that is a reference class but for case, spaces, "-"
+        or "_" ('Safe' for 'safe') as a probable typo."""
 
 _KWARGS_DESCRIPTION = f"""
 Args:

@@ -74,6 +74,8 @@ def pytest_configure(config):
     # references; parity tests generate such data on purpose. Tests of the warning itself
     # use pytest.warns, which sees it regardless.
     config.addinivalue_line("filterwarnings", "ignore:Recall is undefined for class:UserWarning")
+    # Informedness warns by the same rule (issue 33).
+    config.addinivalue_line("filterwarnings", "ignore:Informedness is undefined for class:UserWarning")
 
 
 @pytest.fixture

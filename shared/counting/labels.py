@@ -79,12 +79,14 @@ def warn_padding(padding: Sequence[int], encoded: "EncodedLabels", labels: Optio
     counted = [value for value in padding if labels is None and value in encoded.classes.tolist()]
     if counted:
         warnings.warn(f"references: {padding_note(counted)} Without ignore_index it is counted as a class "
-                      f"(classes {describe_values(encoded.classes)}).", UserWarning, stacklevel=_outside_this_folder())
+                      f"(classes {describe_values(encoded.classes)}).", UserWarning, stacklevel=user_stacklevel())
 
 
-def _outside_this_folder() -> int:
+def user_stacklevel() -> int:
     """The ``stacklevel`` (for a warning issued by our caller) of the first frame outside this
-    file's folder: the user's ``compute``, not the helper that found the problem."""
+    file's folder: the user's ``compute``, not the helper that found the problem (vendored, the
+    folder is the module's, which holds all of its code; a warning repeated by several steps of
+    one call then points at one line, and Python shows it once)."""
     here = os.path.dirname(os.path.abspath(__file__))
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:

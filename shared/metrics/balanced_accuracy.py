@@ -5,11 +5,11 @@ these functions resolved and checked (``glue/options.py``).
 """
 
 import math
-import warnings
 
 
 from ..stats.averaging import apply_zero_division
 from ..stats.averaging import Averaging
+from ..stats.averaging import warn_classes_without_references
 from ..stats.comparison import balanced_accuracy_difference
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
@@ -93,16 +93,9 @@ def warn_undefined_recall(class_counts, encoded, averaging):
     """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary
     task's class) but no references: its recall is undefined and left out, so the value is
     the mean recall of the other classes (binary: specificity or sensitivity alone)."""
-    absent = (class_counts.support == 0) & ((class_counts.predicted > 0) | encoded.binary)
-    absent &= averaging._selected_mask()
-    if absent.any():
-        names = encoded.classes[absent].tolist()
-        shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        warnings.warn(
-            f"Recall is undefined for class {shown}: no reference samples. It is left out of the average "
-            "(zero_division='skip'), which is then the mean recall of the other classes (in a binary task, the "
-            "recall of the other class alone); pass zero_division=0.0 to count it as 0.",
-            UserWarning, stacklevel=2)
+    warn_classes_without_references(
+        "Recall", class_counts.support, class_counts.predicted, encoded.classes, averaging, encoded.binary,
+        "which is then the mean recall of the other classes (in a binary task, the recall of the other class alone)")
 
 
 def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:

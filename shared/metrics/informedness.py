@@ -12,6 +12,7 @@ from dataclasses import replace
 
 
 from ..stats.averaging import Averaging
+from ..stats.averaging import warn_classes_without_references
 from ..glue.outputs import check_informedness_interval
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
@@ -76,6 +77,12 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
         class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
     result = {"informedness": float(value)}
     reason = averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value))
+    if zero_division == "skip" and reason is None:
+        # A predicted class without references (often a label typo: 'Safe' for 'safe') is left
+        # out; balanced accuracy warns of it by the same rule.
+        warn_classes_without_references(
+            "Informedness", class_counts.support, class_counts.predicted, encoded.classes, averaging, False,
+            "which then averages the other classes")
     if reason:
         result["reason"] = reason
         if confidence_level is not None:

@@ -14,12 +14,14 @@ is undefined (``reason``).
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from ..counting.inputs import describe_values
+from ..counting.labels import user_stacklevel
 
 
 @dataclass(frozen=True)
@@ -176,3 +178,34 @@ def apply_zero_division(per_class: np.ndarray, zero_division: Any) -> np.ndarray
     if zero_division == "skip":
         return per_class
     return np.where(np.isnan(per_class), zero_division, per_class)
+
+
+def warn_classes_without_references(quantity: str, support: np.ndarray, predicted: np.ndarray, classes: np.ndarray,
+                                    averaging: Averaging, binary: bool, rest: str) -> None:
+    """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary task's
+    class) but no references: its per-class ``quantity`` ("Recall", "Informedness") is undefined
+    and left out under zero_division="skip", so the value is that of the other classes (``rest``
+    says what it then is). A predicted label that differs from a reference class only in case,
+    spaces or separators is named as a probable typo. Under a numeric zero_division (the user's
+    explicit choice) the caller does not call this."""
+    absent = (support == 0) & ((predicted > 0) | binary) & averaging._selected_mask()
+    if not absent.any():
+        return
+    names = classes[absent].tolist()
+    shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    warnings.warn(f"{quantity} is undefined for class {shown}: no reference samples. It is left out of the average "
+                  f"(zero_division='skip'), {rest}; pass zero_division=0.0 to count it as 0.{_typo_note(names, classes[support > 0])}",
+                  UserWarning, stacklevel=user_stacklevel())
+
+
+def _typo_note(absent: list, referenced: np.ndarray) -> str:
+    """Predicted labels that are a reference class but for case, spaces, "-" or "_" ('Safe' for 'safe')."""
+    def key(value: Any) -> Any:
+        return "".join(value.split()).replace("-", "").replace("_", "").casefold() if isinstance(value, str) else None
+
+    known = {key(value): value for value in referenced.tolist() if key(value)}
+    pairs = [(value, known[key(value)]) for value in absent if key(value) in known]
+    if not pairs:
+        return ""
+    found = ", ".join(f"{value!r} for {meant!r}" for value, meant in pairs[:5])
+    return f" Probably a typo in the labels ({found}): fix the predicted labels, or map them before computing."

@@ -139,16 +139,19 @@ Args:
         0..num_classes-1, or the values seen in references and either system's predictions
         (at most 128 classes).
     pos_label (optional): with two classes, the class whose prevalence
-        `corrected_prevalence` is (and whose TPR and FPR `per_group` gives); default: the
-        second class (`classes[1]`: 1 for 0/1 labels, the second of two sorted strings, or
-        `labels[1]`). Informedness itself is the same for either class. Given, it makes
-        the task binary (two classes, as in balanced_accuracy).
+        `corrected_prevalence` is (and whose TPR and FPR `per_group` gives). Default: 1
+        for the labels 0/1; with any other two labels (strings such as "pass"/"fail",
+        or 0/1 given as `labels=[1, 0]`) those outputs need it, as scikit-learn's
+        `pos_label` does: a ValueError names the classes. Informedness itself is the
+        same for either class and needs none. Given, it makes the task binary (two
+        classes, as in balanced_accuracy).
     unlabeled_predictions (array-like, optional): the judge's labels on data without
         references (any length, any shape, not aligned with `references`): adds
         `corrected_prevalence`, the class prevalence of that data corrected for the
         judge's errors on the golden set (`predictions` vs `references`). Binary: the
-        prevalence of the positive class (`pos_label`, else the second class), named by
-        `corrected_prevalence_class`; multi-class: a list per class. Its key assumption
+        prevalence of the positive class (`pos_label`; class 1 for 0/1 labels, which
+        alone need no pos_label), named by `corrected_prevalence_class`; multi-class: a
+        list per class. Its key assumption
         (`prevalence_method="rogan_gladen"`): the judge errs on the new data as on the
         golden set (the same rates per true class; the class mix may differ); check it
         with `groups`. A label outside the classes is a ValueError; labels equal to
@@ -173,7 +176,8 @@ Args:
         Delta q / J).
     groups (array-like, optional): one id (integer or string) per golden-set sample, e.g.
         the evaluated model that wrote each judged response: adds `per_group` (the judge's
-        rates per group) and `group_heterogeneity_p_value`. Not with `sample_weight`.
+        rates per group) and `group_heterogeneity_p_value`. Not with `sample_weight`. With
+        two classes other than 0/1, the per-group TPR and FPR need `pos_label`.
 
 Returns:
     informedness (float): in [-1, 1]; 0 for guessing. NaN with a `reason` when nothing
@@ -252,7 +256,8 @@ Returns:
         ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items;
         "too_few_golden_items_for_ppi": PPI with fewer than 30 golden items of a class, or
         outside it, where its normal interval falls short of its level).
-    corrected_prevalence_class: with two classes, the class whose prevalence is corrected.
+    corrected_prevalence_class: with two classes, the class whose prevalence is corrected
+        (`pos_label`, or 1 for 0/1 labels).
     measured_prevalence (float, or list per class): the judge's raw shares q on the
         unlabeled data.
     corrected_prevalence_difference (float, or list per class), with its `_ci`, `_reason`

@@ -17,9 +17,10 @@ statistics of ``prevalence.py``: ``prevalence_method`` chooses the estimator
 (``"rogan_gladen"``, or ``"ppi"`` for a golden set that is a random sample of the new
 data) and ``ci_method`` the Rogan-Gladen interval (Lee et al.'s for two classes unless
 ``"bootstrap"``). With two classes the corrected class is the positive one:
-``pos_label``, else the second class; the binary outputs name it
-(``corrected_prevalence_class``), and the per-group TPR and FPR are its rates. Table names
-start with "_" so that ``len(store)`` keeps counting golden-set samples only.
+``pos_label``, which labels other than 0/1 need (a ValueError says so; 0/1 labels: class 1);
+the binary outputs name it (``corrected_prevalence_class``), and the per-group TPR and FPR
+are its rates. Table names start with "_" so that ``len(store)`` keeps counting golden-set
+samples only.
 """
 
 import math
@@ -180,6 +181,8 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
         confusion.check_materialised("unlabeled_predictions")
     level = options.get("confidence_level")
     interval = {"confidence_level": level, "n_resamples": options.get("n_resamples") or 10_000, "seed": options.get("seed")}
+    if len(classes) == 2 and options.get("pos_label") is None:
+        check_positive_class(classes, bool(judged.unlabeled), judged.groups is not None)
     # Two classes: the corrected class is the positive one; matrices are put in the order
     # (other, positive) so that the statistics' class 1 is it.
     order = np.arange(len(classes))
@@ -190,6 +193,21 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
     if judged.groups is not None:
         result.update(_group_results(judged.groups, classes, order, interval))
     return result
+
+
+def check_positive_class(classes: np.ndarray, prevalence: bool, groups: bool) -> None:
+    """Refuse to guess which of two classes a class-specific output is of (scikit-learn's rule for
+    ``pos_label``): the second class is it only for the labels 0/1, in that order. Informedness
+    itself is the same for either class and needs no pos_label."""
+    values = [to_python(value) for value in classes.tolist()]
+    if values == [0, 1]:
+        return
+    what = " and ".join(part for part, wanted in (("the corrected prevalence", prevalence),
+                                                    ("the per-group TPR and FPR", groups)) if wanted)
+    verb = "are" if groups else "is"
+    labels = "the labels 0/1 in another order" if sorted(values, key=repr) == [0, 1] else "labels other than 0/1"
+    raise ValueError(f"pos_label: expected it with {labels} to say which class {what} {verb} of; found classes {values!r} "
+                     f"and pos_label=None. Pass pos_label={values[0]!r} (or {values[1]!r}).")
 
 
 def _nan_like(num_classes: int, binary: bool):

@@ -147,7 +147,8 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
 
     def _counts(self, stored, options):
         # J is the same for either class of a binary task: pos_label only says which class the
-        # corrected prevalence (and the per-group TPR/FPR) is of. With a baseline, the golden
+        # corrected prevalence (and the per-group TPR/FPR) is of, and labels other than 0/1 need it
+        # for those outputs (judged_results refuses to guess). With a baseline, the golden
         # set's counts are those of `predictions` (the judge corrected for).
         paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
         gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system

@@ -349,6 +349,81 @@ def test_every_card_documents_the_empty_input_reason():
 
 # ---------------------------------------------------------------- issue 33: silent traps
 
+# A judge's golden set of 10 "fail" and 10 "pass" items: TPR of "fail" 0.8, FPR of "fail" 0.1.
+GOLDEN_REFERENCES = ["fail"] * 10 + ["pass"] * 10
+GOLDEN_PREDICTIONS = ["fail"] * 8 + ["pass"] * 2 + ["fail"] + ["pass"] * 9
+JUDGED = ["fail"] * 4 + ["pass"] * 6  # the judge's labels on new data: 40% "fail"
+
+
+def rogan_gladen(references, predictions, judged, positive):
+    references, predictions, judged = (np.asarray(values) == positive for values in (references, predictions, judged))
+    tpr, fpr = predictions[references].mean(), predictions[~references].mean()
+    return (judged.mean() - fpr) / (tpr - fpr)
+
+
+def test_pass_fail_labels_need_pos_label_for_the_corrected_prevalence(metrics, load):
+    """Was: with "pass"/"fail" labels and no pos_label, corrected_prevalence was the rate of
+    "pass" (the alphabetically second class) without a word."""
+    metric = metrics["informedness"]
+    golden = dict(references=GOLDEN_REFERENCES, predictions=GOLDEN_PREDICTIONS)
+    message = ("pos_label: expected it with labels other than 0/1 to say which class the corrected prevalence is of; "
+               "found classes ['fail', 'pass'] and pos_label=None. Pass pos_label='fail' (or 'pass').")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        metric.compute(**golden, unlabeled_predictions=JUDGED)
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        metric.compute(**golden, unlabeled_predictions=JUDGED, prevalence_method="ppi")
+    # Two labels given in an order are not a choice of class either (scikit-learn ignores their order too).
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        metric.compute(**golden, unlabeled_predictions=JUDGED, labels=["fail", "pass"])
+    with pytest.raises(ValueError, match=re.escape("pos_label: expected it with the labels 0/1 in another order to say which "
+                                                   "class the corrected prevalence is of; found classes [1, 0] and "
+                                                   "pos_label=None. Pass pos_label=1 (or 0).")):
+        metric.compute(references=[0, 0, 1, 1], predictions=[0, 1, 1, 1], unlabeled_predictions=[0, 1], labels=[1, 0])
+    # With pos_label: the Rogan-Gladen estimate of that class, by hand; at compute or at load.
+    for positive in ("fail", "pass"):
+        result = metric.compute(**golden, unlabeled_predictions=JUDGED, pos_label=positive)
+        assert result["corrected_prevalence_class"] == positive
+        assert result["corrected_prevalence"] == pytest.approx(rogan_gladen(GOLDEN_REFERENCES, GOLDEN_PREDICTIONS, JUDGED, positive),
+                                                               abs=1e-12)
+        assert load("informedness", pos_label=positive).compute(**golden, unlabeled_predictions=JUDGED) == result
+    assert metric.compute(**golden, unlabeled_predictions=JUDGED, pos_label="fail")["corrected_prevalence"] == pytest.approx(3 / 7)
+    # Informedness itself, and balanced accuracy, are the same for either class: no pos_label needed.
+    assert metric.compute(**golden) == {"informedness": pytest.approx(0.7)}
+    assert metrics["balanced_accuracy"].compute(**golden) == {"balanced_accuracy": pytest.approx(0.85)}
+
+
+def test_per_group_rates_of_two_labels_other_than_0_1_need_pos_label_too(metrics):
+    """The per-group TPR and FPR are one class's rates: the same ambiguity, the same rule."""
+    metric = metrics["informedness"]
+    golden = dict(references=GOLDEN_REFERENCES, predictions=GOLDEN_PREDICTIONS, groups=["a", "b"] * 10)
+    with pytest.raises(ValueError, match=re.escape("pos_label: expected it with labels other than 0/1 to say which class the "
+                                                   "per-group TPR and FPR are of; found classes ['fail', 'pass'] and "
+                                                   "pos_label=None. Pass pos_label='fail' (or 'pass').")):
+        metric.compute(**golden)
+    with pytest.raises(ValueError, match=re.escape("pos_label: expected it with labels other than 0/1 to say which class the "
+                                                   "corrected prevalence and the per-group TPR and FPR are of; found classes")):
+        metric.compute(**golden, unlabeled_predictions=JUDGED)
+    result = metric.compute(**golden, pos_label="fail")
+    assert result["per_group"]["a"]["tpr"] == pytest.approx(0.8) and result["per_group"]["a"]["fpr"] == pytest.approx(0.2)
+    # More than two classes report one value per class: nothing to choose.
+    three = metric.compute(references=["a", "b", "c", "a"], predictions=["a", "b", "c", "b"], unlabeled_predictions=["a", "c"],
+                           groups=[1, 1, 2, 2])
+    assert len(three["corrected_prevalence"]) == 3 and "recall" in three["per_group"][1]
+
+
+def test_0_1_labels_keep_class_1_as_the_default_positive_class(metrics):
+    metric = metrics["informedness"]
+    references, predictions = [0] * 10 + [1] * 10, [0] * 8 + [1] * 2 + [0] + [1] * 9  # "fail" = 0
+    judged = [0] * 4 + [1] * 6
+    default = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged)
+    assert default == metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged, pos_label=1)
+    assert default["corrected_prevalence_class"] == 1
+    assert default["corrected_prevalence"] == pytest.approx(rogan_gladen(references, predictions, judged, 1), abs=1e-12)
+    as_booleans = metric.compute(references=np.array(references, bool), predictions=np.array(predictions, bool),
+                                 unlabeled_predictions=np.array(judged, bool))
+    assert as_booleans == default
+
+
 TYPO_REFERENCES, TYPO_PREDICTIONS = ["safe", "unsafe", "unsafe", "safe"], ["Safe", "unsafe", "safe", "safe"]
 
 

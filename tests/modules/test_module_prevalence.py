@@ -127,16 +127,19 @@ def test_confusion_matrix_with_unlabeled_predictions_equals_prevalence_on_it(met
         metric.compute(confusion_matrix=gold, groups=[0, 1])
 
 
-def test_string_labels_positive_class_is_the_second_class(metric):
+def test_string_labels_with_pos_label_match_the_0_1_labels(metric):
+    """Issue 33: two string labels name their positive class with pos_label (it was the second
+    class, "unsafe" sorting after "safe", or labels[1]; test_first_hour.py has the error without it)."""
     rng = np.random.default_rng(5)
     references, predictions = judge_data(rng, 800, 0.3, 0.9, 0.1)
     judged = unlabeled_data(rng, 1000, 0.25, 0.9, 0.1)
     words = np.array(["safe", "unsafe"])
     numeric = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged)
-    named = metric.compute(references=words[references], predictions=words[predictions], unlabeled_predictions=words[judged])
-    assert named["corrected_prevalence"] == numeric["corrected_prevalence"]  # "unsafe" sorts second
+    named = metric.compute(references=words[references], predictions=words[predictions], unlabeled_predictions=words[judged],
+                           pos_label="unsafe")
+    assert named["corrected_prevalence"] == numeric["corrected_prevalence"]  # "unsafe" is 1
     reordered = metric.compute(references=words[references], predictions=words[predictions],
-                               unlabeled_predictions=words[judged], labels=["unsafe", "safe"])
+                               unlabeled_predictions=words[judged], labels=["unsafe", "safe"], pos_label="safe")
     assert reordered["corrected_prevalence"] == pytest.approx(1.0 - numeric["corrected_prevalence"], abs=1e-12)
 
 
@@ -195,7 +198,8 @@ def test_pass_fail_labels_name_the_corrected_class_and_pos_label_chooses_it(metr
     judged = unlabeled_data(rng, 1500, 0.25, 0.85, 0.1)
     words = np.array(["fail", "pass"])  # 1 = "pass"
     options = {"unlabeled_predictions": words[judged], "confidence_level": 0.95}
-    default = metric.compute(references=words[references], predictions=words[predictions], **options)
+    # Issue 33: two labels other than 0/1 need pos_label (the old default, the second sorted class, is now explicit).
+    default = metric.compute(references=words[references], predictions=words[predictions], pos_label="pass", **options)
     assert default["corrected_prevalence_class"] == "pass"
     tpr, fpr = predictions[references == 1].mean(), predictions[references == 0].mean()
     assert default["corrected_prevalence"] == pytest.approx((judged.mean() - fpr) / (tpr - fpr), abs=1e-12)
@@ -273,7 +277,7 @@ def test_ppi_equals_ppi_python_on_the_modules_labels(metric):
     words = np.array(["safe", "unsafe"])
     references, predictions, judged = words[truth[:200].astype(int)], words[judge[:200].astype(int)], words[judge[200:].astype(int)]
     result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=judged,
-                            prevalence_method="ppi", confidence_level=0.9)
+                            prevalence_method="ppi", confidence_level=0.9, pos_label="unsafe")  # issue 33: named, not the default
     ((estimate, interval),) = ppi_python(references, predictions, judged, ["unsafe"], 0.9)
     assert result["corrected_prevalence"] == pytest.approx(estimate, abs=1e-9)
     assert result["corrected_prevalence_ci"] == pytest.approx(interval, abs=1e-9)
@@ -417,11 +421,12 @@ def test_tiny_informedness_is_refused_not_blown_up(metric):
 def test_unknown_unlabeled_label_is_a_value_error_naming_it(metric):
     with pytest.raises(ValueError, match=r"unlabeled_predictions: expected values among the classes \[0, 1\].*found unknown value\(s\) \[2\]"):
         metric.compute(references=[0, 1, 1, 0], predictions=[0, 1, 0, 0], unlabeled_predictions=[0, 1, 2])
+    # pos_label: two string labels need it (issue 33), before their unknown labels are looked up.
     with pytest.raises(ValueError, match="unlabeled_baseline_predictions: expected values among"):
         metric.compute(references=["a", "b"], predictions=["a", "b"], unlabeled_predictions=["a"],
-                       unlabeled_baseline_predictions=["c"])
+                       unlabeled_baseline_predictions=["c"], pos_label="b")
     with pytest.raises(ValueError, match="unlabeled_predictions: expected values among"):
-        metric.compute(references=["a", "b"], predictions=["a", "b"], unlabeled_predictions=[0, 1])
+        metric.compute(references=["a", "b"], predictions=["a", "b"], unlabeled_predictions=[0, 1], pos_label="b")
     with pytest.raises(ValueError, match="unlabeled_predictions: expected class labels"):
         metric.compute(references=[0, 1], predictions=[0, 1], unlabeled_predictions=[0.3, 0.7])
 

@@ -129,7 +129,8 @@ Returns:
         with `balanced_accuracy_ci_reason`: "single_cluster" (one cluster: no variance
         between clusters), "clusters_not_counted" (batches were added before an interval
         was asked for: pass `confidence_level` to `evaluate.load`, or `clusters`, so
-        that `add_batch` counts each sample's cluster). Fewer than 10 clusters warn.
+        that `add_batch` counts each sample's cluster; a UserWarning says so). Fewer
+        than 10 clusters warn.
     num_clusters (int), design_effect (float): with `confidence_level` (not for a
         `confusion_matrix`), the number of clusters and the measured design effect.
     per_label_thresholds (list of float): with `threshold="auto"`, in label order.

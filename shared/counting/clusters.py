@@ -62,8 +62,9 @@ CLUSTERS_DOC = """clusters (array-like, optional): one id per sample (integers o
         may be below 1). One cluster: a NaN interval with reason "single_cluster"; fewer
         than 10 warn that the interval is rough. `add_batch` counts an N-d batch's clusters only when
         `confidence_level` was given to `evaluate.load` (or `clusters=` with the batch);
-        otherwise a later interval is NaN with reason "clusters_not_counted". Values
-        without an interval never change."""
+        otherwise a later interval is NaN with reason "clusters_not_counted" and a
+        UserWarning that names the fix: evaluate.load(..., confidence_level=0.95), or
+        `clusters=` with each batch. Values without an interval never change."""
 
 # The store's table of (cluster, reference, feature) counts; "_" keeps it out of len(store).
 CLUSTERS = "_clusters"

@@ -11,6 +11,8 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ..counting.clusters import CLUSTERS_NOT_COUNTED
+from ..counting.labels import user_stacklevel
 from .distributions import t_quantile
 
 # Below this many clusters an interval is rough (its variance has few degrees of freedom): warned.
@@ -73,6 +75,8 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     """
     clusters = counts.clusters
     if clusters.reason is not None:
+        if warn and clusters.reason == CLUSTERS_NOT_COUNTED:
+            warn_clusters_not_counted(confidence_level)
         return DesignEffect.refused(clusters.reason)
     if not clusters.counted:
         return NO_CLUSTERS
@@ -104,6 +108,16 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
 def _warn_few(num_clusters: int, stacklevel: int) -> None:
     warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
                   "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=stacklevel)
+
+
+def warn_clusters_not_counted(confidence_level: float) -> None:
+    """The NaN interval of N-d batches added without their clusters, warned where it is refused
+    (every module's intervals come through ``design_effect``), with the fix."""
+    warnings.warn(
+        f"clusters: the interval is NaN (reason {CLUSTERS_NOT_COUNTED!r}): add_batch counted N-d batches without their "
+        "clusters (one per leading element), as evaluate.load had no confidence_level. Pass it to evaluate.load(..., "
+        f"confidence_level={confidence_level!r}) so that batches count their clusters (or pass clusters= with each batch).",
+        UserWarning, stacklevel=user_stacklevel())
 
 
 def _design_effect(clustered: float, independent: float, num_clusters: int, degrees_of_freedom: float,

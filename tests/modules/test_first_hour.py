@@ -424,6 +424,65 @@ def test_0_1_labels_keep_class_1_as_the_default_positive_class(metrics):
     assert as_booleans == default
 
 
+def nd_batches(name, rng):
+    """Three N-d batches of four leading elements for each module (top-k: scores over 3 classes)."""
+    batches = []
+    for _ in range(3):
+        if name == "balanced_topk_accuracy":
+            references = rng.integers(0, 3, (4, 8))
+            batches.append(dict(predictions=rng.random((4, 8, 3)), references=references))
+        elif name == "balanced_accuracy_multilabel":
+            batches.append(dict(predictions=rng.integers(0, 2, (4, 3)), references=rng.integers(0, 2, (4, 3))))
+        else:
+            labels = rng.integers(0, 3, (4, 8, 8))
+            batches.append(dict(predictions=np.where(rng.random(labels.shape) < 0.8, labels, rng.integers(0, 3, labels.shape)),
+                                references=labels))
+    return batches
+
+
+CI_KEY = {"balanced_accuracy": "balanced_accuracy_ci", "informedness": "informedness_ci",
+          "balanced_accuracy_multilabel": "balanced_accuracy_ci", "balanced_topk_accuracy": "balanced_topk_accuracy_ci"}
+NOT_COUNTED_WARNING = (r"^clusters: the interval is NaN \(reason 'clusters_not_counted'\): add_batch counted N-d batches without "
+                       r"their clusters \(one per leading element\), as evaluate\.load had no confidence_level\. Pass it to "
+                       r"evaluate\.load\(\.\.\., confidence_level=0\.95\) so that batches count their clusters \(or pass "
+                       r"clusters= with each batch\)\.$")
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_a_streamed_interval_whose_clusters_were_not_counted_warns_with_the_fix(load, name):
+    """Was: N-d batches through add_batch, then compute(confidence_level=0.95), gave [nan, nan]
+    with reason "clusters_not_counted" and no warning."""
+    batches = nd_batches(name, np.random.default_rng(0))
+    metric = load(name)
+    for batch in batches:
+        metric.add_batch(**batch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = metric.compute(confidence_level=0.95)
+    (warning,) = [warning for warning in caught if "clusters_not_counted" in str(warning.message)]
+    assert warning.category is UserWarning and re.match(NOT_COUNTED_WARNING, str(warning.message))
+    assert all(math.isnan(x) for x in result[CI_KEY[name]]) and result[f"{CI_KEY[name]}_reason"] == "clusters_not_counted"
+    # The fix the warning names: the level at load, and the batches count their clusters.
+    fixed = load(name, confidence_level=0.95)
+    for batch in batches:
+        fixed.add_batch(**batch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = fixed.compute()
+    assert not any(math.isnan(x) for x in result[CI_KEY[name]]) and result["num_clusters"] == 12
+
+
+def test_the_issues_reproducer_warns(load):
+    metric = load("balanced_accuracy")
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        labels = rng.integers(0, 3, (4, 8, 8))
+        metric.add_batch(predictions=labels, references=labels)
+    with pytest.warns(UserWarning, match=NOT_COUNTED_WARNING):
+        result = metric.compute(confidence_level=0.95)
+    assert result["balanced_accuracy"] == 1.0 and result["balanced_accuracy_ci_reason"] == "clusters_not_counted"
+
+
 TYPO_REFERENCES, TYPO_PREDICTIONS = ["safe", "unsafe", "unsafe", "safe"], ["Safe", "unsafe", "safe", "safe"]
 
 

@@ -192,6 +192,11 @@ Returns:
     num_clusters (int), design_effect (float): with `confidence_level` and clusters (given,
         or the leading axis of N-d inputs): how many clusters the interval rests on, and the
         measured ratio of its variance to that of independent samples (see `clusters`).
+    clusters_from (str): "leading_axis" beside `num_clusters` when the clusters were not
+        given but taken from the leading axis of N-d inputs (one cluster per leading
+        element). A list of per-batch arrays (Trainer with eval_do_concat_batches=False)
+        reads as one N-d array, so each batch becomes one cluster: join them with
+        `np.concatenate(..., axis=0)`, or pass `clusters=`.
     informedness_difference_design_effect, corrected_prevalence_design_effect (float):
         with clusters, the design effect of the difference, and of the golden set's part of
         the corrected prevalence (each golden row then counts as its size over it; the

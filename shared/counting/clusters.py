@@ -73,6 +73,10 @@ CLUSTERS_NOT_COUNTED = "clusters_not_counted"
 # Whether a batch was counted with its clusters: every batch must agree (Store.merge checks settings).
 CLUSTERS_SETTING = "clusters"
 COUNTED, NOT_COUNTED = "counted with every batch", "not counted (no clusters= and, for N-d inputs, no confidence_level at evaluate.load)"
+# Set when some batch's clusters were its leading elements (N-d inputs, no clusters=): results
+# say so (``clusters_from``), as a list of per-batch arrays read as one array clusters by batch.
+CLUSTERS_FROM_LEADING_AXIS = "clusters_from_leading_axis"
+LEADING_AXIS = "leading_axis"
 # Default cluster ids are (process id << ORIGIN_SHIFT) + a running count of leading elements:
 # distinct across batches and across processes.
 ORIGIN_SHIFT = 40
@@ -83,10 +87,12 @@ ORIGIN_SHIFT = 40
 class Clusters:
     """The clusters of a counts object, fixed when it is built: ``rows``, the counted
     (cluster, reference, feature) tuples of the kept samples (None: samples independent), and
-    ``reason``, why an interval cannot know them (N-d inputs added without them), or None."""
+    ``reason``, why an interval cannot know them (N-d inputs added without them), or None;
+    ``from_leading_axis``: some were the leading elements of N-d inputs (no ``clusters=``)."""
 
     rows: Optional[JointCounts] = None
     reason: Optional[str] = None
+    from_leading_axis: bool = False
 
     @property
     def counted(self) -> bool:
@@ -213,6 +219,8 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
         if len(shape) >= 2 and spec.given is None:
             store.settings[CLUSTERS_NOT_COUNTED] = True
         return
+    if spec.given is None:
+        store.settings[CLUSTERS_FROM_LEADING_AXIS] = True
     # Keys as (N, rest): a leading element's one id broadcasts over its elements, never copied.
     rows = (shape[0], -1) if shape else (1, -1)
     if batch_counts is not None and ids.size and (ids == ids.flat[0]).all():
@@ -236,6 +244,8 @@ def raw_with_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[i
     ids = None if spec is None else spec.ids(shape)
     if ids is None and spec is not None and spec.given is None and len(tuple(shape)) >= 2:
         store.settings[CLUSTERS_NOT_COUNTED] = True
+    if ids is not None and spec.given is None:
+        store.settings[CLUSTERS_FROM_LEADING_AXIS] = True
     return raw if ids is None else {**raw, "clusters": ids}
 
 
@@ -244,10 +254,11 @@ def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] 
     samples dropped as from the module's counts; ``table``: its ``CLUSTERS`` table, if not the
     stored one), or none, with the reason when an interval cannot know them."""
     table = stored.tables.get(CLUSTERS) if table is None else table
+    from_leading_axis = bool(stored.settings.get(CLUSTERS_FROM_LEADING_AXIS))
     if table is None:
-        return Clusters(None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None)
+        return Clusters(None, CLUSTERS_NOT_COUNTED if stored.settings.get(CLUSTERS_NOT_COUNTED) else None, from_leading_axis)
     rows, _ = kept_rows(table.result(), ignore_index)
-    return Clusters(rows)
+    return Clusters(rows, from_leading_axis=from_leading_axis)
 
 
 def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.ndarray:

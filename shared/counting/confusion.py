@@ -295,7 +295,8 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
             correct = (counts.encoded.reference_indices == threshold_labels(rows.keys["predictions"].astype(np.float64),
                        counts.optimal_threshold if threshold == "auto" else threshold, counts.encoded.positive_index))
             clusters = Clusters(JointCounts({"clusters": rows.keys["clusters"], "references": rows.keys["references"],
-                                             "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent))
+                                             "correct": correct.astype(np.int8)}, rows.n, rows.w, rows.w2, rows.w2_exponent),
+                                from_leading_axis=clusters.from_leading_axis)
     return dataclasses.replace(counts, clusters=clusters)  # fixed once counted
 
 

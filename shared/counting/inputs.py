@@ -164,6 +164,16 @@ def _python_strings(values: Sequence[Any]) -> Optional[np.ndarray]:
     return _strings_from_objects(objects) if _all_strings_pandas(objects) else None
 
 
+def _batches_hint(values: Sequence[Any]) -> str:
+    """For a list of arrays that differ only in their first axis: they are batches (a Trainer with
+    eval_do_concat_batches=False passes them so, the last one shorter), to be joined end to end."""
+    shapes = [tuple(getattr(item, "shape", ())) for item in values]
+    if len(shapes) < 2 or not all(shapes) or len({shape[1:] for shape in shapes}) != 1:
+        return ""
+    return (f" The items are arrays of shapes {shapes[0]}, ..., {shapes[-1]}, alike but for their first axis: per-batch "
+            "arrays (e.g. from Trainer with eval_do_concat_batches=False); pass np.concatenate(..., axis=0) to join them.")
+
+
 def as_array(values: Any, name: str) -> np.ndarray:
     """Coerce one input to a NumPy array, once.
 
@@ -220,6 +230,7 @@ def as_array(values: Any, name: str) -> np.ndarray:
         except ValueError as error:
             raise ValueError(
                 f"{name}: expected a rectangular array (every row the same length), found ragged rows ({error})."
+                f"{_batches_hint(values) if from_python else ''}"
             ) from None
     if array.dtype == object:
         array = _from_object_array(array, name)

@@ -338,6 +338,8 @@ class MultilabelClusters:
     raw_weights: Optional[np.ndarray] = None
     cut: Optional[np.ndarray] = None  # per-label thresholds of from_probas (None: predictions are labels)
     reason: Optional[str] = None
+    # The default clusters are the samples (rows) themselves, not a leading axis over samples.
+    from_leading_axis: bool = False
 
     @property
     def counted(self) -> bool:

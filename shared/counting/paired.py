@@ -240,7 +240,8 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
         labels_of = (lambda index: encoded.classes[index])
         clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
                                                             "predictions": labels_of(system_index),
-                                                            "baseline_predictions": labels_of(baseline_index)}))
+                                                            "baseline_predictions": labels_of(baseline_index)}),
+                            from_leading_axis=clusters.from_leading_axis)
     system = marginal(system_index, clusters)
     return PairedCounts(system, marginal(baseline_index), joint, joint_w2)
 

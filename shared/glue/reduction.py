@@ -57,7 +57,7 @@ def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: 
     """The one interval step of every metric: ``{key: [low, high]}`` from ``interval(effect)``, the
     clusters' design effect (``stats.design_effect`` of ``influence``, or of what a function gives,
     called only with clusters) scaling the sizes it sees; with clusters ``num_clusters`` and
-    ``design_effect`` follow. Refused (one cluster, clusters not counted): the NaN interval and
+    ``design_effect`` follow (and ``clusters_from`` when they are the inputs' leading axis). Refused (one cluster, clusters not counted): the NaN interval and
     ``<key>_reason``. Returns the outputs and the interval (None when refused)."""
     effect = design_effect(counts, influence, confidence_level)
     if effect.reason is not None:
@@ -93,15 +93,17 @@ def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float]
     with clustered samples worth what their clusters are: the design effect of the difference
     (``influences()``: the system's and the baseline's, as ``PairedCounts.cluster_sums`` takes
     them) scales the squared weights, so the interval and p-value are cluster-robust; reported
-    as ``design_effect`` and ``num_clusters``. One cluster, or N-d inputs added without their
-    clusters while an interval is asked for: NaN, with the reason."""
+    as ``design_effect`` and ``num_clusters`` (and ``clusters_from`` for clusters taken from the
+    leading axis). One cluster, or N-d inputs added without their clusters while an interval is
+    asked for: NaN, with the reason."""
     clusters = paired.clusters
     if not clusters.counted and (clusters.reason is None or confidence_level is None):
         return compare(paired.joint_w2)
     effect = design_effect(paired, influences(), confidence_level or 0.95)
     if effect.reason is not None:
         return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
-    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured}
+    return {**compare(paired.clustered_w2(effect)), "num_clusters": effect.num_clusters, "design_effect": effect.measured,
+            **effect.source()}
 
 
 def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, Any], compared: Optional[Dict[str, Any]],
@@ -133,6 +135,8 @@ def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, An
     if compared is not None and "design_effect" in compared:
         result[f"{name}_difference_design_effect"] = float(compared["design_effect"])
         result["num_clusters"] = int(compared["num_clusters"])
+        if "clusters_from" in compared:
+            result["clusters_from"] = compared["clusters_from"]
     return result
 
 

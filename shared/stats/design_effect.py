@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from ..counting.clusters import CLUSTERS_NOT_COUNTED
+from ..counting.clusters import LEADING_AXIS
 from ..counting.labels import user_stacklevel
 from .distributions import t_quantile
 
@@ -24,12 +25,14 @@ SINGLE_CLUSTER = "single_cluster"
 class DesignEffect:
     """A value's cluster design effect: ``factor`` divides the effective sizes of its interval
     (1.0 without clusters); ``num_clusters`` (None without clusters); ``reason``: why no
-    interval can be had (NaN), else None."""
+    interval can be had (NaN), else None; ``from_leading_axis``: the clusters were (some of) the
+    leading elements of N-d inputs, not given."""
 
     factor: float = 1.0
     num_clusters: Optional[int] = None
     reason: Optional[str] = None
     measured: float = 1.0  # the variance ratio itself, before the conservative choices
+    from_leading_axis: bool = False
 
     @classmethod
     def refused(cls, reason: str, num_clusters: Optional[int] = None) -> "DesignEffect":
@@ -38,12 +41,18 @@ class DesignEffect:
 
     def outputs(self, name: str) -> Dict[str, Any]:
         """What a result says of the clusters behind its interval ``name``: ``num_clusters`` and
-        ``design_effect`` (the measured variance ratio), or the interval NaN with ``<name>_reason``."""
+        ``design_effect`` (the measured variance ratio), with ``clusters_from`` when they were the
+        leading elements of N-d inputs; or the interval NaN with ``<name>_reason``."""
         if self.reason is not None:
             return {name: [math.nan, math.nan], f"{name}_reason": self.reason}
         if self.num_clusters is None:
             return {}
-        return {"num_clusters": int(self.num_clusters), "design_effect": float(self.measured)}
+        return {"num_clusters": int(self.num_clusters), "design_effect": float(self.measured), **self.source()}
+
+    def source(self) -> Dict[str, Any]:
+        """``{"clusters_from": "leading_axis"}`` when the clusters were not given but taken from the
+        inputs' leading axis (a list of per-batch arrays then clusters by batch), else {}."""
+        return {"clusters_from": LEADING_AXIS} if self.from_leading_axis and self.num_clusters is not None else {}
 
     def scale(self, sizes: Any) -> Any:
         """Effective sizes as many independent samples as the clusters are worth."""
@@ -85,12 +94,12 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
-        _warn_few(num_clusters, 3)
+        _warn_few(num_clusters, 3, clusters.from_leading_axis)
     if sums.sums is None:
         # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
         centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
         return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
-                              confidence_level)
+                              confidence_level, clusters.from_leading_axis)
     # Each cluster's share of the independent variance: its leverage h_g under working
     # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
     # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
@@ -102,12 +111,23 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     # variance (unequal sizes): the Kish effective number of clusters of those shares.
     effective = float(1.0 / np.sum(leverage**2))
     return _design_effect(clustered, sums.independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
-                          confidence_level)
+                          confidence_level, clusters.from_leading_axis)
 
 
-def _warn_few(num_clusters: int, stacklevel: int) -> None:
+# What the few-clusters warning adds when the clusters are the leading elements of N-d inputs:
+# few of them is what a list of per-batch arrays gives (each batch read as one cluster).
+PER_BATCH_ARRAYS = (
+    " The clusters are the leading axis of the N-d inputs (no clusters= given). If the inputs were a list of per-batch "
+    "arrays (e.g. from Trainer with eval_do_concat_batches=False), it read as one array with a batch per row, so each "
+    "batch became one cluster: join the batches with np.concatenate(..., axis=0), or pass clusters= naming the "
+    "independent units."
+)
+
+
+def _warn_few(num_clusters: int, stacklevel: int, from_leading_axis: bool = False) -> None:
     warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
-                  "variance has few degrees of freedom, so the interval is rough.", UserWarning, stacklevel=stacklevel)
+                  "variance has few degrees of freedom, so the interval is rough."
+                  f"{PER_BATCH_ARRAYS if from_leading_axis else ''}", UserWarning, stacklevel=stacklevel)
 
 
 def warn_clusters_not_counted(confidence_level: float) -> None:
@@ -121,11 +141,11 @@ def warn_clusters_not_counted(confidence_level: float) -> None:
 
 
 def _design_effect(clustered: float, independent: float, num_clusters: int, degrees_of_freedom: float,
-                   confidence_level: float) -> DesignEffect:
+                   confidence_level: float, from_leading_axis: bool) -> DesignEffect:
     """The variance ratio, at least 1 and widened from z to t on ``degrees_of_freedom`` (module doc)."""
     # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
     finite = math.isfinite(clustered) and math.isfinite(independent)
     measured = clustered / independent if finite and independent > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
-    return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured)
+    return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured, from_leading_axis)

@@ -135,7 +135,8 @@ def test_leading_axis_is_the_default_cluster_and_clusters_override_it(load, name
     default = metric.compute(predictions=predictions, references=references, confidence_level=0.95)
     explicit = metric.compute(predictions=predictions.ravel(), references=references.ravel(), confidence_level=0.95,
                               clusters=np.repeat(np.arange(12), 40))
-    assert default == explicit
+    # Issue 33: the same interval, and the default clusters say where they came from.
+    assert default == {**explicit, "clusters_from": "leading_axis"} and "clusters_from" not in explicit
     assert default["num_clusters"] == 12
     # clusters= overrides the default: pairs of images as one cluster each.
     paired = metric.compute(predictions=predictions, references=references, confidence_level=0.95, clusters=np.arange(12) // 2)
@@ -206,7 +207,7 @@ def test_topk_token_scores_are_clustered_by_sequence(load):
     default = metric.compute(predictions=scores, references=references, k=2, confidence_level=0.95)
     flat = metric.compute(predictions=scores.reshape(-1, 4), references=references.ravel(), k=2, confidence_level=0.95,
                           clusters=np.repeat(np.arange(15), 20))
-    assert default == flat and default["num_clusters"] == 15
+    assert default == {**flat, "clusters_from": "leading_axis"} and default["num_clusters"] == 15  # issue 33: named
 
 
 def test_corrected_prevalence_with_golden_conversations(load):

@@ -483,6 +483,100 @@ def test_the_issues_reproducer_warns(load):
     assert result["balanced_accuracy"] == 1.0 and result["balanced_accuracy_ci_reason"] == "clusters_not_counted"
 
 
+def eval_batches(rng, sizes, num_classes=3):
+    """What a Trainer with eval_do_concat_batches=False passes: lists of per-batch logits and labels."""
+    labels = [rng.integers(0, num_classes, size) for size in sizes]
+    logits = [rng.normal(size=(size, num_classes)) + 1.5 * np.eye(num_classes)[batch] for size, batch in zip(sizes, labels)]
+    return logits, labels
+
+
+FEW_FROM_LEADING_AXIS = (r"^clusters: the interval rests on 4 clusters \(fewer than 10\); its variance has few degrees of "
+                         r"freedom, so the interval is rough\. The clusters are the leading axis of the N-d inputs \(no "
+                         r"clusters= given\)\. If the inputs were a list of per-batch arrays \(e\.g\. from Trainer with "
+                         r"eval_do_concat_batches=False\), it read as one array with a batch per row, so each batch became "
+                         r"one cluster: join the batches with np\.concatenate\(\.\.\., axis=0\), or pass clusters= naming "
+                         r"the independent units\.$")
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+def test_a_list_of_equal_eval_batches_says_its_clusters_came_from_the_leading_axis(metrics, name):
+    """Was: Trainer's per-batch lists (eval_do_concat_batches=False) read as one N-d array: each
+    eval batch one cluster (num_clusters 4, a wider interval) and nothing said so."""
+    metric = metrics[name]
+    logits, labels = eval_batches(np.random.default_rng(33), [16] * 4)
+    predictions = logits if name == "balanced_topk_accuracy" else [batch.argmax(-1) for batch in logits]
+    with pytest.warns(UserWarning, match=FEW_FROM_LEADING_AXIS):
+        listed = metric.compute(predictions=predictions, references=labels, confidence_level=0.95)
+    assert listed["num_clusters"] == 4 and listed["clusters_from"] == "leading_axis"
+    assert list(listed)[-3:] == ["num_clusters", "design_effect", "clusters_from"]
+    # Joined, the samples are independent: no clusters, and the same value.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        joined = metric.compute(predictions=np.concatenate(predictions, axis=0), references=np.concatenate(labels, axis=0),
+                                confidence_level=0.95)
+    assert not {"num_clusters", "design_effect", "clusters_from"} & set(joined)
+    assert joined[MAIN_KEY[name]] == listed[MAIN_KEY[name]]
+    # Clusters given: their own, and the few-clusters warning without the per-batch cause.
+    with pytest.warns(UserWarning, match=r"^clusters: the interval rests on 4 clusters \(fewer than 10\); .* is rough\.$"):
+        given = metric.compute(predictions=predictions, references=labels, clusters=[0, 1, 2, 3], confidence_level=0.95)
+    assert given["num_clusters"] == 4 and "clusters_from" not in given
+    # No interval, no clusters: the value alone, as before.
+    assert metric.compute(predictions=predictions, references=labels) == {MAIN_KEY[name]: listed[MAIN_KEY[name]]}
+
+
+def test_clusters_from_the_leading_axis_are_named_with_a_baseline_and_when_streamed(metrics, load):
+    metric = metrics["balanced_accuracy"]
+    rng = np.random.default_rng(34)
+    references = rng.integers(0, 2, (12, 6))
+    system, baseline = (np.where(rng.random(references.shape) < accuracy, references, 1 - references) for accuracy in (0.8, 0.7))
+    compared = metric.compute(predictions=system, references=references, baseline_predictions=baseline, confidence_level=0.95)
+    assert compared["num_clusters"] == 12 and compared["clusters_from"] == "leading_axis"
+    assert "balanced_accuracy_difference_design_effect" in compared
+    streamed = load("balanced_accuracy", confidence_level=0.95)
+    for start in range(0, 12, 4):
+        streamed.add_batch(predictions=system[start:start + 4], references=references[start:start + 4])
+    result = streamed.compute()
+    assert result["num_clusters"] == 12 and result["clusters_from"] == "leading_axis"
+    assert result == metric.compute(predictions=system, references=references, confidence_level=0.95)
+    # 1-D samples with their own clusters say nothing of an axis.
+    flat = metric.compute(predictions=system.ravel(), references=references.ravel(), clusters=np.repeat(np.arange(12), 6),
+                          confidence_level=0.95)
+    assert flat["num_clusters"] == 12 and "clusters_from" not in flat
+    assert flat["balanced_accuracy_ci"] == result["balanced_accuracy_ci"]
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+def test_a_ragged_list_of_eval_batches_suggests_concatenating_them(metrics, name):
+    """Was: a ragged last batch failed on "ragged rows" without saying what the list was."""
+    logits, labels = eval_batches(np.random.default_rng(35), [16, 16, 16, 5])
+    predictions = logits if name == "balanced_topk_accuracy" else [batch.argmax(-1) for batch in logits]
+    first = "references" if name == "balanced_topk_accuracy" else "predictions"  # the argument coerced first
+    with pytest.raises(ValueError, match=rf"^{first}: expected a rectangular array \(every row the same length\), found ragged "
+                                         r"rows \(.*\)\. The items are arrays of shapes \(16,\), \.\.\., \(5,\), alike but for their first "
+                                         r"axis: per-batch arrays \(e\.g\. from Trainer with eval_do_concat_batches=False\); "
+                                         r"pass np\.concatenate\(\.\.\., axis=0\) to join them\.$"):
+        metrics[name].compute(predictions=predictions, references=labels)
+    joined = metrics[name].compute(predictions=np.concatenate(predictions, axis=0), references=np.concatenate(labels, axis=0))
+    assert 0 <= joined[MAIN_KEY[name]] <= 1
+    if name == "balanced_topk_accuracy":  # the score arrays are the batches of the other argument
+        with pytest.raises(ValueError, match=r"^predictions: .* The items are arrays of shapes \(16, 3\), \.\.\., \(5, 3\), alike"):
+            metrics[name].compute(predictions=logits, references=np.concatenate(labels, axis=0))
+    # Ragged nested lists (not arrays) are not batches: the message stays as it was.
+    with pytest.raises(ValueError, match=r"found ragged rows \(.*\)\.$") as raised:
+        metrics[name].compute(predictions=[[0, 1], [1]], references=[[0, 1], [1]])
+    assert "concatenate" not in str(raised.value)
+
+
+def test_the_readme_says_how_to_pass_trainer_batches_that_are_not_concatenated():
+    from conftest import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    trainer = " ".join(readme.split("## Use with 🤗 Transformers' Trainer", 1)[1].split("\n## ", 1)[0].split())
+    assert "`TrainingArguments(eval_do_concat_batches=False)` hands `compute_metrics` a list of per-batch arrays" in trainer
+    assert "np.concatenate(eval_pred.predictions, axis=0), np.concatenate(eval_pred.label_ids, axis=0)" in trainer
+    assert 'clusters_from: "leading_axis"' in trainer
+
+
 TYPO_REFERENCES, TYPO_PREDICTIONS = ["safe", "unsafe", "unsafe", "safe"], ["Safe", "unsafe", "safe", "safe"]
 
 

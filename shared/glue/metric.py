@@ -4,7 +4,7 @@ Data flows one way through ``CountsMetric``::
 
     options (load time, then compute time) -> checked, all of them, before any data
     add_batch(...)  -> inputs coerced once -> counted (a Store of its own) -> merged
-    compute(...)    -> the stores of every process merged -> counts -> <metric>_from_counts
+    compute(...)    -> the stores of every process merged -> counts -> the module's SPEC reduces them
 
 A module subclass declares ``OPTIONS`` (see ``options.py``), ``INPUTS`` (per-sample inputs
 besides predictions and references, such as ``sample_weight``), ``UNALIGNED_INPUTS`` (those
@@ -12,7 +12,8 @@ of ``INPUTS`` that are not aligned with a batch's samples, such as a judge's lab
 unlabeled data: a batch may carry them alone, and ``compute`` takes them after
 ``add_batch``; ``_count`` then gets ``predictions=references=None``) and three methods:
 ``_count`` (one batch to a ``Store``), ``_counts`` (a ``Store`` to the module's counts
-object) and ``_from_counts`` (counts to the result: the module's ``<metric>_from_counts``).
+object) and ``_from_counts`` (counts to the result: its ``SPEC``, a ``reduction.MetricSpec``).
+``LabelsMetric`` below gives all three to a metric of class labels from its ``SPEC`` alone.
 
 evaluate's own machinery is used where it coordinates processes: in distributed mode
 (``num_process > 1``) each process takes evaluate's cache file and lock (and its

@@ -95,14 +95,17 @@ Args:
         weighted sums.
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
         a confidence interval for the value. Default None: no interval.
-    ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
-        "wilson" are analytic: an Agresti-Coull (or Wilson score) interval per class
-        recall, combined with MOVER; finite for classes with none or all correct and for
-        tiny classes. "bootstrap" resamples each class's correct count as
-        Binomial(class size, recall) - stratified and on counts, so its cost does not
-        grow with the number of samples - and returns the percentile interval. None
-        means "agresti_coull", which covered the true value best in our coverage study
-        (see the card). With `sample_weight`, each class counts as Kish's effective size
+    ci_method ("score", "agresti_coull", "wilson", "bootstrap" or None): None means
+        "score": the score interval of the mean of per-class recalls (each candidate value
+        tested with the variance at the recalls that fit it best), its end on the side of
+        the nearer boundary moved out to Fay & Feuer's gamma bound where a few errors
+        decide it. It holds with many small classes and recalls of 0 or 1, and is never of
+        zero width (the card gives its worst cell). "agresti_coull" and "wilson": an
+        Agresti-Coull (or Wilson score) interval per class recall, combined with MOVER
+        (short with many small classes). "bootstrap" resamples each class's correct count
+        as Binomial(class size, recall) - stratified and on counts, a recall of 0 or 1
+        with 0.5 pseudo-items so that it moves - and returns the percentile interval.
+        With `sample_weight`, each class counts as Kish's effective size
         (sum w)^2 / sum w^2 (an approximation for importance weights; not for frequency
         counts). There is no interval with threshold="auto" (ValueError): that threshold
         is fitted to these same data; tune it on another split and pass the number.
@@ -204,7 +207,7 @@ Examples:
     >>> predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
     >>> round(result["balanced_accuracy"], 4), [round(x, 4) for x in result["balanced_accuracy_ci"]]
-    (0.8737, [0.807, 0.9189])
+    (0.8737, [0.8074, 0.9237])
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95,
     ...                         ci_method="bootstrap", seed=0)
     >>> [round(x, 2) for x in result["balanced_accuracy_ci"]]

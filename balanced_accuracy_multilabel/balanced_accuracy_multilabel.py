@@ -95,15 +95,13 @@ Args:
         when label errors share samples).
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `balanced_accuracy_ci`,
         a confidence interval for the averaged value. Default None: no interval.
-    ci_method ("agresti_coull", "wilson", "bootstrap" or None): "agresti_coull" and
-        "wilson" are analytic: an Agresti-Coull (or Wilson score) interval for each
-        label's TPR and TNR (for "micro": the pooled ones), combined with MOVER into an
-        interval for the average. "bootstrap" redraws each of those counts as
-        Binomial(size, rate) and returns the percentile interval. None means
-        "agresti_coull", except for the macro and weighted averages of samples (whose
-        labels are clustered), where it means "bootstrap": with clusters the per-label
-        analytic intervals came out skewed and covered 0.899 in the cluster study, the
-        bootstrap 0.940 (see the card). The labels of one sample are not independent (a hard sample
+    ci_method ("score", "agresti_coull", "wilson", "bootstrap" or None): None means
+        "score": the score interval of the average as a weighted sum of the labels' TPRs
+        and TNRs (for "micro": the pooled ones), with the gamma bound near the boundary, as
+        in balanced_accuracy; it holds for labels with a few positives and for rates of 0
+        or 1. "agresti_coull" and "wilson": per-rate intervals combined with MOVER.
+        "bootstrap" redraws each of those counts as Binomial(size, rate) (a rate of 0 or 1
+        with 0.5 pseudo-items) and returns the percentile interval. The labels of one sample are not independent (a hard sample
         gets several labels wrong at once): every method divides its sizes by the design
         effect of the average, its variance with each sample (or each of `clusters`) as
         one independent unit over its variance with independent entries (at least 1,
@@ -194,7 +192,7 @@ Examples:
     ...                + [[1, 1]] * 9 + [[0, 1]] * 6 + [[0, 0]] * 125)
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0)
     >>> round(result["balanced_accuracy"], 4), [round(x, 4) for x in result["balanced_accuracy_ci"]]  # the bootstrap
-    (0.8875, [0.8328, 0.9354])
+    (0.8875, [0.8231, 0.9346])
     >>> result["num_clusters"], round(result["design_effect"], 3)  # each sample a cluster
     (200, 1.06)
 
@@ -204,7 +202,7 @@ Examples:
     >>> paired = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0,
     ...                         clusters=[i // 2 for i in range(200)])
     >>> [round(x, 4) for x in paired["balanced_accuracy_ci"]], paired["num_clusters"]
-    ([0.806, 0.9545], 100)
+    ([0.7917, 0.9512], 100)
 
     The per-label tables, and the same value from tables counted elsewhere (a SQL
     group-by, a paper's TP/FP/TN/FN; their interval treats entries as independent):

@@ -64,13 +64,13 @@ Args:
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds
         `balanced_topk_accuracy_ci`, a confidence interval for the value (with `k_list`,
         one per k). Default None: no interval.
-    ci_method ("agresti_coull", "wilson", "bootstrap" or None): as in balanced_accuracy.
-        "agresti_coull" and "wilson" are analytic: an Agresti-Coull (or Wilson score)
-        interval for each class's top-k recall, combined with MOVER; finite for classes
-        with none or all hits and for tiny classes. "bootstrap" redraws each class's hits
-        as Binomial(class size, top-k recall) - stratified and on counts, so its cost does
-        not grow with the number of samples - and returns the percentile interval. None
-        means "agresti_coull". A tied hit (a fraction, see below) is treated as a 0/1 hit
+    ci_method ("score", "agresti_coull", "wilson", "bootstrap" or None): as in
+        balanced_accuracy. None means "score": the score interval of the mean of top-k
+        recalls with the gamma bound near the boundary, which holds with many small
+        classes and top-k recalls near 1. "agresti_coull" and "wilson": per-class intervals
+        combined with MOVER. "bootstrap" redraws each class's hits as Binomial(class size,
+        top-k recall) (a recall of 0 or 1 with 0.5 pseudo-items) and returns the
+        percentile interval. A tied hit (a fraction, see below) is treated as a 0/1 hit
         with the same mean, the largest variance a hit in [0, 1] can have, so with ties
         the interval is if anything conservative. With `sample_weight`, each class counts
         as Kish's effective size (sum w)^2 / sum w^2 (an approximation for importance
@@ -156,9 +156,9 @@ Examples:
     ...           + [[0.1, 0.2, 0.7]] * 6 + [[0.5, 0.2, 0.3]] * 4)
     >>> result = metric.compute(predictions=scores, references=references, k_list=[1, 2], confidence_level=0.95)
     >>> result["balanced_top1_accuracy"], [round(x, 4) for x in result["balanced_top1_accuracy_ci"]]
-    (0.75, [0.6204, 0.8435])
+    (0.75, [0.6181, 0.8617])
     >>> result["balanced_top2_accuracy"], [round(x, 4) for x in result["balanced_top2_accuracy_ci"]]
-    (1.0, [0.8709, 1.0])
+    (1.0, [0.9003, 1.0])
 """
 
 _CITATION = """

@@ -99,9 +99,10 @@ Args:
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
         confidence interval for the informedness (none for markedness). Default None: no
         interval.
-    ci_method ("agresti_coull", "wilson", "bootstrap", "delta" or None): with two classes,
-        informedness is Youden's J = TPR + TNR - 1 and "agresti_coull" and "wilson" are
-        analytic: an Agresti-Coull (or Wilson score) interval for TPR and for TNR,
+    ci_method ("score", "agresti_coull", "wilson", "bootstrap", "delta" or None): with two
+        classes, informedness is Youden's J = TPR + TNR - 1 and "score" (the default there)
+        is balanced_accuracy's interval of (TPR + TNR) / 2 mapped to J; "agresti_coull" and
+        "wilson": an Agresti-Coull (or Wilson score) interval for TPR and for TNR,
         combined with MOVER. "delta": the delta-method (influence-function) interval
         J +- z sqrt(sum_ij n_ij Psi_ij^2), Psi_ij the derivative of the informedness (with
         its `average`, `class_mask` and `zero_division`) in the count of cell (i, j),
@@ -109,10 +110,11 @@ Args:
         plus 0.5 pseudo-items per reference class, spread over the row, so a class with all
         items right still varies. "bootstrap" redraws each reference class's row of the
         confusion matrix as Multinomial(class size, row shares) - stratified and on
-        counts, so its cost does not grow with the number of samples - and returns the
+        counts, so its cost does not grow with the number of samples; a row with every
+        item in one cell with 0.5 pseudo-items spread over it - and returns the
         percentile interval. With more than two classes "delta" and "bootstrap" apply (J is
-        then not a sum of independent rates; "agresti_coull" or "wilson" is a ValueError).
-        None: "agresti_coull" for two classes, "delta" otherwise (it covered as well as the
+        then not a sum of independent rates; "score", "agresti_coull" or "wilson" is a
+        ValueError). None: "score" for two classes, "delta" otherwise (it covered as well as the
         bootstrap in the card's study). With `sample_weight`, the delta method sums squared
         weights instead of counts and the other methods count each class as Kish's
         effective size (sum w)^2 / sum w^2 (an approximation for importance weights; not
@@ -329,7 +331,7 @@ Examples:
     >>> predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
     >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
     >>> round(result["informedness"], 4), [round(x, 4) for x in result["informedness_ci"]]
-    (0.7474, [0.6141, 0.8377])
+    (0.7474, [0.6148, 0.8474])
 
     Three classes: the stratified bootstrap, reproducible with a seed:
 

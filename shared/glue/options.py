@@ -301,10 +301,10 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> Option
     return float(value)
 
 
-CI_METHODS = ("agresti_coull", "wilson", "bootstrap", "delta")
+CI_METHODS = ("score", "agresti_coull", "wilson", "bootstrap", "delta")
 # A mean of independent rates (balanced accuracy, top-k, multilabel) has no "delta": its delta
 # method is the Wald interval, which collapses to a point for a class with all or none correct.
-RATE_CI_METHODS = ("agresti_coull", "wilson", "bootstrap")
+RATE_CI_METHODS = ("score", "agresti_coull", "wilson", "bootstrap")
 _ci_method_choice = choice(None, *CI_METHODS)
 _rate_ci_method_choice = choice(None, *RATE_CI_METHODS)
 
@@ -322,7 +322,7 @@ def check_rate_ci_method(value: Any, name: str = "ci_method") -> Optional[str]:
     >>> check_rate_ci_method("delta")
     Traceback (most recent call last):
     ...
-    ValueError: ci_method: expected one of ('agresti_coull', 'wilson', 'bootstrap') or None, found 'delta'.
+    ValueError: ci_method: expected one of ('score', 'agresti_coull', 'wilson', 'bootstrap') or None, found 'delta'.
     """
     return _rate_ci_method_choice(value, name)
 

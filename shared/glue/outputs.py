@@ -73,7 +73,7 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
 
 def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
     """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
-    if ci_method in ("agresti_coull", "wilson"):
+    if ci_method in ("score", "agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
             "J is then not a sum of independent rates); expected ci_method='delta', 'bootstrap' or None."

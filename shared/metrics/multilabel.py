@@ -85,13 +85,6 @@ def check_label_names(label_names, name):
     return list(label_names)
 
 
-def default_multilabel_ci_method(average, clustered):
-    """The interval of ``ci_method=None``: the bootstrap for a macro or weighted average of clustered
-    labels (each sample's; `python examples/cluster_study.py`: 0.940 where Agresti-Coull gave 0.899),
-    else Agresti-Coull."""
-    return "bootstrap" if clustered and average != "micro" else DEFAULT_CI_METHOD
-
-
 def balanced_accuracy_multilabel_from_counts(counts: MultilabelCounts, options) -> dict:
     """Multilabel balanced accuracy (and its interval, per-label values, 2 x 2 tables) from per-label counts.
 
@@ -132,7 +125,7 @@ def balanced_accuracy_multilabel_from_counts(counts: MultilabelCounts, options) 
             confidence_level,
             lambda effect: binary_columns_interval(
                 counts.tp, counts.positives, counts.tn, counts.negatives, confidence_level=confidence_level, average=average,
-                method=options["ci_method"] or default_multilabel_ci_method(average, counts.clusters.counted),
+                method=options["ci_method"] or DEFAULT_CI_METHOD,
                 n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
                 zero_division=zero_division, effective_positives=effect.scale(effective_positives),
                 effective_negatives=effect.scale(effective_negatives)))

@@ -20,10 +20,13 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .distributions import z_value
+from .score_sum import near_boundary_bound
+from .score_sum import score_interval
 
 from ..glue.options import RATE_CI_METHODS
 
-DEFAULT_CI_METHOD = "agresti_coull"
+# The interval of every mean of rates when ci_method is None (score_sum.py; studies/long_tail_intervals).
+DEFAULT_CI_METHOD = "score"
 
 # Resampled values kept in memory at once (resamples x rates); larger jobs run in chunks.
 _BOOTSTRAP_CHUNK_VALUES = 1 << 22
@@ -164,7 +167,13 @@ def rate_sum_interval(
     offset = np.asarray(offset, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = np.where(trials > 0, successes / trials, 0.0)
-    if method in ("agresti_coull", "wilson"):
+    if method == "score":
+        # A rate of negative weight is its complement's with the weight's size: w p = w + |w| (1 - p).
+        negative = weights < 0
+        low, high = score_interval(np.where(negative, trials - successes, successes), trials, np.abs(weights), confidence_level)
+        shift = offset + np.where(negative, weights, 0.0).sum(axis=-1)
+        low, high = _contain(shift + low, shift + high, estimate)
+    elif method in ("agresti_coull", "wilson"):
         per_rate = agresti_coull_interval if method == "agresti_coull" else wilson_interval
         lows, highs = per_rate(successes, trials, confidence_level)
         center, low, high = mover_sum(rates, lows, highs, weights)
@@ -184,24 +193,46 @@ def rate_sum_interval(
     return Interval(low, high)
 
 
+def _contain(low: np.ndarray, high: np.ndarray, estimate: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """The interval widened, if rounding left it short, to contain the metric's own value."""
+    if estimate is None:
+        return low, high
+    estimate = np.asarray(estimate, dtype=np.float64)
+    return np.fmin(low, estimate), np.fmax(high, estimate)
+
+
 def percentile_bounds(replicates: np.ndarray, confidence_level: float) -> Tuple[np.ndarray, np.ndarray]:
     alpha = 1.0 - confidence_level
     low, high = np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
     return low, high
 
 
+# Pseudo-items a bootstrap adds to a group (or confusion row) that resampling cannot move: a rate at
+# 0 or 1, a row with every item in one cell. Spread evenly over its outcomes, as the delta method's.
+BOOTSTRAP_PSEUDO_ITEMS = 0.5
+
+
 def _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, seed):
-    """Percentile interval of ``sum w * Binomial(n, rate) / n``, resampled in chunks."""
+    """Percentile interval of ``sum w * Binomial(n, rate) / n``, resampled in chunks. A rate at 0 or 1
+    would never move: it is drawn with ``BOOTSTRAP_PSEUDO_ITEMS`` pseudo-items and the draws shifted
+    back to the sum's own mean, so that a sum of such rates never gets the zero-width interval
+    [value, value]."""
     rng = np.random.default_rng(seed)
     sizes = np.where(trials > 0, np.maximum(np.rint(trials), 1), 1).astype(np.int64)
     rates = np.clip(rates, 0.0, 1.0)
+    stuck = (rates == 0.0) | (rates == 1.0)
+    smoothed = np.where(stuck, (rates * sizes + BOOTSTRAP_PSEUDO_ITEMS / 2.0) / (sizes + BOOTSTRAP_PSEUDO_ITEMS), rates)
+    # The pseudo-items give a stuck rate its spread, not a new centre: the draws are shifted back by
+    # what they moved the sum's mean (the interval is then clipped to the range).
+    shift = (weights * (smoothed - rates)).sum(axis=-1)
+    rates = smoothed
     per_resample = max(1, rates.size)
     chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // per_resample)
     replicates = np.empty((n_resamples,) + rates.shape[:-1])
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
         draws = rng.binomial(sizes, rates, size=(count,) + rates.shape)
-        replicates[start : start + count] = (weights * draws / sizes).sum(axis=-1)
+        replicates[start : start + count] = (weights * draws / sizes).sum(axis=-1) - shift
     return percentile_bounds(replicates, confidence_level)
 
 
@@ -287,7 +318,8 @@ def confusion_interval(
     ``confusion`` is ``(..., K, K)`` (rows = references). Each row is resampled as
     Multinomial(row size, row shares) with its size kept, and ``statistic`` (vectorised:
     ``(R, ..., K, K) -> (R, ...)``, e.g. built on ``confusion_counts``) is applied to the
-    resamples. Replicates where the statistic is NaN are left out of the percentiles.
+    resamples. Replicates where the statistic is NaN are left out of the percentiles. A row with every
+    item in one cell is drawn with ``BOOTSTRAP_PSEUDO_ITEMS`` spread over its cells (it would never move).
     ``effective_support`` (weighted counts): rows are drawn on Kish's effective sizes and
     rescaled to their weighted totals. ``bounds``: the statistic's range.
 
@@ -313,7 +345,16 @@ def confusion_interval(
     support = confusion.sum(axis=-1)
     rates = confusion / np.where(support > 0, support, 1.0)[..., None]
     sizes = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
-    replicates = bootstrap_confusion(rates, sizes, statistic, n_resamples, seed, row_totals=support)
+    # A row with every item in one cell never moves: drawn with BOOTSTRAP_PSEUDO_ITEMS spread over its cells.
+    stuck = ((rates == 1.0).any(axis=-1) & (support > 0))[..., None]
+    smoothed = (rates * sizes[..., None] + BOOTSTRAP_PSEUDO_ITEMS / num_classes) / (sizes[..., None] + BOOTSTRAP_PSEUDO_ITEMS)
+    smoothed = np.where(stuck, smoothed, rates)
+    shift = 0.0
+    if stuck.any():  # the pseudo-items give spread, not a new centre: shifted back by what they moved the statistic
+        with np.errstate(invalid="ignore", divide="ignore"):
+            moved = statistic((smoothed * support[..., None])[None]) - statistic((rates * support[..., None])[None])
+        shift = np.nan_to_num(moved[0])
+    replicates = bootstrap_confusion(smoothed, sizes, statistic, n_resamples, seed, row_totals=support) - shift
     undefined = np.isnan(replicates).all(axis=0)
     if np.isnan(replicates).any():
         alpha = 1.0 - confidence_level

@@ -127,6 +127,19 @@ INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")
 # ----------------------------------------------------------------------------------------
 
 
+def clustered_factor(joint: np.ndarray, joint_w2: Any) -> Optional[float]:
+    """1.0 for unweighted counts (``joint_w2`` None or the counts), the design factor f for clustered
+    unweighted counts (``joint_w2 = f x joint``, f >= 1, one f for every problem), else None."""
+    if joint_w2 is None or np.array_equal(joint_w2, joint):
+        return 1.0
+    filled = joint > 0
+    if not filled.any():
+        return None
+    ratios = joint_w2[filled] / joint[filled]
+    factor = float(ratios.flat[0])
+    return factor if factor >= 1.0 and np.allclose(ratios, factor, rtol=1e-12, atol=0.0) else None
+
+
 def balanced_accuracy_difference(
     joint: Any,
     *,
@@ -218,9 +231,13 @@ def balanced_accuracy_difference(
     both = joint[..., diagonal, diagonal, diagonal]
     a_right = np.diagonal(confusion_a, axis1=-2, axis2=-1)
     b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
-    exact = (joint_w2 is None or np.array_equal(joint_w2, joint)) and bool((joint == np.rint(joint)).all())
+    # Unweighted counts: the exact test where the normal one is too discrete. Clustered counts come as
+    # joint_w2 = design factor x joint: the exact test's evidence is then deflated by that factor.
+    integer = bool((joint == np.rint(joint)).all())
+    factor = clustered_factor(joint, joint_w2) if integer else None
     p_value = recall_difference_p_value(
-        a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, exact
+        a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, factor is not None,
+        1.0 if factor is None else factor,
     )
 
     if method == "newcombe":

@@ -537,7 +537,7 @@ def informedness_interval(
             method=method, n_resamples=n_resamples, seed=seed, estimate=estimate,
         )
         return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined, reason)
-    if method in ("agresti_coull", "wilson"):
+    if method in ("score", "agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {method!r} has no analytic form for multi-class informedness (it is not a sum of "
             "independent rates); use ci_method='delta' or 'bootstrap'."

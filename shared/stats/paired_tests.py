@@ -23,6 +23,7 @@ The exact mid-p test (``stratified_mcnemar_mid_p``)
 import fractions
 import functools
 import math
+from statistics import NormalDist
 
 import numpy as np
 
@@ -219,15 +220,17 @@ def _mid_p_cached(class_sizes, first_only, second_only):
     return float(min(1.0, fractions.Fraction(2 * above + at, total)))
 
 
-def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact):
+def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact, deflate=1.0):
     """The balanced-accuracy p-value: exact mid-p for small integer discordant counts, else normal.
 
-    ``exact``: unweighted integer counts (Kish sizes equal the counts). The exact test is
-    used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes; that is
-    where the normal approximation is too discrete (few discordant items in a small
+    ``exact``: integer counts (Kish sizes equal the counts, or clustered: see ``deflate``). The
+    exact test is used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes;
+    that is where the normal approximation is too discrete (few discordant items in a small
     class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
     The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
-    exact statistic needs only their sizes.
+    exact statistic needs only their sizes. ``deflate``: the design factor of clustered items
+    (``score_variance`` already carries it): the exact mid-p's normal score is divided by its
+    square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``, as the normal test's is.
     """
     p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
     if not exact:
@@ -238,7 +241,11 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
     class_sizes = np.where(averaged, totals, 0.0)
     small = (outcomes <= EXACT_TEST_MAX_OUTCOMES) & ~np.isnan(raw_difference)
     flat_p = p_value.reshape(-1)
+    normal = NormalDist()
     for index in np.flatnonzero(small.reshape(-1)):
         position = np.unravel_index(index, small.shape)
-        flat_p[index] = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
+        mid_p = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
+        if deflate != 1.0 and 0.0 < mid_p < 1.0:
+            mid_p = 2.0 * (1.0 - normal.cdf(normal.inv_cdf(1.0 - mid_p / 2.0) / math.sqrt(deflate)))
+        flat_p[index] = mid_p
     return flat_p.reshape(p_value.shape)

@@ -725,7 +725,7 @@ def test_weighted_confusion_matrix_round_trip(metric):
     assert without_interval(counted) == without_interval(samples)
     cells = np.array(samples["confusion_matrix"])
     independent = intervals.binary_columns_interval(cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1),
-                                                    confidence_level=LEVEL, method="agresti_coull")
+                                                    confidence_level=LEVEL, method=intervals.DEFAULT_CI_METHOD)
     assert counted["balanced_accuracy_ci"] == pytest.approx(independent.as_list(), abs=1e-12)
 
 

@@ -545,7 +545,8 @@ def mover_mean_by_hand(successes, trials):
 
 
 def test_documented_interval_example(metric):
-    result = metric.compute(predictions=INTERVAL_SCORES, references=INTERVAL_REFERENCES, k_list=[1, 2], confidence_level=LEVEL)
+    result = metric.compute(predictions=INTERVAL_SCORES, references=INTERVAL_REFERENCES, k_list=[1, 2], confidence_level=LEVEL,
+                            ci_method="agresti_coull")
     assert list(result) == [
         "balanced_topk_accuracy", "balanced_topk_accuracy_ci", "balanced_top1_accuracy", "balanced_top1_accuracy_ci",
         "balanced_top2_accuracy", "balanced_top2_accuracy_ci",
@@ -554,8 +555,15 @@ def test_documented_interval_example(metric):
     assert result["balanced_top2_accuracy_ci"] == pytest.approx(mover_mean_by_hand([40, 20, 10], [40, 20, 10]), abs=1e-12)
     assert result["balanced_top2_accuracy_ci"][1] == 1.0
     assert result["balanced_topk_accuracy_ci"] == {1: result["balanced_top1_accuracy_ci"], 2: result["balanced_top2_accuracy_ci"]}
-    single = metric.compute(predictions=INTERVAL_SCORES, references=INTERVAL_REFERENCES, k=1, confidence_level=LEVEL)
+    single = metric.compute(predictions=INTERVAL_SCORES, references=INTERVAL_REFERENCES, k=1, confidence_level=LEVEL,
+                            ci_method="agresti_coull")
     assert single == {"balanced_topk_accuracy": 0.75, "balanced_topk_accuracy_ci": result["balanced_top1_accuracy_ci"]}
+    # The default: the score interval with the gamma bound, written out with SciPy (tests/unit/test_intervals.py).
+    from score_reference import score_sum_reference
+
+    default = metric.compute(predictions=INTERVAL_SCORES, references=INTERVAL_REFERENCES, k_list=[1, 2], confidence_level=LEVEL)
+    assert default["balanced_top1_accuracy_ci"] == pytest.approx(score_sum_reference([36, 15, 6], [40, 20, 10], [1 / 3] * 3), abs=1e-6)
+    assert default["balanced_top2_accuracy_ci"] == pytest.approx(score_sum_reference([40, 20, 10], [40, 20, 10], [1 / 3] * 3), abs=1e-6)
 
 
 @pytest.mark.parametrize("case", range(24))

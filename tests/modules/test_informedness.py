@@ -517,7 +517,7 @@ def kish_sizes(reference_indices, weights, num_classes):
 def test_documented_binary_interval_is_mover_on_tpr_and_tnr(informedness, balanced_accuracy):
     references = [1] * 50 + [0] * 950
     predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
-    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL)
+    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="agresti_coull")
     assert list(result) == ["informedness", "informedness_ci"]
     # J = TPR + TNR - 1; MOVER: each side is the root sum of squares of the rates' distances.
     below, above = [], []
@@ -644,10 +644,11 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     assert low <= result["informedness"] <= high
 
 
-def test_default_method_is_agresti_coull_for_two_classes_and_the_delta_method_for_more(informedness):
+def test_default_method_is_the_score_interval_for_two_classes_and_the_delta_method_for_more(informedness):
     binary = dict(references=[0] * 30 + [1] * 20, predictions=[0] * 25 + [1] * 5 + [1] * 15 + [0] * 5)
     default = informedness.compute(**binary, confidence_level=LEVEL)
-    assert default == informedness.compute(**binary, confidence_level=LEVEL, ci_method="agresti_coull")
+    assert default == informedness.compute(**binary, confidence_level=LEVEL, ci_method="score")
+    assert default != informedness.compute(**binary, confidence_level=LEVEL, ci_method="agresti_coull")
     three = dict(references=[0, 0, 0, 1, 1, 1, 2, 2, 2, 2], predictions=[0, 0, 1, 1, 1, 2, 2, 2, 2, 0])
     default = informedness.compute(**three, confidence_level=LEVEL, seed=1)
     assert default == informedness.compute(**three, confidence_level=LEVEL, ci_method="delta")
@@ -718,10 +719,12 @@ def test_degenerate_sets_give_a_finite_interval_inside_the_range(informedness, r
         assert low <= result["informedness"] <= high
 
 
-def test_perfect_multiclass_predictions_give_the_bootstrap_interval_one_one(informedness):
+def test_perfect_multiclass_predictions_give_the_bootstrap_a_width_too(informedness):
+    # Every row in one cell: resampling alone could not move, so those rows get pseudo-items; never [1, 1].
     result = informedness.compute(references=[0] * 30 + [1] * 20 + [2] * 5, predictions=[0] * 30 + [1] * 20 + [2] * 5,
                                   confidence_level=LEVEL, seed=0, ci_method="bootstrap")
-    assert result == {"informedness": 1.0, "informedness_ci": [1.0, 1.0]}  # documented: the bootstrap cannot see more
+    low, high = result["informedness_ci"]
+    assert result["informedness"] == 1.0 and high == 1.0 and 0.8 < low < 1.0
 
 
 def test_perfect_multiclass_predictions_give_the_delta_method_a_width(informedness):

@@ -92,23 +92,34 @@ def test_clusters_give_the_bell_mccaffrey_design_effect_and_t_interval():
     result = MeanSpecificity().compute(predictions=predictions, references=references, clusters=clusters, confidence_level=LEVEL)
     matrix = confusion(references, predictions, 3)
     psi = direct_gradient(mean_specificity, matrix)[references, predictions]
-    sums = np.bincount(clusters, weights=psi)
-    sums -= sums.mean()
-    leverage = np.bincount(clusters, weights=psi**2) / np.sum(psi**2)
-    measured = float(np.sum(sums**2 / (1 - leverage)) / np.sum(psi**2))
+    # Bell & McCaffrey's CR2 with the design's leverage (hat values 1 / n_c of the class-means model):
+    # influences centred within their class, cluster g's sum sum_c U_gc / sqrt(1 - m_gc / n_c), over the
+    # unbiased independent variance; degrees of freedom from the clusters' cross-products of class shares.
+    residual = psi - np.array([psi[references == c].mean() for c in range(3)])[references]
+    sizes = np.bincount(references, minlength=3)
+    independent = sum(sizes[c] / (sizes[c] - 1) * np.sum(residual[references == c] ** 2) for c in range(3))
+    sums = np.zeros(30)
+    for g in range(30):
+        for c in range(3):
+            cell = (clusters == g) & (references == c)
+            sums[g] += residual[cell].sum() / math.sqrt(1 - cell.sum() / sizes[c])
+    measured = float(np.sum(sums**2) / independent)
     assert result["num_clusters"] == 30
     assert result["design_effect"] == pytest.approx(measured, rel=1e-4)
-    df = min(30.0, 1.0 / np.sum(leverage**2)) - 1.0
+    share = np.array([np.mean(residual[references == c] ** 2) for c in range(3)])[references]
+    cross = np.array([share[clusters == g].sum() ** 2 - np.sum(share[clusters == g] ** 2) for g in range(30)])
+    df = min(30.0 - 1.0, np.sum(sums**2) ** 2 / cross.sum())  # Satterthwaite's, at most G - 1
     factor = max(measured, 1.0) * (stats.t.ppf(0.975, df) / Z) ** 2
     half = Z * math.sqrt(within_class_variance(psi, references) * factor)
     value = result["mean_specificity"]
     assert result["mean_specificity_ci"] == pytest.approx([value - half, value + half], abs=1e-5)
-    # Every item its own cluster: about the independent interval (leverage 1/N, t on N - 1).
+    # Every item its own cluster: the independent interval (the design effect exactly 1, no t widening).
     alone = MeanSpecificity().compute(predictions=predictions, references=references, clusters=np.arange(300),
                                       confidence_level=LEVEL)
     independent = MeanSpecificity().compute(predictions=predictions, references=references, confidence_level=LEVEL)
     width = np.diff(independent["mean_specificity_ci"])[0]
-    assert np.diff(alone["mean_specificity_ci"])[0] == pytest.approx(width, rel=0.05)
+    assert alone["design_effect"] == pytest.approx(1.0, abs=1e-12)
+    assert alone["mean_specificity_ci"] == pytest.approx(independent["mean_specificity_ci"], abs=1e-12)
 
 
 def test_paired_comparison_matches_the_delta_method_on_joint_counts():

@@ -227,7 +227,7 @@ def main(argv=None):
     print("Coverage = share of sets whose interval holds the true value (target 0.93-0.97); width = mean interval width.")
     print("Sets with an empty class are left out (BA over all classes undefined); 'smallest' = median size of the smallest class.\n")
 
-    methods = ("agresti_coull", "wilson", "bootstrap")
+    methods = ("score", "agresti_coull", "wilson", "bootstrap")
     header = f"{'setting':<40} {'n':>5} {'kept':>6} {'smallest':>8} | " + " | ".join(f"{m + ' cov':>17} {'width':>6}" for m in methods)
 
     def ba_row(label, size, prior, recalls):

@@ -3,8 +3,8 @@
 Four questions, answered by ``shared/planning.py``:
 
 * ``width`` (``plan_golden_set``): positives and negatives needed for a target half-width
-  of the interval the modules return (Agresti-Coull / MOVER by default, ``--ci-method
-  wilson``) on balanced accuracy or binary informedness J, given the judge's expected TPR
+  of the interval the modules return (the score interval of the mean of rates by default,
+  ``--ci-method agresti_coull`` or ``wilson`` for per-rate intervals combined by MOVER) on balanced accuracy or binary informedness J, given the judge's expected TPR
   and TNR and the share of positives in the golden set;
 * ``compare`` (``plan_judge_comparison``): golden items (each labelled by both judges)
   needed to detect a difference ``--delta-j`` in J between two judges with the given power
@@ -53,7 +53,7 @@ def build_parser():
     width.add_argument("--prevalence", type=float, required=True, help="share of positives in the golden set")
     width.add_argument("--confidence-level", type=float, default=0.95)
     width.add_argument("--metric", choices=("balanced_accuracy", "informedness"), default="balanced_accuracy")
-    width.add_argument("--ci-method", choices=("agresti_coull", "wilson"), default="agresti_coull")
+    width.add_argument("--ci-method", choices=("score", "agresti_coull", "wilson"), default="score")
     compare = commands.add_parser("compare", help="golden items to detect a difference in J between two judges")
     compare.add_argument("--delta-j", type=float, required=True, help="difference in informedness to detect, e.g. 0.1")
     compare.add_argument("--tpr", type=pair_or_float, required=True, help="judge A's TPR, or 'A,B'")
@@ -89,7 +89,7 @@ def main(argv=None):
             args.half_width, tpr=args.tpr, tnr=args.tnr, prevalence=args.prevalence,
             confidence_level=args.confidence_level, metric=args.metric, ci_method=args.ci_method,
         )
-        print(f"{args.metric} within +-{args.half_width:g} ({args.confidence_level:.0%}, {plan['ci_method']} / MOVER), "
+        print(f"{args.metric} within +-{args.half_width:g} ({args.confidence_level:.0%}, {plan['ci_method']} interval), "
               f"judge TPR {args.tpr:g}, TNR {args.tnr:g}, {args.prevalence:.0%} positives:")
         print(f"  positives  {plan['positives']:>9,}")
         print(f"  negatives  {plan['negatives']:>9,}")

@@ -98,9 +98,13 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     if sums.sums is None:
         # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
         centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
-        alone = sums.cross is not None and float(np.sum(sums.cross)) <= 0  # no cluster holds two entries
-        return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters,
-                              math.inf if alone else num_clusters - 1.0, confidence_level, clusters.from_leading_axis)
+        if sums.cross is not None and float(np.sum(sums.cross)) <= 0:
+            # No cluster holds two entries: the clustered variance is the independent one, exactly (as the
+            # per-cluster rows below give for singletons), with nothing estimated and no t widening.
+            return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,
+                                  clusters.from_leading_axis)
+        return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
+                              confidence_level, clusters.from_leading_axis)
     # The sums carry the design's leverage (counting/clusters.py: row_cluster_sums). Degrees of
     # freedom, Satterthwaite's: the clustered variance V = sum_g u_g^2 differs from the independent
     # one by the clusters' cross-products, whose variance is about 2 sum_g cross_g, so

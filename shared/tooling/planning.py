@@ -60,7 +60,7 @@ def plan_golden_set(
     The golden set holds positives and negatives in the ratio ``prevalence``; the judge is
     expected to have true positive rate ``tpr`` and true negative rate ``tnr``. The plan is
     the smallest size at which the interval the modules return (``ci_method``, default
-    Agresti-Coull / MOVER; "wilson" for Wilson / MOVER) has half-width ``(high - low) / 2``
+    the modules' "score" interval; "agresti_coull" or "wilson" per rate, combined by MOVER) has half-width ``(high - low) / 2``
     at most ``target_half_width`` when the counts equal their expectations. Binary
     J = 2 BA - 1, so ``metric="informedness"`` needs the half-width of BA's interval to be
     half the target. Unlike the Wald formula ``z^2 [TPR(1-TPR)/n_1 + TNR(1-TNR)/n_0] / 4``
@@ -88,7 +88,7 @@ def plan_golden_set(
     level = check_confidence_level(confidence_level)
     ci_method = check_ci_method(ci_method) or DEFAULT_CI_METHOD
     if ci_method in ("bootstrap", "delta"):
-        raise ValueError("ci_method: the plan uses an analytic interval ('agresti_coull' or 'wilson').")
+        raise ValueError("ci_method: the plan uses an analytic interval ('score', 'agresti_coull' or 'wilson').")
     z = z_value(level)
     scale = 1.0 if metric == "balanced_accuracy" else 2.0
     wald = (z * scale / 2.0) ** 2 * (tpr * (1 - tpr) / prevalence + tnr * (1 - tnr) / (1 - prevalence)) / target_half_width**2

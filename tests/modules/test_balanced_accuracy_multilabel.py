@@ -454,10 +454,14 @@ def sklearn_counts(references, predictions, weights=None):
     return tp, tp + fn, tn, tn + fp
 
 
-def cluster_factor(measured, num_clusters, level=LEVEL):
-    """What the effective sizes are divided by: the design effect, at least 1, widened to t on G - 1."""
+def cluster_factor(measured, num_clusters, level=LEVEL, num_labels=2):
+    """What the effective sizes are divided by: the design effect (not floored at 1: the t widening is what
+    pays for a ratio estimated from few clusters), widened to t on G - 1. One label: each sample-cluster
+    holds one entry, so there is no excess over independence to estimate and no widening."""
     probability = 0.5 + level / 2
-    return max(measured, 1.0) * (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2
+    if num_labels == 1:
+        return measured
+    return measured * (t_quantile(probability, num_clusters - 1) / NormalDist().inv_cdf(probability)) ** 2
 
 
 def test_documented_interval_example(metric):
@@ -502,7 +506,7 @@ def test_module_interval_is_the_shared_function_on_sklearn_counts(metric, case):
         measured, num_clusters = direct_design_effect(references, predictions, weights, average=average, zero_division=zero_division,
                                                       class_mask=class_mask)
         assert result["design_effect"] == pytest.approx(measured, rel=1e-9) and result["num_clusters"] == num_clusters
-        factor = cluster_factor(measured, num_clusters, 0.9)
+        factor = cluster_factor(measured, num_clusters, 0.9, num_labels)
         effective = {name: np.asarray(sizes, dtype=float) / factor for name, sizes in effective.items()}
     elif not math.isnan(result["balanced_accuracy"]):
         assert result["balanced_accuracy_ci_reason"] == "single_cluster"
@@ -541,14 +545,14 @@ def test_one_label_interval_equals_balanced_accuracy_on_the_column(metric, balan
         theirs = balanced_accuracy.compute(references=column, predictions=predictions[:, 0], task="binary", sample_weight=weights,
                                            confidence_level=LEVEL, ci_method=ci_method, seed=2, clusters=np.arange(len(column)))
         if weights is None or (weights[column == 1] > 0).any() and (weights[column == 0] > 0).any():
-            # Equal but for the small-sample correction: multilabel's cross-sums take the clusters as alike
-            # (G / (G - 1), t on G - 1); balanced_accuracy's per-cluster rows weigh each by its leverage and
-            # count effective clusters (Bell & McCaffrey), which differ by O(1/G).
-            # (Each is checked exactly against its own independent computation elsewhere: test_documented_interval_example
-            # and tests/modules/test_clusters.py.) Here: the same value, and intervals that differ only by that correction.
+            # One entry per cluster: both give the independent interval exactly (design effect 1, no t widening).
+            # (Each path is checked against its own independent computation elsewhere: test_documented_interval_example
+            # and tests/modules/test_clusters.py.)
             assert ours["balanced_accuracy"] == theirs["balanced_accuracy"]
-            if weights is None:  # unequal weights make balanced_accuracy's effective clusters (its t) fewer
-                assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=0.03)
+            assert ours["design_effect"] == pytest.approx(1.0, abs=1e-12)
+            if weights is None:
+                assert theirs["design_effect"] == pytest.approx(1.0, abs=1e-12)
+                assert ours["balanced_accuracy_ci"] == pytest.approx(theirs["balanced_accuracy_ci"], abs=1e-12)
 
 
 def test_ignored_entries_take_no_part_in_the_interval(metric):
@@ -656,7 +660,7 @@ def test_undefined_value_has_an_undefined_interval(metric, kwargs, reason, ci_me
     [
         (dict(confidence_level=-0.5), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found -0.5"),
         (dict(confidence_level=[0.95]), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found list"),
-        (dict(confidence_level=0.95, ci_method="exact"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'exact'"),
+        (dict(confidence_level=0.95, ci_method="exact"), ValueError, r"ci_method: expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap'\) or None, found 'exact'"),
         (dict(confidence_level=0.95, n_resamples=2_000_000), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 2000000"),
         (dict(confidence_level=0.95, seed=-3), TypeError, r"seed: expected a non-negative integer or None, found -3"),
         (dict(confidence_level=1.0, ignore_index=-100, references=[[-100, -100]]), ValueError, r"confidence_level: expected a number in \(0, 1\)"),
@@ -693,7 +697,10 @@ def test_confusion_matrix_round_trip_equals_the_samples(metric, average, ci_meth
         if "num_clusters" in samples and not math.isnan(samples["balanced_accuracy"]):
             assert "num_clusters" not in counted
             low, high = counted["balanced_accuracy_ci"]
-            assert high - low <= samples["balanced_accuracy_ci"][1] - samples["balanced_accuracy_ci"][0] + 1e-12 or ci_method == "bootstrap"
+            # The samples' sizes are divided by the design effect (not floored at 1) widened to t: at least as
+            # wide as the matrix's wherever the labels' errors share samples (measured design effect >= 1).
+            if samples["design_effect"] >= 1.0 and ci_method != "bootstrap":
+                assert high - low <= samples["balanced_accuracy_ci"][1] - samples["balanced_accuracy_ci"][0] + 1e-12
 
 
 def without_interval(result):

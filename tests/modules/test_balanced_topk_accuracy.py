@@ -700,7 +700,7 @@ def test_undefined_value_has_an_undefined_interval(metric, kwargs, reason):
     [
         (dict(confidence_level=0.0), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 0.0"),
         (dict(confidence_level=True), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found bool"),
-        (dict(confidence_level=0.95, ci_method="percentile"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'percentile'"),
+        (dict(confidence_level=0.95, ci_method="percentile"), ValueError, r"ci_method: expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap'\) or None, found 'percentile'"),
         (dict(confidence_level=0.95, n_resamples=-5), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found -5"),
         (dict(confidence_level=0.95, seed="0"), TypeError, r"seed: expected a non-negative integer or None, found '0'"),
         (dict(confidence_level=1.5, ignore_index=-1, references=[-1, -1, -1, -1]), ValueError, r"confidence_level: expected a number in \(0, 1\)"),

@@ -529,9 +529,9 @@ def test_documented_binary_interval_is_mover_on_tpr_and_tnr(informedness, balanc
     assert result["informedness"] == pytest.approx(point, abs=1e-15)
     assert result["informedness_ci"] == pytest.approx([point - math.hypot(*below), point + math.hypot(*above)], abs=1e-12)
     # Binary J = 2 BA - 1, interval included.
-    ba = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL)
+    ba = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="agresti_coull")
     assert result["informedness_ci"] == pytest.approx([2 * v - 1 for v in ba["balanced_accuracy_ci"]], abs=1e-12)
-    for method in ("wilson", "bootstrap"):
+    for method in ("score", "wilson", "bootstrap"):
         ours = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method=method, seed=3)
         theirs = balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method=method, seed=3)
         assert ours["informedness_ci"] == pytest.approx([2 * v - 1 for v in theirs["balanced_accuracy_ci"]], abs=1e-12)
@@ -595,7 +595,7 @@ def test_delta_refusals_name_the_methods_accepted(informedness):
     with pytest.raises(ValueError, match="expected ci_method='delta', 'bootstrap' or None"):
         informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="wilson")
     balanced_accuracy = load_module("balanced_accuracy")
-    with pytest.raises(ValueError, match=r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap'\) or None, found 'delta'"):
+    with pytest.raises(ValueError, match=r"ci_method: expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap'\) or None, found 'delta'"):
         balanced_accuracy.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
 
 
@@ -766,7 +766,7 @@ def test_a_numeric_zero_division_value_without_two_reference_classes_has_no_inte
     [
         (dict(confidence_level=95), ValueError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found 95"),
         (dict(confidence_level="0.95"), TypeError, r"confidence_level: expected a number in \(0, 1\) such as 0.95, found the string '0.95'"),
-        (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('agresti_coull', 'wilson', 'bootstrap', 'delta'\) or None, found 'bca'"),
+        (dict(confidence_level=0.95, ci_method="bca"), ValueError, r"ci_method: expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap', 'delta'\) or None, found 'bca'"),
         (dict(confidence_level=0.95, n_resamples=0), ValueError, r"n_resamples: expected an integer in \[1, 1,000,000\], found 0"),
         (dict(confidence_level=0.95, seed=1.5), TypeError, r"seed: expected a non-negative integer or None, found 1.5"),
         (dict(confidence_level=0.95, ci_method="wilson"), ValueError, r"ci_method: 'wilson' has no analytic form for multi-class informedness \(3 classes"),

@@ -24,6 +24,7 @@ def direct_design_effect(references, predictions, weights=None, clusters=None, a
     references, predictions = np.asarray(references), np.asarray(predictions)
     rows, num_labels = references.shape
     weights = np.ones(rows) if weights is None else np.asarray(weights, dtype=float)
+    clusters_given = clusters
     clusters = np.arange(rows) if clusters is None else np.asarray(clusters)
     kept = np.ones(references.shape, bool) if ignore_index is None else references != ignore_index
     positive, negative = (references == 1) & kept, (references == 0) & kept
@@ -64,5 +65,7 @@ def direct_design_effect(references, predictions, weights=None, clusters=None, a
             sums.append(float((weights[members, None] * influence[members]).sum()))
     sums = np.array(sums)
     count = len(sums)
+    if num_labels == 1 and clusters_given is None:
+        return 1.0, count  # each sample its own cluster holds one entry: the independent variance, nothing estimated
     clustered = count / (count - 1) * float(((sums - sums.mean()) ** 2).sum())
     return clustered / independent, count

@@ -106,11 +106,12 @@ Args:
         error rate (moving an item of class i from the diagonal to column j moves J by
         Psi_ij - Psi_ii, Psi below), each class's errors taken as one binomial, and that
         sum of rates gets the same score interval with its gamma bound near the ceiling
-        (analytic, O(K^2)). It held 0.93 or more in every cell of
+        (analytic, O(K^2)). It covered 0.943 or more in every cell of
         studies/multiclass_informedness (K = 3-5, n = 60-300, a class of 3-15 items,
-        judges up to J = 0.98), where the delta method and the bootstrap fell to about
-        0.91 near the ceiling and lower with a class of 3 items under "macro". `groups`
-        gives each group this same interval of its own items. "agresti_coull" and
+        judges up to J = 0.98, bookmaker and macro), where the delta method and the
+        bootstrap fell to 0.91-0.92 near the ceiling and the delta method to 0.76 with a
+        class of 3 items under "macro". `groups` gives each group this same interval of
+        its own items. "agresti_coull" and
         "wilson": an Agresti-Coull (or Wilson score) interval for TPR and for TNR,
         combined with MOVER. "delta": the delta-method (influence-function) interval
         J +- z sqrt(sum_ij n_ij Psi_ij^2), Psi_ij the derivative of the informedness (with

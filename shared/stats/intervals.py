@@ -482,7 +482,6 @@ def informedness_delta_interval(
     return finish_interval(low, high, undefined, "fewer_than_two_reference_classes")
 
 
-
 def informedness_score_interval(
     confusion: Any,
     *,
@@ -502,11 +501,12 @@ def informedness_score_interval(
     rate ``e_i = 1 - C_ii / R_i``, with the weight ``s_i sqrt(sum_j q_ij w_ij^2)``: ``q_ij`` the
     row's shares of errors with ``ERROR_PSEUDO_ITEMS`` spread over its K - 1 error cells (so a
     row without errors has weights to use; weighted, items of the row's effective weight
-    ``R_i / effective_support_i``), ``s_i`` the sign of ``sum_j q_ij w_ij``. By
-    Cauchy-Schwarz that binomial's variance ``e_i (1 - e_i) sum_j q_ij w_ij^2 / R_i`` is at least
-    the multinomial variance of the row's part ``(sum_j w_ij^2 p_ij - (sum_j w_ij p_ij)^2) / R_i``
-    (equal when the row's coefficients are equal), and unlike K - 1 independent cells it cannot
-    move more than the row's items. That sum of K rates gets ``binomial.rate_sum_interval``'s
+    ``R_i / effective_support_i``), ``s_i`` the sign of ``sum_j q_ij w_ij``. With
+    ``q_ij = p_ij / e_i`` (the shares without pseudo-items), Cauchy-Schwarz makes that binomial's
+    variance ``e_i (1 - e_i) sum_j q_ij w_ij^2 / R_i`` at least the multinomial variance of the
+    row's part ``(sum_j w_ij^2 p_ij - (sum_j w_ij p_ij)^2) / R_i`` (equal when the row's
+    coefficients are equal); and unlike K - 1 independent cells it cannot move more than the
+    row's items. That sum of K rates gets ``binomial.rate_sum_interval``'s
     score interval with Fay & Feuer's gamma bound (``score_sum.py``; ``effective_support``: the
     rows' sizes for weighted or clustered counts), made to contain ``estimate`` (the module's
     value; default ``informedness_average``) and clipped to [-1, 1]. Binary: J = 1 - FNR - FPR,

@@ -208,6 +208,10 @@ def main(argv=None):
          [(0.97, 0.90, "next")] * 4),
         ("3 groups of 50, K=4 (sizes 15/15/10/10), mid judge", [[15, 15, 10, 10]] * 3, [mid] * 3),
         ("3 groups of 100, K=3 (sizes 50/35/15), ceiling judge", [[50, 35, 15]] * 3, [(0.99, 0.95, "even")] * 3),
+        ("4 groups of 30, K=4 (sizes 12/8/7/3), small class weak (0.97 / 0.67)", [[12, 8, 7, 3]] * 4, [(0.97, 0.67, "even")] * 4),
+        ("3 groups of 30, K=3 (sizes 15/12/3), mid judge", [[15, 12, 3]] * 3, [mid] * 3),
+        ("4 groups of 50, K=3 (sizes 25/22/3), ceiling judge, errors to one class", [[25, 22, 3]] * 4,
+         [(0.99, 0.95, "next")] * 4),
     ]
     group_sets = args.sets
     for label, sizes, judges in group_cells:

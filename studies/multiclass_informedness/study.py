@@ -236,6 +236,8 @@ def main(argv=None):
         "error rates, each row's errors one binomial, with Fay & Feuer's gamma bound; `informedness_score_interval`), `delta` (the old multi-class "
         "default: Wald with 0.5 pseudo-items per class), `bootstrap` (stratified percentile, 0.5 pseudo-items for "
         "stuck rows; the old per-group method for K > 2).",
+        "Near -1: with K > 2 classes J cannot come near -1 (a judge wrong on every item, in a cycle, scores about "
+        "-1/(K - 1)); the judge right on 10% of items, its errors all on the next class, stands for that end.",
         "",
         "Worst cell per method: " + "; ".join(f"**{m}** {worst[m][0]:.3f} ({worst[m][1]})" for m in methods_all),
         f"Worst cell of the default (`{DEFAULT}`): {worst[DEFAULT][0]:.3f}, {worst[DEFAULT][1]}.",

@@ -99,9 +99,19 @@ Args:
     confidence_level (float in (0, 1), optional): e.g. 0.95 adds `informedness_ci`, a
         confidence interval for the informedness (none for markedness). Default None: no
         interval.
-    ci_method ("score", "agresti_coull", "wilson", "bootstrap", "delta" or None): with two
-        classes, informedness is Youden's J = TPR + TNR - 1 and "score" (the default there)
-        is balanced_accuracy's interval of (TPR + TNR) / 2 mapped to J; "agresti_coull" and
+    ci_method ("score", "agresti_coull", "wilson", "bootstrap", "delta" or None): "score"
+        (the default, None, for any number of classes): with two classes, informedness is
+        Youden's J = TPR + TNR - 1 and "score" is balanced_accuracy's interval of
+        (TPR + TNR) / 2 mapped to J; with more, J is linearised in each reference class's
+        error rate (moving an item of class i from the diagonal to column j moves J by
+        Psi_ij - Psi_ii, Psi below), each class's errors taken as one binomial, and that
+        sum of rates gets the same score interval with its gamma bound near the ceiling
+        (analytic, O(K^2)). It covered 0.943 or more in every cell of
+        studies/multiclass_informedness (K = 3-5, n = 60-300, a class of 3-15 items,
+        judges up to J = 0.98, bookmaker and macro), where the delta method and the
+        bootstrap fell to 0.91-0.92 near the ceiling and the delta method to 0.76 with a
+        class of 3 items under "macro". `groups` gives each group this same interval of
+        its own items. "agresti_coull" and
         "wilson": an Agresti-Coull (or Wilson score) interval for TPR and for TNR,
         combined with MOVER. "delta": the delta-method (influence-function) interval
         J +- z sqrt(sum_ij n_ij Psi_ij^2), Psi_ij the derivative of the informedness (with
@@ -112,10 +122,9 @@ Args:
         confusion matrix as Multinomial(class size, row shares) - stratified and on
         counts, so its cost does not grow with the number of samples; a row with every
         item in one cell with 0.5 pseudo-items spread over it - and returns the
-        percentile interval. With more than two classes "delta" and "bootstrap" apply (J is
-        then not a sum of independent rates; "score", "agresti_coull" or "wilson" is a
-        ValueError). None: "score" for two classes, "delta" otherwise (it covered as well as the
-        bootstrap in the card's study). With `sample_weight`, the delta method sums squared
+        percentile interval. With more than two classes "score", "delta" and "bootstrap"
+        apply (J is then not a sum of independent rates; "agresti_coull" or "wilson" is a
+        ValueError). With `sample_weight`, the delta method sums squared
         weights instead of counts and the other methods count each class as Kish's
         effective size (sum w)^2 / sum w^2 (an approximation for importance weights; not
         for frequency counts). It also chooses the interval of a Rogan-Gladen
@@ -325,7 +334,7 @@ Examples:
 
     A 95% confidence interval on a judge's golden set of 50 unsafe (1) and 950 safe (0)
     examples, where the judge finds 40 of the unsafe ones and flags 50 safe ones
-    (binary: Agresti-Coull intervals for TPR and TNR, combined with MOVER):
+    (binary: the score interval of TPR + TNR, balanced_accuracy's):
 
     >>> references = [1] * 50 + [0] * 950
     >>> predictions = [1] * 40 + [0] * 10 + [0] * 900 + [1] * 50
@@ -333,13 +342,18 @@ Examples:
     >>> round(result["informedness"], 4), [round(x, 4) for x in result["informedness_ci"]]
     (0.7474, [0.6148, 0.8474])
 
-    Three classes: the stratified bootstrap, reproducible with a seed:
+    Three classes: the score interval of J linearised in each class's error rate (the
+    default), and the stratified bootstrap, reproducible with a seed:
 
     >>> references = [0] * 60 + [1] * 30 + [2] * 10
     >>> predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
-    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95, seed=0)
-    >>> round(result["informedness"], 4), [round(x, 2) for x in result["informedness_ci"]]
-    (0.6913, [0.56, 0.82])
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
+    >>> round(result["informedness"], 4), [round(x, 4) for x in result["informedness_ci"]]
+    (0.6913, [0.5404, 0.8101])
+    >>> result = metric.compute(references=references, predictions=predictions, confidence_level=0.95,
+    ...                         ci_method="bootstrap", seed=0)
+    >>> [round(x, 2) for x in result["informedness_ci"]]
+    [0.56, 0.82]
 
     Two judges on the golden set of 50 unsafe and 950 safe examples: judge A finds 40
     unsafe and flags 50 safe ones; judge B finds 30 unsafe (all found by A too) and flags

@@ -53,11 +53,6 @@ def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per
 
 # ---------------------------------------------------------------- informedness
 
-# The default interval of informedness with more than two classes (two: DEFAULT_CI_METHOD);
-# examples/informedness_delta_study.py measured it (the card's table).
-MULTICLASS_CI_METHOD = "delta"
-
-
 def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: Optional[int]) -> None:
     """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
     num_classes = encoded.num_classes
@@ -73,12 +68,12 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
 
 def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
     """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
-    if ci_method in ("score", "agresti_coull", "wilson"):
+    if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
-            "J is then not a sum of independent rates); expected ci_method='delta', 'bootstrap' or None."
+            "J is then not a sum of independent rates); expected ci_method='score', 'delta', 'bootstrap' or None."
         )
-    if (ci_method or MULTICLASS_CI_METHOD) != "bootstrap":
+    if ci_method != "bootstrap":
         return
     if n_resamples is None:
         n_resamples = auto_resamples(num_classes * num_classes)
@@ -118,7 +113,7 @@ def informedness_interval_outputs(counts, class_counts, value: float, averaging:
     support = counts.effective_sizes() if counts.w is not None else class_counts.support
     outputs, interval = clustered_interval("informedness_ci", counts, influence, confidence_level, lambda effect: informedness_interval(
         matrix, confidence_level=confidence_level,
-        method=ci_method or (DEFAULT_CI_METHOD if counts.encoded.num_classes == 2 else MULTICLASS_CI_METHOD),
+        method=ci_method or DEFAULT_CI_METHOD,
         n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
         effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
         squared_weights=squared_weights, variance_scale=effect.factor,

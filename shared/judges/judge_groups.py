@@ -59,6 +59,7 @@ def group_diagnostics(
     n_resamples: int = 2_000,
     seed: Optional[int] = None,
     confidence_level: Optional[float] = None,
+    ci_method: Optional[str] = None,
 ) -> Dict[str, Any]:
     """How the judge does on each group of golden-set items, and whether that differs.
 
@@ -67,8 +68,10 @@ def group_diagnostics(
     (items per reference class), binary ``tpr`` / ``fpr`` (positive class 1), multi-class
     ``recall`` (per class), and ``informedness`` (Youden's J; Powers' bookmaker
     informedness for K > 2, as the informedness module). With ``confidence_level``, an
-    ``informedness_ci`` per group (``intervals.informedness_interval``: Agresti-Coull /
-    MOVER for K = 2, the stratified bootstrap otherwise).
+    ``informedness_ci`` per group: ``intervals.informedness_interval`` of the group's
+    confusion matrix with ``ci_method`` (None: the module's default, the score interval for
+    any K; ``n_resamples`` and ``seed`` serve the bootstrap), exactly the whole-set interval
+    of that group's items.
 
     ``heterogeneity_p_value`` tests H0: *the judge errs alike on every group* -- the same
     confusion rows (binary: the same TPR and the same FPR) in every group. It is the
@@ -111,8 +114,7 @@ def group_diagnostics(
     result["informedness"] = [float(v) for v in informedness_from_confusion(counts)]
     if level is not None:
         interval = informedness_interval(
-            counts, confidence_level=level, method="agresti_coull" if num_classes == 2 else "bootstrap",
-            n_resamples=n_resamples, seed=seed,
+            counts, confidence_level=level, method=ci_method, n_resamples=n_resamples, seed=seed,
         )
         result["informedness_ci"] = [[float(a), float(b)] for a, b in zip(np.atleast_1d(interval.low), np.atleast_1d(interval.high))]
     statistic, dof = homogeneity_statistic(counts)

@@ -191,7 +191,7 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
     if judged.unlabeled:
         result.update(_prevalence_results(judged, classes, order, interval, options))
     if judged.groups is not None:
-        result.update(_group_results(judged.groups, classes, order, interval))
+        result.update(_group_results(judged.groups, classes, order, interval, options.get("ci_method")))
     return result
 
 
@@ -298,7 +298,8 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     return result
 
 
-def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any]) -> Dict[str, Any]:
+def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
+                   ci_method: Optional[str]) -> Dict[str, Any]:
     num_classes = len(classes)
     ids = distinct_values([groups.keys["groups"]])
     if num_classes < 2 or not ids.size:
@@ -312,7 +313,7 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
     if order[0] != 0:  # binary with the first class positive: its TPR and FPR
         matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
-                              n_resamples=interval["n_resamples"], seed=interval["seed"])
+                              n_resamples=interval["n_resamples"], seed=interval["seed"], ci_method=ci_method)
     per_group = {}
     for index, group_id in enumerate(ids.tolist()):
         entry = {"support": [found["support"][index][position] for position in np.argsort(order)]}  # class order

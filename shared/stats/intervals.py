@@ -30,17 +30,17 @@ none correct). So ``"agresti_coull"`` is the default (``DEFAULT_CI_METHOD``) whe
 analytic interval exists.
 
 Multi-class informedness (Powers' bookmaker informedness) is not a sum of independent
-rates. ``"delta"`` (its default, ``outputs.MULTICLASS_CI_METHOD``) is the delta-method
-(influence-function) interval ``theta +- z sqrt(sum_ij n_ij Psi_ij^2)`` with the analytic
-O(K^2) gradient ``informedness_gradient``, its variance taken at the counts plus 0.5
-pseudo-items per reference class; ``"bootstrap"`` the stratified percentile bootstrap.
-Measured by ``nice -n 10 python examples/informedness_delta_study.py --sets 10000`` (116 s;
-3 classes, prior (0.6, 0.3, 0.1), bookmaker, 10,000 sets per row, coverage / mean width):
-
-    n     smallest class   delta (default)   bootstrap       delta, no pseudo-items
-    50    5                0.922 / 0.369     0.913 / 0.355   0.909 / 0.363
-    200   20               0.942 / 0.187     0.942 / 0.185   0.942 / 0.187
-    1000  100              0.948 / 0.084     0.947 / 0.084   0.948 / 0.084
+rates. ``"score"`` (its default too, ``DEFAULT_CI_METHOD``) linearises it in the error rates
+of the confusion rows (``informedness_score_interval``): with the class sizes fixed, moving
+one item of class i from the diagonal to column j moves theta by ``Psi_ij - Psi_ii``
+(``informedness_gradient``), exactly for "macro" and "weighted" (whose class weights the
+sizes fix). Each row's errors are taken as one binomial whose weight bounds the row's
+multinomial variance from above, and that sum of K rates gets the score interval with Fay &
+Feuer's gamma bound (``score_sum.py``). ``"delta"`` is the Wald (influence-function)
+interval ``theta +- z sqrt(sum_ij n_ij Psi_ij^2)`` with 0.5 pseudo-items per reference class;
+``"bootstrap"`` the stratified percentile bootstrap. Both fall short near the ceiling and
+with a class of a few items, where the score interval holds its level
+(``studies/multiclass_informedness``, whose ``results.md`` has the cells and the command).
 
 Sample weights: counts become weighted sums, and a weighted rate's sampling variance is
 that of an unweighted rate on Kish's effective sample size ``n_eff = (sum w)^2 / sum w^2``
@@ -414,6 +414,8 @@ def informedness_gradient(confusion: Any, average: str = "bookmaker", averaging:
 
 # Pseudo-items per reference class in the delta method's variance (informedness_delta_interval).
 DELTA_PSEUDO_ITEMS = 0.5
+# Pseudo-items spread over a row's error cells in the score interval's weights (informedness_score_interval).
+ERROR_PSEUDO_ITEMS = 0.5
 
 
 def informedness_delta_interval(
@@ -480,11 +482,79 @@ def informedness_delta_interval(
     return finish_interval(low, high, undefined, "fewer_than_two_reference_classes")
 
 
+def informedness_score_interval(
+    confusion: Any,
+    *,
+    confidence_level: float,
+    average: str = "bookmaker",
+    averaging: Optional[Averaging] = None,
+    estimate: Any = None,
+    effective_support: Any = None,
+) -> Interval:
+    """Score interval of informedness, linearised in the error rates of the confusion rows.
+
+    With each reference class's size ``R_i`` fixed, moving one item of class i from the
+    diagonal to column j moves theta by ``Psi_ij - Psi_ii`` (``Psi = informedness_gradient`` at
+    the counts). So theta is, to first order (exactly for "macro" and "weighted", whose class
+    weights the sizes fix), ``offset + sum_i sum_{j != i} w_ij p_ij`` with ``p_ij = C_ij / R_i``
+    and ``w_ij = R_i (Psi_ij - Psi_ii)``. Each row's part is taken as one binomial, its error
+    rate ``e_i = 1 - C_ii / R_i``, with the weight ``s_i sqrt(sum_j q_ij w_ij^2)``: ``q_ij`` the
+    row's shares of errors with ``ERROR_PSEUDO_ITEMS`` spread over its K - 1 error cells (so a
+    row without errors has weights to use; weighted, items of the row's effective weight
+    ``R_i / effective_support_i``), ``s_i`` the sign of ``sum_j q_ij w_ij``. With
+    ``q_ij = p_ij / e_i`` (the shares without pseudo-items), Cauchy-Schwarz makes that binomial's
+    variance ``e_i (1 - e_i) sum_j q_ij w_ij^2 / R_i`` at least the multinomial variance of the
+    row's part ``(sum_j w_ij^2 p_ij - (sum_j w_ij p_ij)^2) / R_i`` (equal when the row's
+    coefficients are equal); and unlike K - 1 independent cells it cannot move more than the
+    row's items. That sum of K rates gets ``binomial.rate_sum_interval``'s
+    score interval with Fay & Feuer's gamma bound (``score_sum.py``; ``effective_support``: the
+    rows' sizes for weighted or clustered counts), made to contain ``estimate`` (the module's
+    value; default ``informedness_average``) and clipped to [-1, 1]. Binary: J = 1 - FNR - FPR,
+    the binary score interval exactly.
+
+    Leading axes are independent problems (arrays out); NaN with reason
+    ``"fewer_than_two_reference_classes"`` when fewer than two classes have references, NaN
+    where the value is undefined.
+
+    Examples
+    --------
+    >>> interval = informedness_score_interval([[10, 0, 0], [0, 10, 0], [0, 0, 3]], confidence_level=0.95)
+    >>> [round(x, 3) for x in interval.as_list()]  # every item right: not the certainty [1, 1]
+    [0.743, 1.0]
+    """
+    confusion = np.asarray(confusion, dtype=np.float64)
+    num_classes = confusion.shape[-1]
+    if averaging is None:
+        averaging = Averaging(num_classes)
+    if estimate is None:
+        estimate = informedness_average(confusion, average, averaging=averaging)
+    estimate = np.asarray(estimate, dtype=np.float64)
+    support = confusion.sum(axis=-1)
+    sizes = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
+    gradient = informedness_gradient(confusion, average, averaging)
+    diagonal = np.diagonal(confusion, axis1=-2, axis2=-1)
+    coefficients = np.nan_to_num((gradient - np.diagonal(gradient, axis1=-2, axis2=-1)[..., :, None]) * support[..., :, None])
+    # A pseudo-item weighs what one of the row's items does on average (sum w^2 / sum w; 1 unweighted).
+    item_weight = np.divide(support, sizes, out=np.ones_like(support), where=sizes > 0)[..., :, None]
+    errors = np.where(np.eye(num_classes, dtype=bool), 0.0, confusion + item_weight * ERROR_PSEUDO_ITEMS / (num_classes - 1))
+    shares = errors / errors.sum(axis=-1, keepdims=True)
+    signs = np.where((shares * coefficients).sum(axis=-1) < 0, -1.0, 1.0)
+    weights = signs * np.sqrt((shares * coefficients**2).sum(axis=-1))
+    error_rates = 1.0 - diagonal / np.where(support > 0, support, 1.0)
+    offset = np.nan_to_num(estimate) - (weights * np.where(support > 0, error_rates, 0.0)).sum(axis=-1)
+    interval = rate_sum_interval(
+        error_rates * sizes, sizes, weights, offset=offset, bounds=(-1.0, 1.0), confidence_level=confidence_level,
+        method="score", estimate=np.nan_to_num(estimate),
+    )
+    undefined = ((support > 0).sum(axis=-1) < 2) | np.isnan(estimate) | np.isnan(gradient).any(axis=(-2, -1))
+    return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined, "fewer_than_two_reference_classes")
+
+
 def informedness_interval(
     confusion: Any,
     *,
     confidence_level: float,
-    method: str = "bootstrap",
+    method: Optional[str] = None,
     n_resamples: Optional[int] = 10_000,
     seed: Optional[int] = None,
     average: str = "bookmaker",
@@ -498,14 +568,19 @@ def informedness_interval(
 ) -> Interval:
     """Interval for informedness (``informedness_average``) from ``K x K`` confusion matrices.
 
+    ``method=None`` is ``"score"`` (``DEFAULT_CI_METHOD``), the module's default for any
+    number of classes; the whole golden set and each group of ``judge_groups`` get it here.
     ``method="delta"``: the delta-method interval (``informedness_delta_interval``, any
     number of classes; ``squared_weights`` and ``variance_scale`` go to it). Binary (K =
     2, both classes with references): informedness is Youden's J = TPR + TNR - 1 for
-    every average, and every method applies (analytic: MOVER on TPR and TNR, centred on
-    ``estimate``, the module's value, or on ``informedness_average``). Multi-class: the
-    delta method or the bootstrap (``confusion_interval`` on ``informedness_average`` with
-    the module's ``averaging``; ``n_resamples=None``: ``binomial.auto_resamples``); an
-    ``"agresti_coull"`` or ``"wilson"`` ``method`` is a ValueError. Leading axes of
+    every average, and every method applies (analytic: the score interval of TPR + TNR, or
+    MOVER on TPR and TNR, centred on ``estimate``, the module's value, or on
+    ``informedness_average``). Multi-class: ``"score"`` (``informedness_score_interval``,
+    the score interval of theta linearised in the rows' error rates; ``effective_support``
+    goes to it), the delta method or the bootstrap (``confusion_interval`` on
+    ``informedness_average`` with the module's ``averaging``; ``n_resamples=None``:
+    ``binomial.auto_resamples``); an ``"agresti_coull"`` or ``"wilson"`` ``method`` is a
+    ValueError. Leading axes of
     ``confusion`` are independent problems (arrays out). NaN with reason
     ``"fewer_than_two_reference_classes"`` when fewer than two classes have references.
 
@@ -521,6 +596,7 @@ def informedness_interval(
     reason = "fewer_than_two_reference_classes"
     if averaging is None:
         averaging = Averaging(confusion.shape[-1], _mask(class_mask), zero_division=zero_division)
+    method = DEFAULT_CI_METHOD if method is None else method
     if method == "delta":
         return informedness_delta_interval(
             confusion, confidence_level=confidence_level, average=average, averaging=averaging,
@@ -537,10 +613,15 @@ def informedness_interval(
             method=method, n_resamples=n_resamples, seed=seed, estimate=estimate,
         )
         return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined, reason)
-    if method in ("score", "agresti_coull", "wilson"):
+    if method == "score":
+        return informedness_score_interval(
+            confusion, confidence_level=confidence_level, average=average, averaging=averaging, estimate=estimate,
+            effective_support=effective_support,
+        )
+    if method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {method!r} has no analytic form for multi-class informedness (it is not a sum of "
-            "independent rates); use ci_method='delta' or 'bootstrap'."
+            "independent rates); use ci_method='score', 'delta' or 'bootstrap'."
         )
     if method != "bootstrap":
         raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")

@@ -548,12 +548,11 @@ def test_documented_multiclass_interval_is_the_shared_bootstrap(informedness):
     assert result["informedness_ci"][0] < result["informedness"] < result["informedness_ci"][1]
 
 
-def test_default_multiclass_interval_is_the_delta_method(informedness):
+def test_multiclass_delta_interval_equals_an_independent_computation(informedness):
     references = [0] * 60 + [1] * 30 + [2] * 10
     predictions = [0] * 50 + [1] * 6 + [2] * 4 + [0] * 4 + [1] * 24 + [2] * 2 + [0] + [1] * 2 + [2] * 7
-    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL)
-    explicit = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
-    assert result == explicit
+    # The delta method is no longer the default (the score interval is): asked for by name.
+    result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="delta")
     # Independently: the bookmaker value as a function of the 9 counts, its numerical gradient at the
     # counts plus 0.5 / 3 per cell, and theta +- z sqrt(sum n Psi^2) with those smoothed n.
     matrix = confusion_matrix(references, predictions).astype(float)
@@ -592,7 +591,7 @@ def test_delta_interval_with_weights_of_one_is_the_unweighted_one(informedness):
 
 def test_delta_refusals_name_the_methods_accepted(informedness):
     references, predictions = [0, 1, 2, 0, 1, 2], [0, 1, 2, 1, 1, 2]
-    with pytest.raises(ValueError, match="expected ci_method='delta', 'bootstrap' or None"):
+    with pytest.raises(ValueError, match="expected ci_method='score', 'delta', 'bootstrap' or None"):
         informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, ci_method="wilson")
     balanced_accuracy = load_module("balanced_accuracy")
     with pytest.raises(ValueError, match=r"ci_method: expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap'\) or None, found 'delta'"):
@@ -623,7 +622,7 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     zero_division = ("skip", 0.0)[(case // 3) % 2]
     class_mask = [0, num_classes - 1] if case % 5 == 0 else None
     weights = rng.random(size) * 2 + 0.1 if case % 4 == 1 else None
-    methods = intervals.CI_METHODS if num_classes == 2 else ("bootstrap", "delta")
+    methods = intervals.CI_METHODS if num_classes == 2 else ("score", "bootstrap", "delta")
     ci_method = methods[case % len(methods)]
     result = informedness.compute(
         references=references, predictions=predictions, average=average, zero_division=zero_division,
@@ -644,14 +643,17 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     assert low <= result["informedness"] <= high
 
 
-def test_default_method_is_the_score_interval_for_two_classes_and_the_delta_method_for_more(informedness):
+def test_default_method_is_the_score_interval_for_any_number_of_classes(informedness):
     binary = dict(references=[0] * 30 + [1] * 20, predictions=[0] * 25 + [1] * 5 + [1] * 15 + [0] * 5)
     default = informedness.compute(**binary, confidence_level=LEVEL)
     assert default == informedness.compute(**binary, confidence_level=LEVEL, ci_method="score")
     assert default != informedness.compute(**binary, confidence_level=LEVEL, ci_method="agresti_coull")
     three = dict(references=[0, 0, 0, 1, 1, 1, 2, 2, 2, 2], predictions=[0, 0, 1, 1, 1, 2, 2, 2, 2, 0])
     default = informedness.compute(**three, confidence_level=LEVEL, seed=1)
-    assert default == informedness.compute(**three, confidence_level=LEVEL, ci_method="delta")
+    assert default == informedness.compute(**three, confidence_level=LEVEL, ci_method="score")
+    matrix = confusion_matrix(three["references"], three["predictions"])
+    assert default["informedness_ci"] == intervals.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
+    assert default != informedness.compute(**three, confidence_level=LEVEL, ci_method="delta")
     assert default != informedness.compute(**three, confidence_level=LEVEL, ci_method="bootstrap", seed=1)
 
 
@@ -729,6 +731,14 @@ def test_perfect_multiclass_predictions_give_the_bootstrap_a_width_too(informedn
 
 def test_perfect_multiclass_predictions_give_the_delta_method_a_width(informedness):
     # The pseudo-items of the delta method's variance: a perfect judge on 55 items is not certainly perfect.
+    result = informedness.compute(references=[0] * 30 + [1] * 20 + [2] * 5, predictions=[0] * 30 + [1] * 20 + [2] * 5,
+                                  confidence_level=LEVEL, ci_method="delta")
+    low, high = result["informedness_ci"]
+    assert result["informedness"] == 1.0 and high == 1.0 and 0.8 < low < 0.99
+
+
+def test_perfect_multiclass_predictions_give_the_default_a_width(informedness):
+    # The score interval with the gamma bound: no errors in 55 items leave room for a few.
     result = informedness.compute(references=[0] * 30 + [1] * 20 + [2] * 5, predictions=[0] * 30 + [1] * 20 + [2] * 5,
                                   confidence_level=LEVEL)
     low, high = result["informedness_ci"]

@@ -16,6 +16,7 @@ from sklearn.metrics import confusion_matrix
 from sklearn.metrics import recall_score
 
 from shared.judges import prevalence
+from shared.stats import intervals
 from conftest import app_controls, space_helper, REPO_ROOT
 from processes import run_distributed
 
@@ -559,6 +560,42 @@ def test_per_group_multiclass_recall_equals_sklearn(metric):
         low, high = result["per_group"][group]["informedness_ci"]
         assert low <= result["per_group"][group]["informedness"] <= high
     assert 0.0 <= result["group_heterogeneity_p_value"] <= 1.0
+
+
+@pytest.mark.parametrize("num_classes", [2, 3, 4])
+@pytest.mark.parametrize("ci_method", [None, "delta", "bootstrap"])
+def test_per_group_interval_is_the_whole_set_interval_of_the_groups_items(metric, num_classes, ci_method):
+    # Each group's informedness_ci is what the module gives that group's items alone with the same
+    # options (bookmaker, the default average): the score interval by default for any K, no bootstrap
+    # unless asked for. Groups of 30-100 items, one class of 3 items in each.
+    rng = np.random.default_rng(40 + num_classes)
+    references, predictions, groups = [], [], []
+    for group, size in enumerate((30, 55, 100)):
+        classes = np.concatenate([np.arange(num_classes - 1).repeat((size - 3) // (num_classes - 1) + 1)[: size - 3],
+                                  np.full(3, num_classes - 1)])
+        judged = np.where(rng.random(size) < 0.93, classes, rng.integers(0, num_classes, size))
+        references.append(classes), predictions.append(judged), groups.append(np.full(size, f"g{group}"))
+    references, predictions, groups = (np.concatenate(parts) for parts in (references, predictions, groups))
+    options = dict(confidence_level=0.95, n_resamples=300, seed=4)
+    if ci_method is not None:
+        options["ci_method"] = ci_method
+    if num_classes == 2:
+        options["pos_label"] = 1
+    result = metric.compute(references=references, predictions=predictions, groups=groups, **options)
+    for group in ("g0", "g1", "g2"):
+        mine = groups == group
+        alone = metric.compute(references=references[mine], predictions=predictions[mine], labels=list(range(num_classes)),
+                               **options)
+        assert result["per_group"][group]["informedness"] == pytest.approx(alone["informedness"], abs=1e-12)
+        if ci_method == "bootstrap":  # the module's seed goes to each group's bootstrap alike
+            low, high = result["per_group"][group]["informedness_ci"]
+            assert low <= alone["informedness"] <= high
+            continue
+        assert result["per_group"][group]["informedness_ci"] == pytest.approx(alone["informedness_ci"], abs=1e-12)
+        if ci_method is None:
+            matrix = confusion_matrix(references[mine], predictions[mine], labels=list(range(num_classes)))
+            assert alone["informedness_ci"] == pytest.approx(
+                intervals.informedness_score_interval(matrix, confidence_level=0.95).as_list(), abs=1e-12)
 
 
 def test_one_group_has_no_heterogeneity_test(metric):

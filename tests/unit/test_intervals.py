@@ -178,8 +178,9 @@ def test_bootstrap_chunks_give_the_same_interval_shape_for_many_classes():
 
 
 def test_multiclass_bootstrap_refuses_a_runaway_size():
+    # The bootstrap asked for by name (the default of informedness_interval is now the score interval).
     with pytest.raises(ValueError, match=r"n_resamples: the bootstrap of a 2000 x 2000 confusion matrix"):
-        intervals.informedness_interval(np.eye(2000), confidence_level=LEVEL, n_resamples=10_000)
+        intervals.informedness_interval(np.eye(2000), confidence_level=LEVEL, method="bootstrap", n_resamples=10_000)
 
 
 # ---------------------------------------------------------------- degenerate cases and ranges
@@ -592,6 +593,123 @@ def test_delta_interval_with_unit_squared_weights_is_the_unweighted_one_and_scal
 def test_delta_interval_is_nan_with_a_reason_below_two_reference_classes():
     interval = intervals.informedness_delta_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=0.95, zero_division=0.0)
     assert math.isnan(interval.low) and interval.reason == "fewer_than_two_reference_classes"
+
+
+def _own_informedness(cells, average):
+    """Informedness written out from its definition (J_c = TPR_c - FPR_c, weighted by the average)."""
+    total = cells.sum()
+    support, predicted, tp = cells.sum(axis=1), cells.sum(axis=0), np.diag(cells)
+    per_class = tp / support - (predicted - tp) / (total - support)
+    weights = {"bookmaker": predicted, "macro": np.ones_like(support), "weighted": support}[average]
+    return float((weights * per_class).sum() / weights.sum())
+
+
+def _independent_score(confusion, average, level):
+    """The documented linearised score interval, written out: each coefficient w_ij from moving a small
+    amount of row i from the diagonal to column j in an own informedness (central differences), the
+    row's errors one binomial with weight sign * sqrt(sum_j q_ij w_ij^2), q the row's error shares with
+    0.5 pseudo-items over its K - 1 error cells, and the SciPy score interval with the gamma bound
+    (tests/support/score_reference.py) of that sum of rates."""
+    confusion = np.asarray(confusion, dtype=float)
+    num_classes = confusion.shape[0]
+    value = _own_informedness(confusion, average)
+    support = confusion.sum(axis=1)
+    coefficients = np.zeros_like(confusion)
+    for i, j in np.ndindex(confusion.shape):
+        if i != j:
+            move = np.zeros_like(confusion)
+            move[i, i], move[i, j] = -1e-6, 1e-6
+            per_item = (_own_informedness(confusion + move, average) - _own_informedness(confusion - move, average)) / 2e-6
+            coefficients[i, j] = support[i] * per_item
+    errors = support - np.diag(confusion)
+    weights, successes, shift = [], [], 0.0
+    for i in range(num_classes):
+        others = [j for j in range(num_classes) if j != i]
+        shares = confusion[i, others] + 0.5 / (num_classes - 1)
+        shares = shares / shares.sum()
+        weight = math.copysign(math.sqrt(float(shares @ coefficients[i, others] ** 2)), float(shares @ coefficients[i, others]))
+        rate = errors[i] / support[i]
+        shift -= weight * rate
+        if weight < 0:  # w e = w + |w| (1 - e): the rows' right answers with the weight's size
+            shift += weight
+            successes.append(support[i] - errors[i])
+        else:
+            successes.append(errors[i])
+        weights.append(abs(weight))
+    low, high = score_sum_reference(successes, support, weights, level)
+    low, high = min(value + shift + low, value), max(value + shift + high, value)
+    return [max(low, -1.0), min(high, 1.0)]
+
+
+@pytest.mark.parametrize("average", ["bookmaker", "macro", "weighted"])
+@pytest.mark.parametrize(
+    "confusion",
+    [
+        [[45, 1, 0], [0, 44, 1], [1, 0, 8]],  # near-perfect, a class of 9
+        [[30, 2, 1, 0], [1, 25, 3, 1], [0, 2, 20, 0], [1, 0, 0, 4]],  # four classes, one of 5
+        [[20, 5, 5], [6, 12, 2], [1, 1, 3]],  # mid
+        [[10, 0, 0], [0, 10, 0], [0, 0, 3]],  # every item right
+        [[50, 6, 4], [4, 24, 2], [1, 2, 7]],  # the module's documented three-class example
+    ],
+)
+def test_score_interval_equals_an_independent_computation(average, confusion):
+    interval = intervals.informedness_score_interval(confusion, confidence_level=LEVEL, average=average)
+    assert interval.as_list() == pytest.approx(_independent_score(confusion, average, LEVEL), abs=2e-6)
+    assert intervals.informedness_interval(confusion, confidence_level=LEVEL, average=average).as_list() == interval.as_list()
+
+
+def test_score_interval_of_macro_with_equal_classes_is_the_score_interval_of_a_mean_of_recalls():
+    # Macro J with three classes of 20: J = 1 - sum_ij n_ij (1/R_i + 1/O_j) / 3 = 1.5 mean(recall) - 0.5 exactly,
+    # every coefficient 0.5: the interval is the SciPy score interval of 0.5 sum recall, shifted by -0.5.
+    confusion = [[18, 1, 1], [0, 20, 0], [2, 1, 17]]
+    low, high = score_sum_reference([18, 20, 17], [20, 20, 20], [0.5, 0.5, 0.5], LEVEL)
+    interval = intervals.informedness_score_interval(confusion, confidence_level=LEVEL, average="macro")
+    assert interval.as_list() == pytest.approx([low - 0.5, high - 0.5], abs=2e-6)
+
+
+def test_binary_score_interval_is_the_binary_default():
+    for confusion in ([[45, 5], [10, 40]], [[950, 0], [3, 12]], [[20, 0], [0, 5]]):
+        linearised = intervals.informedness_score_interval(confusion, confidence_level=LEVEL)
+        binary = intervals.informedness_interval(confusion, confidence_level=LEVEL)  # TPR + TNR - 1 as a sum of rates
+        assert linearised.as_list() == pytest.approx(binary.as_list(), abs=1e-12)
+
+
+def test_score_interval_is_never_the_certainty_of_a_perfect_judge_and_nan_below_two_classes():
+    interval = intervals.informedness_score_interval([[30, 0, 0], [0, 20, 0], [0, 0, 5]], confidence_level=LEVEL)
+    assert interval.high == 1.0 and 0.5 < interval.low < 1.0
+    missing = intervals.informedness_score_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=LEVEL)
+    assert math.isnan(missing.low) and missing.reason == "fewer_than_two_reference_classes"
+
+
+def test_score_interval_is_vectorised_and_fast_at_150_classes():
+    rng = np.random.default_rng(5)
+    confusion = rng.integers(0, 3, (150, 150)).astype(float) + np.diag(np.full(150, 40.0))
+    intervals.informedness_interval(confusion, confidence_level=LEVEL)
+    started = time.perf_counter()
+    single = intervals.informedness_interval(confusion, confidence_level=LEVEL)
+    assert time.perf_counter() - started < 0.5  # the benchmark's allowance for one K = 150 interval
+    batch = intervals.informedness_interval(np.stack([confusion, confusion[::-1, ::-1]]), confidence_level=LEVEL)
+    assert [float(batch.low[0]), float(batch.high[0])] == pytest.approx(single.as_list(), abs=1e-12)
+
+
+def _simulated_coverage(method, sets):
+    """Coverage at 95% in the review's ceiling cell: 3 classes of 48/47/5 items, the judge right with
+    probability 0.97 (0.90 on the class of 5), its errors spread evenly; bookmaker."""
+    rng = np.random.default_rng(2026)
+    sizes = np.array([48, 47, 5])
+    rows = np.full((3, 3), 0.015)
+    np.fill_diagonal(rows, 0.97)
+    rows[2] = [0.05, 0.05, 0.90]
+    truth = _own_informedness(sizes[:, None] * rows, "bookmaker")
+    confusion = np.stack([rng.multinomial(sizes[i], rows[i], size=sets) for i in range(3)], axis=1).astype(float)
+    interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method=method)
+    return float(np.mean((interval.low <= truth) & (truth <= interval.high)))
+
+
+def test_ceiling_cell_coverage_separates_the_score_interval_from_the_delta_method():
+    # studies/multiclass_informedness (2,000 sets): delta 0.915, score 0.986; 600 seeded sets keep them apart.
+    assert _simulated_coverage("delta", 600) < 0.93
+    assert _simulated_coverage(None, 600) >= 0.95
 
 
 def test_rate_sum_intervals_refuse_delta_naming_the_methods_accepted():

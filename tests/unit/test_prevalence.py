@@ -370,6 +370,23 @@ def test_group_rates_are_the_per_group_counts():
         assert low <= value <= high
 
 
+def test_group_intervals_are_the_whole_set_interval_of_each_group():
+    # Multi-class groups: the score interval (the default) of each group's own matrix, not a bootstrap;
+    # the same with the delta method when it is asked for.
+    groups = np.array([[[30, 1, 0], [2, 25, 1], [0, 1, 4]], [[12, 0, 1], [0, 10, 0], [1, 0, 2]], [[40, 3, 2], [1, 30, 1], [0, 0, 10]]])
+    default = judge_groups.group_diagnostics(groups, confidence_level=LEVEL)
+    delta = judge_groups.group_diagnostics(groups, confidence_level=LEVEL, ci_method="delta")
+    for index, matrix in enumerate(groups):
+        expected = intervals.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
+        assert default["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
+        expected = intervals.informedness_delta_interval(matrix, confidence_level=LEVEL).as_list()
+        assert delta["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
+    binary = judge_groups.group_diagnostics([binary_confusion(40, 50, 10, 100), binary_confusion(5, 5, 0, 10)], confidence_level=LEVEL)
+    for index, matrix in enumerate([binary_confusion(40, 50, 10, 100), binary_confusion(5, 5, 0, 10)]):
+        expected = intervals.informedness_interval(matrix, confidence_level=LEVEL, method="score").as_list()
+        assert binary["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
+
+
 def test_chi2_tail_matches_scipy():
     from scipy import stats  # scikit-learn depends on SciPy: always installed with the test requirements
     for statistic, dof in [(0.01, 1), (3.84, 1), (7.5, 2), (20, 6), (55, 40), (300, 200), (1e-6, 10)]:

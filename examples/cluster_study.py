@@ -31,7 +31,7 @@ Cases (issue 25, item 6):
   (geometric and lognormal sizes; and sizes that go with difficulty).
 
 Every ``ci_method`` the module offers is measured ("score", the default, "agresti_coull", "wilson", "bootstrap";
-multi-class informedness: "bootstrap", and "delta" where the module accepts it).
+multi-class informedness: "score", the default, "bootstrap", and "delta" where the module accepts it).
 
 The true value is the population value of the metric under the generating model: the metric
 of the expected confusion matrix (per-cluster expected counts, summed over 2,000,000
@@ -267,7 +267,7 @@ BINARY_CONVERSATIONS = ClusterModel(2, (0.7, 0.3), 3.0, ("logit", (logit(0.9), l
 THREE_CLASS_CONVERSATIONS = ClusterModel(3, (0.5, 0.3, 0.2), 4.0, ("logit", (logit(0.88), logit(0.8), logit(0.72)), 1.0), ("uniform", 3, 10))
 MULTILABEL_PREVALENCES = tuple(float(p) for p in np.round(np.geomspace(0.40, 0.03, 8), 3))
 BA_METHODS = ("score", "agresti_coull", "wilson", "bootstrap")
-MULTICLASS_J_METHODS = ("bootstrap", "delta")
+MULTICLASS_J_METHODS = ("score", "bootstrap", "delta")
 
 
 def unequal(model, sizes):

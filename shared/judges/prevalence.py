@@ -102,8 +102,8 @@ from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
 from .prevalence_arrays import delta_covariance
 from .prevalence_arrays import delta_interval_arrays
-from .prevalence_arrays import lee_holds
 from .prevalence_arrays import lee_interval_arrays
+from .prevalence_arrays import lee_weight
 from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
 from .prevalence_ppi import SAMPLE_TEST_LEVEL
 from .prevalence_ppi import ppi_prevalence_arrays
@@ -302,27 +302,35 @@ def corrected_prevalence(
     }
     if level is None:
         return result
-    if method is None:  # the default for one binary prevalence: Lee's interval where it holds
-        method = "lee" if bool(lee_holds(confusion)) else "bootstrap"
+    weight = None
+    if method is None:  # the default for one binary prevalence: Lee's, the bootstrap's, or a blend of the two
+        flipped = bool(lee_interval_arrays(confusion, unlabeled, level)[2])
+        weight = 0.0 if flipped else float(lee_weight(confusion))
+        method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
+        result["lee_weight"] = weight
     result["method"] = method
     nan = np.full(num_classes, np.nan)
     result["interval_reason"] = None
     if reason is not None:
         result["interval"] = _plain_interval(nan, nan, binary)
         return result
-    if method == "lee":
+    if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
-        low, high, flipped = lee_interval_arrays(confusion, unlabeled, level)
-        low, high = np.array([1.0 - high, low]), np.array([1.0 - low, high])
+        lee_low, lee_high, flipped = lee_interval_arrays(confusion, unlabeled, level)
+        low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
             result["interval_reason"] = "too_few_golden_items"
-    elif method == "bootstrap":
-        low, high, share = bootstrap_prevalence_arrays(
+    if method in ("bootstrap", "lee_bootstrap"):
+        boot_low, boot_high, share = bootstrap_prevalence_arrays(
             confusion, [unlabeled], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
             min_informedness=min_informedness,
         )
         result["undefined_resample_share"] = float(share)
-    else:
+        if method == "bootstrap":
+            low, high = boot_low, boot_high
+        else:  # each end moves continuously from the bootstrap's to Lee's as the golden set pins J down
+            low, high = weight * low + (1.0 - weight) * boot_low, weight * high + (1.0 - weight) * boot_high
+    elif method == "delta":
         covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
         low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
     result["interval"] = _plain_interval(low, high, binary)

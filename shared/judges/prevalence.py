@@ -299,7 +299,7 @@ def corrected_prevalence(
 
     >>> result = corrected_prevalence([[142, 38], [7, 13]], [1700, 300], confidence_level=0.95, seed=0)
     >>> result["estimate"], result["clipped"], [round(x, 3) for x in result["interval"]], result["method"]
-    (0.0, True, [0.0, 0.051], 'bootstrap')
+    (0.0, True, [0.0, 0.054], 'bootstrap')
     """
     given = PrevalenceSettings.given("corrected_prevalence", settings)
     confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")

@@ -941,33 +941,39 @@ def test_ppi_plan_holds_by_simulation():
 # ---------------------------------------------------------------- issue 31, part 5: no certainty the data do not give
 
 
-def smoothed_upper_quantile_by_hand(confusion, unlabeled, level, draws=40_000, seed=99):
-    """The smoothed bootstrap's unclipped upper percentile written out: TPR ~ Beta(TP + 1, FN + 1),
+def smoothed_replicates_by_hand(confusion, unlabeled, level, draws=40_000, seed=99):
+    """The smoothed bootstrap's unclipped replicates written out: TPR ~ Beta(TP + 1, FN + 1),
     FPR ~ Beta(FP + 1, TN + 1), the flagged share ~ Beta(x + 1, N - x + 1), Rogan-Gladen on each
-    draw, a draw with |J| <= 0.05 at +infinity (it could be anything)."""
+    draw. Returns their median (draws with |J| <= 0.05 left out) and their upper percentile
+    (those at +infinity: they could be anything)."""
     (tn, fp), (fn, tp) = confusion
     rng = np.random.default_rng(seed)
     tpr, fpr = rng.beta(tp + 1, fn + 1, draws), rng.beta(fp + 1, tn + 1, draws)
     share = rng.beta(unlabeled[1] + 1, unlabeled[0] + 1, draws)
     informedness = tpr - fpr
-    raw = np.where(np.abs(informedness) > 0.05, (share - fpr) / np.where(informedness == 0, 1, informedness), np.inf)
-    return float(np.quantile(raw, 1 - (1 - level) / 2))
+    defined = np.abs(informedness) > 0.05
+    raw = (share - fpr) / np.where(defined, informedness, 1.0)
+    return float(np.median(raw[defined])), float(np.quantile(np.where(defined, raw, np.inf), 1 - (1 - level) / 2))
+
+
+def restricted_upper_by_hand(centre, upper):
+    """The largest mu >= 0 with (mu - m)^2 - m^2 <= (b - m)^2, m < 0 the centre, b the upper end."""
+    return centre + math.sqrt(centre**2 + max(upper - centre, 0.0) ** 2)
 
 
 def test_review_reproducer_a_clipped_estimate_has_an_interval_of_positive_width():
     """The review: 180 golden negatives (38 flagged), 20 positives (13 flagged), 300 of 2,000 new
     items flagged. q = 0.15 < FPR = 0.211: Rogan-Gladen is -0.139, clipped to 0, and the
     bootstrap's clipped replicates were all 0: the interval was [0.0, 0.0]. Now [0, U] with U
-    the restricted bound from the unclipped upper percentile b (computed here by hand):
-    x + sqrt(x^2 + (b - x)^2), above b and above 0."""
+    the restricted bound from the unclipped replicates' median m and upper percentile b (computed
+    here by hand): m + sqrt(m^2 + (b - m)^2), above b and above 0."""
     confusion, unlabeled = binary_confusion(13, 20, 38, 180), [1700, 300]
-    x = (300 / 2000 - 38 / 180) / (13 / 20 - 38 / 180)
     result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
     assert result["estimate"] == 0.0 and result["clipped"] and result["method"] == "bootstrap"
     low, high = result["interval"]
-    b = smoothed_upper_quantile_by_hand(confusion, unlabeled, LEVEL)
-    assert b < 0  # the unclipped upper percentile itself is below 0: clipping alone gives [0, 0]
-    assert low == 0.0 and high == pytest.approx(x + math.hypot(x, b - x), abs=0.004)
+    m, b = smoothed_replicates_by_hand(confusion, unlabeled, LEVEL)
+    assert m < b < 0  # the unclipped upper percentile itself is below 0: clipping alone gives [0, 0]
+    assert low == 0.0 and high == pytest.approx(restricted_upper_by_hand(m, b), abs=0.004)
     assert high > 0.03
     # The former interval, for the record: zero width.
     old_low, old_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
@@ -983,8 +989,9 @@ def test_review_reproducer_a_clipped_estimate_has_an_interval_of_positive_width(
 
 def test_no_zero_width_interval_from_any_method_where_the_estimate_is_clipped():
     """Golden sets where most estimates clip at 0 (a near-perfect judge, 2 golden positives, new
-    data without positives): every method gives width, and the upper end is at least the
-    unclipped upper percentile (by hand) for the bootstrap and at least the reference Lee for Lee."""
+    data without positives): every method gives width; the bootstrap's upper end is the
+    restricted bound from its unclipped replicates (by hand) and never below the clipped
+    percentile, Lee's never below the reference code's."""
     rng = np.random.default_rng(5)
     fp, tp = rng.binomial(28, 0.02, 200), rng.binomial(2, 0.95, 200)
     flagged = rng.binomial(1000, 0.02, 200)
@@ -1001,9 +1008,8 @@ def test_no_zero_width_interval_from_any_method_where_the_estimate_is_clipped():
     assert np.any(old_high[clipped, 1] == 0)  # the former interval was [0, 0] in some of them
     assert np.all(high[:, 1] >= old_high[:, 1] - 1e-12)
     for index in np.flatnonzero(clipped)[:5]:
-        b = smoothed_upper_quantile_by_hand(confusion[index].astype(int).tolist(), unlabeled[index], LEVEL, draws=20_000)
-        x = float(point["raw"][index, 1])
-        assert high[index, 1] == pytest.approx(min(1.0, x + math.hypot(x, max(b - x, 0.0))), abs=0.01)
+        m, b = smoothed_replicates_by_hand(confusion[index].astype(int).tolist(), unlabeled[index], LEVEL, draws=20_000)
+        assert m < 0 and high[index, 1] == pytest.approx(min(1.0, restricted_upper_by_hand(m, b)), abs=0.01)
     lee_low, lee_high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
     ref_low, ref_high, _ = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL, restricted=False)
     given = clipped & ~flipped
@@ -1014,7 +1020,8 @@ def test_a_clipped_difference_has_an_interval_of_positive_width():
     """corrected_prevalence_difference follows the same rule at its bounds [-1, 1]: J = 0.3
     (TPR 0.5, FPR 0.2), the judge flags 70% of A and 10% of B: (0.7 - 0.1) / 0.3 = 2, clipped
     to 1; the clipped replicates were all 1 ([1, 1]); now the lower end is the restricted bound
-    from the unclipped lower percentile (by hand: Beta draws as above, twice for the shares)."""
+    from the unclipped replicates' median and lower percentile (by hand: Beta draws as above,
+    twice for the shares)."""
     confusion, first, second = binary_confusion(50, 100, 20, 100), [300, 700], [900, 100]
     result = prevalence.corrected_prevalence_difference(confusion, first, second, confidence_level=LEVEL, seed=0)
     assert result["estimate"] == 1.0 and result["clipped"]
@@ -1022,9 +1029,10 @@ def test_a_clipped_difference_has_an_interval_of_positive_width():
     rng = np.random.default_rng(7)
     tpr, fpr = rng.beta(51, 51, 40_000), rng.beta(21, 81, 40_000)
     delta = (rng.beta(701, 301, 40_000) - rng.beta(101, 901, 40_000)) / (tpr - fpr)
-    a = float(np.quantile(np.where(np.abs(tpr - fpr) > 0.05, delta, -np.inf), (1 - LEVEL) / 2))
-    x = 0.6 / 0.3
-    assert high == 1.0 and low == pytest.approx(x - math.hypot(x - 1, x - a), abs=0.01) and low < 0.95
+    defined = np.abs(tpr - fpr) > 0.05
+    a = float(np.quantile(np.where(defined, delta, -np.inf), (1 - LEVEL) / 2))
+    m = float(np.median(delta[defined]))
+    assert m > 1 and high == 1.0 and low == pytest.approx(m - math.hypot(m - 1, m - a), abs=0.01) and low < 0.95
     old = prevalence_arrays.bootstrap_prevalence_arrays(confusion, [first, second], confidence_level=LEVEL, n_resamples=10_000,
                                                         seed=0, min_informedness=0.05, difference=True, restricted=False)
     assert float(old[0][1]) == float(old[1][1]) == 1.0  # the former interval: [1, 1]
@@ -1086,3 +1094,33 @@ def test_the_prevalence_intervals_study_covers_in_a_small_seeded_run():
     assert results[("near-perfect", (28, 2), 1000, 0.0)]["old_default"]["zero_width"] > 0.0
     text = study.report(list(results.items()), study.method_names(study.BANDS), "command", 300, 300, 1.0)
     assert "| new_default |" in text and "command" in text
+
+
+def test_three_classes_an_estimate_projected_onto_a_vertex_keeps_width():
+    """3 classes, 950 / 50 / 0 of the new items labelled: the unconstrained solution lies outside
+    the simplex and projects to (1, 0, 0); the former bootstrap's projected replicates gave
+    [1, 1], [0, 0], [0, 0]. Now every class has width, with the bound on the estimate's side."""
+    confusion, unlabeled = [[85, 10, 5], [15, 75, 10], [10, 20, 70]], [950, 50, 0]
+    result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+    raw = np.linalg.solve(np.asarray(confusion, float).T / np.sum(confusion, axis=1), np.array(unlabeled) / 1000)
+    assert raw[0] > 1 and raw[1] < 0 and raw[2] < 0 and result["estimate"] == [1.0, 0.0, 0.0]
+    (low0, high0), (low1, high1), (low2, high2) = result["interval"]
+    assert high0 == 1.0 and 0.9 < low0 < 1.0 and low1 == low2 == 0.0 and high1 > 0.01 and high2 > 0.005
+    old_low, old_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
+        confusion, [unlabeled], confidence_level=LEVEL, n_resamples=10_000, seed=0, min_informedness=0.05, restricted=False)
+    assert old_low.tolist() == [1.0, 0.0, 0.0] and old_high.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_nothing_flagged_and_no_golden_false_positive_is_not_certainty():
+    """0 of 1,000 new items flagged, 0 of 28 golden negatives flagged, 2 of 2 positives caught: the
+    estimate is 0 exactly (not clipped), but the smoothed replicates lie below it (their FPR
+    averages 1/30), so their 97.5% percentile was 0.00015, near certainty. The bootstrap's centre
+    is their median: the restricted bound by hand, near what 0 flagged of 1,000 allows (about 3.7
+    expected at most, over a TPR that 2 golden positives leave as low as 0.3: 0.012)."""
+    confusion, unlabeled = binary_confusion(2, 2, 0, 28), [1000, 0]
+    result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == 0.0 and not result["clipped"]
+    m, b = smoothed_replicates_by_hand(confusion, unlabeled, LEVEL)
+    assert m < 0 < b < 0.001
+    low, high = result["interval"]
+    assert low == 0.0 and high == pytest.approx(restricted_upper_by_hand(m, b), abs=0.002) and high > 0.005

@@ -261,8 +261,9 @@ Returns:
         Dirichlet(counts + 1) and the unlabeled shares likewise (`n_resamples`, `seed`);
         weighted golden rows count as their Kish effective sizes. PPI: PPI++'s normal
         interval. Within [0, 1]; where the estimate was clipped to 0 (or 1) the interval
-        keeps the width the data leave, [0, x + sqrt(x^2 + d^2)] for the unclipped estimate
-        x < 0 and upper half-width d, never [0, 0].
+        keeps the width the data leave, [0, x + sqrt(x^2 + d^2)] for an unclipped interval
+        centred at x < 0 (Lee's middle, the bootstrap replicates' median) with upper
+        half-width d, never [0, 0].
     corrected_prevalence_ci_method (str): with `confidence_level`, the interval given:
         "lee", "bootstrap", "lee_bootstrap" (the blend) or "ppi".
     corrected_prevalence_ci_reason (str): why the interval alone is NaN

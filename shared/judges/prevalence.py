@@ -70,12 +70,13 @@ column ``lee_if_J_excludes_0``). Instead the default interval switches method th
 * **An estimate clipped to a bound is not a known value.** Where the unconstrained
   estimate lies outside [0, 1] (the noise put ``q`` below the FPR), clipping Lee's interval
   or the bootstrap's replicates could give ``[0, 0]``: certainty from a handful of golden
-  items. Both then give the interval of a parameter restricted to [0, 1]
-  (``bounded_interval_arrays``: the likelihood-ratio interval of a normal mean with the
-  restricted estimate on the bound), ``[0, x + sqrt(x^2 + d^2)]`` for an unconstrained
-  estimate ``x < 0`` and the unconstrained interval's upper half-width ``d``: above 0, at
-  least the unclipped upper end, and equal to it at ``x = 0``. The same at 1, and at -1 and
-  1 for a difference.
+  items. Where the unclipped interval's centre ``x`` (Lee's bias-shifted middle, the
+  bootstrap replicates' median) is below 0, both give the interval of a parameter
+  restricted to [0, 1] (``bounded_interval_arrays``: the likelihood-ratio interval of a
+  normal mean with the restricted estimate on the bound), ``[0, x + sqrt(x^2 + d^2)]`` with
+  ``d`` the unclipped interval's upper half-width: above 0, at least the unclipped upper
+  end, and equal to it at ``x = 0``. The same at 1, and at -1 and 1 for a difference. (The
+  delta method's plug-in variance is still 0 where every rate and share it uses is 0 or 1.)
 * ``"delta"``: the first-order (delta-method) normal interval,
   ``Var(p) = C^-T [Cov(q) + sum_i p_i^2 Cov(C_i.)] C^-1`` (binary:
   ``[q(1-q)/N + p^2 TPR(1-TPR)/n_1 + (1-p)^2 FPR(1-FPR)/n_0] / J^2``), clipped to [0, 1].

@@ -860,3 +860,27 @@ def test_review_reproducers_no_zero_width_and_no_jump_across_lees_threshold(metr
         highs.append(found["corrected_prevalence_ci"][1])
         assert found["corrected_prevalence_ci_method"] == ("lee_bootstrap" if fp == 3 else "bootstrap")
     assert max(highs) / min(highs) < 1.2 and min(highs) > 0.02
+
+
+def worst_cells():
+    """studies/prevalence_intervals/results.md's worst-cell table: {method: [cells]}."""
+    text = (REPO_ROOT / "studies" / "prevalence_intervals" / "results.md").read_text(encoding="utf-8")
+    table = text.split("## Worst cell per method", 1)[1].split("## Every cell", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    return text, {cells[0]: cells for cells in ([cell.strip() for cell in line.strip("|").split("|")] for line in rows)
+                  if cells[0] != "---"}
+
+
+def test_informedness_card_quotes_the_prevalence_intervals_study():
+    """The card's figures for the default are studies/prevalence_intervals/results.md's, and that
+    study's default covers 0.93 in every cell with no zero-width interval."""
+    text, rows = worst_cells()
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    command = text.split("```", 2)[1].strip()
+    assert command.startswith("OMP_NUM_THREADS=1 nice -n 19 python studies/prevalence_intervals/study.py")
+    assert command in section
+    new, old = rows["new_default"], rows["old_default"]
+    assert float(new[1].split("±")[0]) >= 0.93 and new[3] == "0" and new[5] == "0.00"
+    for cells in (new, old):
+        assert cells[1] in section and cells[2] in section and cells[4] in section and cells[5] in section
+    assert float(old[5]) > 0  # the former default gave zero-width intervals

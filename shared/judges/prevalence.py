@@ -75,8 +75,10 @@ column ``lee_if_J_excludes_0``). Instead the default interval switches method th
   restricted to [0, 1] (``bounded_interval_arrays``: the likelihood-ratio interval of a
   normal mean with the restricted estimate on the bound), ``[0, x + sqrt(x^2 + d^2)]`` with
   ``d`` the unclipped interval's upper half-width: above 0, at least the unclipped upper
-  end, and equal to it at ``x = 0``. The same at 1, and at -1 and 1 for a difference. (The
-  delta method's plug-in variance is still 0 where every rate and share it uses is 0 or 1.)
+  end, and equal to it at ``x = 0``. The same at 1, and at -1 and 1 for a difference. The
+  delta method takes the variance of a golden row or unlabeled vector with every item in
+  one class at its counts plus 0.5 pseudo-items (``STUCK_PSEUDO_ITEMS``), whose plug-in
+  variance would be 0.
 * ``"delta"``: the first-order (delta-method) normal interval,
   ``Var(p) = C^-T [Cov(q) + sum_i p_i^2 Cov(C_i.)] C^-1`` (binary:
   ``[q(1-q)/N + p^2 TPR(1-TPR)/n_1 + (1-p)^2 FPR(1-FPR)/n_0] / J^2``), clipped to [0, 1].

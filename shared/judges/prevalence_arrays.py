@@ -58,6 +58,11 @@ LEE_FULL_WEIGHT_SE = 6.5
 # 50 golden negatives, new-data prevalence 2-5%); examples/prevalence_study.md measures 1.
 PSEUDO_COUNT = 1.0
 
+# The delta method's variance of a golden row or unlabeled vector with every item in one
+# class: its counts plus this many pseudo-items spread over the classes (the 0.5 the
+# branch's other intervals add to a rate at 0 or 1), so that it is not 0.
+STUCK_PSEUDO_ITEMS = 0.5
+
 # Informedness (or the smallest singular value) must exceed min_informedness by this much.
 THRESHOLD_MARGIN = 1e-12
 
@@ -487,18 +492,22 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
 
     ``weights`` ``(..., K)`` multiplies the golden rows' noise: the prevalence itself for
     ``p = C^-T q`` (one unlabeled vector), the difference for ``C^-T (q_a - q_b)`` (two).
-    Returns ``(..., K, K)``; NaN where ``C`` is singular.
+    A golden row or an unlabeled vector with every item in one class (a rate or share of 0
+    or 1, whose plug-in variance is 0) has its variance taken at its counts plus
+    ``STUCK_PSEUDO_ITEMS`` spread evenly over its classes: nothing flagged on the new data
+    and no golden false positive would otherwise give [0, 0]. Returns ``(..., K, K)``; NaN
+    where ``C`` is singular.
     """
-    rates, support = row_rates(gold_confusion)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    rates, support = row_rates(confusion)
     num_classes = rates.shape[-1]
     middle = np.zeros(rates.shape)
     for unlabeled in unlabeled_list:
         unlabeled = np.asarray(unlabeled, dtype=np.float64)
         total = unlabeled.sum(axis=-1)
-        shares = unlabeled / np.where(total > 0, total, 1.0)[..., None]
-        multinomial = _multinomial_covariance(shares)
+        multinomial = _multinomial_covariance(_unstuck_shares(unlabeled, total))
         middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
-    row_cov = _multinomial_covariance(rates)  # (..., K rows, K, K)
+    row_cov = _multinomial_covariance(_unstuck_shares(confusion, support))  # (..., K rows, K, K)
     scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
     middle = middle + scaled.sum(axis=-3)
     # Singular C (no inverse): solved on the identity, then NaN.
@@ -506,6 +515,16 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     safe = np.where(singular[..., None, None], np.eye(num_classes), np.swapaxes(rates, -1, -2))
     inverse_t = np.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
     return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
+
+
+def _unstuck_shares(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Shares of ``counts`` (last axis), those of a vector with every item in one class taken
+    at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly over the classes."""
+    safe = np.where(total > 0, total, 1.0)[..., None]
+    shares = counts / safe
+    stuck = (total > 0) & (shares.max(axis=-1) >= 1.0)
+    smoothed = (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS)
+    return np.where(stuck[..., None], smoothed, shares)
 
 
 def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:

@@ -1125,3 +1125,20 @@ def test_nothing_flagged_and_no_golden_false_positive_is_not_certainty():
     assert m < 0 < b < 0.001
     low, high = result["interval"]
     assert low == 0.0 and high == pytest.approx(restricted_upper_by_hand(m, b), abs=0.002) and high > 0.005
+
+
+def test_delta_interval_of_nothing_flagged_and_no_golden_false_positive_has_width():
+    """The delta method's plug-in variance is 0 when nothing is flagged on the new data (q = 0)
+    and the golden set has no false positive (FPR = 0): it gave [0, 0]. A vector with every
+    item in one class now has its variance at its counts plus 0.5 pseudo-items spread over its
+    classes (0.25 each here), written out: q~ = 0.25 / 1000.5, FPR~ = 0.25 / 28.5,
+    Var = q~(1 - q~) / 1000 + (1 - p)^2 FPR~(1 - FPR~) / 28 with p = 0 and J = 1. Rows not stuck
+    keep the textbook variance (test_binary_delta_variance_is_the_textbook_formula)."""
+    result = prevalence.corrected_prevalence(binary_confusion(2, 2, 0, 28), [1000, 0], confidence_level=LEVEL, method="delta")
+    q, fpr = 0.25 / 1000.5, 0.25 / 28.5
+    half = distributions.z_value(LEVEL) * math.sqrt(q * (1 - q) / 1000 + fpr * (1 - fpr) / 28)
+    assert result["interval"] == pytest.approx([0.0, half], abs=1e-12) and half > 0.03
+    difference = prevalence.corrected_prevalence_difference(binary_confusion(2, 2, 0, 28), [1000, 0], [1000, 0],
+                                                            confidence_level=LEVEL, method="delta")
+    half = distributions.z_value(LEVEL) * math.sqrt(2 * q * (1 - q) / 1000)  # the difference 0: golden rows weigh 0
+    assert difference["interval"] == pytest.approx([-half, half], abs=1e-12) and half > 0

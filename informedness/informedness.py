@@ -130,8 +130,9 @@ Args:
         for frequency counts). It also chooses the interval of a Rogan-Gladen
         `corrected_prevalence`: "bootstrap" the smoothed bootstrap; anything else, for two
         classes, Lee et al.'s (2025) interval where the golden set pins J down (its smoothed
-        J at least 4.5 of its standard errors from 0) and the smoothed bootstrap where not
-        (more classes: the bootstrap); and of `informedness_difference_ci`: "bootstrap" the
+        J at least 6.5 of its standard errors from 0), the smoothed bootstrap where it does
+        not (less than 4.5) and a blend of the two between (more classes: the bootstrap);
+        and of `informedness_difference_ci`: "bootstrap" the
         paired bootstrap, anything else its default (two classes Newcombe's, more the delta
         method).
     n_resamples (int, optional): bootstrap resamples. Default None: 10,000, except for
@@ -260,14 +261,20 @@ Returns:
         class. Rogan-Gladen with two classes: Lee et al.'s (2025) adjusted interval (their
         reference code's `confidence_interval`: pseudo-counts on the measured share and on
         both rates, a bias shift, a delta-method standard error over both samples) where
-        the golden set pins J down (smoothed J at least 4.5 of its standard errors from 0; a
-        weak judge with few golden positives otherwise falls short of the level), else
-        the bootstrap; `ci_method="bootstrap"` and more classes: a smoothed percentile bootstrap drawing
-        each golden row's rates from Dirichlet(counts + 1) and the unlabeled shares
-        likewise (`n_resamples`, `seed`); weighted golden rows count as their Kish
-        effective sizes. PPI: PPI++'s normal interval. Clipped to [0, 1].
+        the golden set pins J down (smoothed J at least 6.5 of its standard errors from 0),
+        the bootstrap where it does not (less than 4.5: a weak judge with few golden
+        positives, where Lee's interval falls short of the level), and between the two a
+        blend of their ends, Lee's weight rising linearly from 0 at 4.5 to 1 at 6.5, so the
+        interval moves continuously as golden items are added; `ci_method="bootstrap"` and
+        more classes: a smoothed percentile bootstrap drawing each golden row's rates from
+        Dirichlet(counts + 1) and the unlabeled shares likewise (`n_resamples`, `seed`);
+        weighted golden rows count as their Kish effective sizes. PPI: PPI++'s normal
+        interval. Within [0, 1]; where the estimate was clipped to 0 (or 1) the interval
+        keeps the width the data leave, [0, x + sqrt(x^2 + d^2)] for an unclipped interval
+        centred at x < 0 (Lee's middle, the bootstrap replicates' median) with upper
+        half-width d, never [0, 0].
     corrected_prevalence_ci_method (str): with `confidence_level`, the interval given:
-        "lee", "bootstrap" or "ppi".
+        "lee", "bootstrap", "lee_bootstrap" (the blend) or "ppi".
     corrected_prevalence_ci_reason (str): why the interval alone is NaN
         ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items;
         "too_few_golden_items_for_ppi": PPI with fewer than 30 golden items of a class, or
@@ -383,6 +390,15 @@ Examples:
     (0.2, [0.15, 0.26])
     >>> result["measured_prevalence"], result["corrected_prevalence_clipped"], result["corrected_prevalence_class"]
     (0.24, False, 1)
+
+    The judge flags 15% of new items, below its golden FPR (38 of 180 negatives; 13 of 20
+    positives caught): the estimate clips at 0, and its interval keeps the width 200 golden
+    items leave instead of claiming [0, 0]:
+
+    >>> result = metric.compute(references=[0] * 180 + [1] * 20, predictions=[0] * 142 + [1] * 38 + [0] * 7 + [1] * 13,
+    ...                         unlabeled_predictions=[0] * 1700 + [1] * 300, confidence_level=0.95, seed=0)
+    >>> result["corrected_prevalence"], [round(x, 3) for x in result["corrected_prevalence_ci"]]
+    (0.0, [0.0, 0.054])
 
     A judge no better than chance cannot correct anything:
 

@@ -42,10 +42,15 @@ column ``lee_if_J_excludes_0``). Instead the default interval switches method th
 **Intervals** carry both sources of error (``method``; the one used is returned):
 
 * The default for one binary prevalence (``method=None``): Lee et al.'s interval where it
-  holds and the smoothed bootstrap where it does not (``lee_holds``: Lee's smoothed J at
-  least ``LEE_MIN_INFORMEDNESS_SE`` = 4.5 of its standard errors from 0). With a weak judge
-  and a golden set of few positives scored on new data with many, Lee's linearisation of
-  1/J covered 0.88-0.93; with the switch every setting of the study holds 0.94 or more.
+  holds, the smoothed bootstrap where it does not, and a blend of the two between
+  (``lee_weight``: Lee's smoothed J at most ``LEE_MIN_INFORMEDNESS_SE`` = 4.5 of its
+  standard errors from 0, the bootstrap alone; from ``LEE_FULL_WEIGHT_SE`` = 6.5 on, Lee's
+  alone; between, each end of the interval is ``w * Lee's + (1 - w) * the bootstrap's``
+  with ``w`` rising linearly, ``method`` ``"lee_bootstrap"``). With a weak judge and a
+  golden set of few positives scored on new data with many, Lee's linearisation of 1/J
+  covered 0.88-0.93; the blend moves continuously as golden items are added, where a hard
+  switch made the interval jump (``studies/prevalence_intervals/results.md``: every cell
+  0.93 or more).
 * ``"lee"``: Lee, Zeng, Jeong, Sohn & Lee (2025), the adjusted plug-in interval of their
   reference code (``lee_interval_arrays``): pseudo-counts on the measured share and on
   both rates, a shift for the bias of the ratio, and a delta-method standard error over
@@ -62,6 +67,18 @@ column ``lee_if_J_excludes_0``). Instead the default interval switches method th
   for the upper one. So a golden set that cannot tell the judge from a guesser widens the
   interval towards [0, 1] instead of silently dropping the worst replicates. Their share
   is returned (``undefined_resample_share``).
+* **An estimate clipped to a bound is not a known value.** Where the unconstrained
+  estimate lies outside [0, 1] (the noise put ``q`` below the FPR), clipping Lee's interval
+  or the bootstrap's replicates could give ``[0, 0]``: certainty from a handful of golden
+  items. Where the unclipped interval's centre ``x`` (Lee's bias-shifted middle, the
+  bootstrap replicates' median) is below 0, both give the interval of a parameter
+  restricted to [0, 1] (``bounded_interval_arrays``: the likelihood-ratio interval of a
+  normal mean with the restricted estimate on the bound), ``[0, x + sqrt(x^2 + d^2)]`` with
+  ``d`` the unclipped interval's upper half-width: above 0, at least the unclipped upper
+  end, and equal to it at ``x = 0``. The same at 1, and at -1 and 1 for a difference. The
+  delta method takes the variance of a golden row or unlabeled vector with every item in
+  one class at its counts plus 0.5 pseudo-items (``STUCK_PSEUDO_ITEMS``), whose plug-in
+  variance would be 0.
 * ``"delta"``: the first-order (delta-method) normal interval,
   ``Var(p) = C^-T [Cov(q) + sum_i p_i^2 Cov(C_i.)] C^-1`` (binary:
   ``[q(1-q)/N + p^2 TPR(1-TPR)/n_1 + (1-p)^2 FPR(1-FPR)/n_0] / J^2``), clipped to [0, 1].
@@ -102,8 +119,8 @@ from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
 from .prevalence_arrays import delta_covariance
 from .prevalence_arrays import delta_interval_arrays
-from .prevalence_arrays import lee_holds
 from .prevalence_arrays import lee_interval_arrays
+from .prevalence_arrays import lee_weight
 from .prevalence_ppi import MIN_GOLDEN_ITEMS_PER_CLASS
 from .prevalence_ppi import SAMPLE_TEST_LEVEL
 from .prevalence_ppi import ppi_prevalence_arrays
@@ -247,7 +264,8 @@ def corrected_prevalence(
     prevalence of class 1, Rogan-Gladen ``(q - FPR) / J``; multi-class: adjusted classify
     and count, one value per class (see the module doc for the method, the projection, the
     intervals and the refusal rule). ``method``: the interval, None for the default (two
-    classes: ``"lee"`` where ``lee_holds``, else ``"bootstrap"``; ``"bootstrap"`` for more).
+    classes: Lee's, the bootstrap's or a blend of the two, by ``lee_weight``; ``"bootstrap"``
+    for more).
     ``classes``: names for warnings. The other keywords are ``PrevalenceSettings``:
     ``confidence_level``, ``method``, ``n_resamples``, ``seed``, ``min_informedness`` (the
     refusal rule's bound) and ``weighted_gold``.
@@ -257,9 +275,10 @@ def corrected_prevalence(
     outside [0, 1] / the simplex and was projected), ``measured_prevalence`` (the judge's
     raw shares q), ``informedness`` (Youden's J; Powers' bookmaker informedness when
     K > 2), ``min_singular_value`` (``|J|`` for K = 2) and, with ``confidence_level``,
-    ``interval`` ([low, high], or a list of them per class), ``method`` (the one used),
-    ``interval_reason`` (None, or why the interval alone is NaN) and, for the bootstrap,
-    ``undefined_resample_share``.
+    ``interval`` ([low, high], or a list of them per class), ``method`` (the one used:
+    ``"lee"``, ``"bootstrap"``, ``"lee_bootstrap"`` for the default's blend, ``"delta"``),
+    ``interval_reason`` (None, or why the interval alone is NaN), for the bootstrap
+    ``undefined_resample_share`` and, for the binary default, ``lee_weight``.
 
     Examples
     --------
@@ -277,6 +296,13 @@ def corrected_prevalence(
     >>> result = corrected_prevalence([[140, 60], [20, 180]], [600, 400], confidence_level=0.95)
     >>> round(result["estimate"], 4), [round(x, 4) for x in result["interval"]], result["method"]
     (0.1667, [0.0564, 0.2627], 'lee')
+
+    The judge flags fewer new items (15%) than its golden FPR (38 of 180): the estimate clips
+    at 0, and the interval still has the width the golden set leaves:
+
+    >>> result = corrected_prevalence([[142, 38], [7, 13]], [1700, 300], confidence_level=0.95, seed=0)
+    >>> result["estimate"], result["clipped"], [round(x, 3) for x in result["interval"]], result["method"]
+    (0.0, True, [0.0, 0.054], 'bootstrap')
     """
     given = PrevalenceSettings.given("corrected_prevalence", settings)
     confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")
@@ -302,27 +328,35 @@ def corrected_prevalence(
     }
     if level is None:
         return result
-    if method is None:  # the default for one binary prevalence: Lee's interval where it holds
-        method = "lee" if bool(lee_holds(confusion)) else "bootstrap"
+    weight = None
+    if method is None:  # the default for one binary prevalence: Lee's, the bootstrap's, or a blend of the two
+        flipped = bool(lee_interval_arrays(confusion, unlabeled, level)[2])
+        weight = 0.0 if flipped else float(lee_weight(confusion))
+        method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
+        result["lee_weight"] = weight
     result["method"] = method
     nan = np.full(num_classes, np.nan)
     result["interval_reason"] = None
     if reason is not None:
         result["interval"] = _plain_interval(nan, nan, binary)
         return result
-    if method == "lee":
+    if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
-        low, high, flipped = lee_interval_arrays(confusion, unlabeled, level)
-        low, high = np.array([1.0 - high, low]), np.array([1.0 - low, high])
+        lee_low, lee_high, flipped = lee_interval_arrays(confusion, unlabeled, level)
+        low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
             result["interval_reason"] = "too_few_golden_items"
-    elif method == "bootstrap":
-        low, high, share = bootstrap_prevalence_arrays(
+    if method in ("bootstrap", "lee_bootstrap"):
+        boot_low, boot_high, share = bootstrap_prevalence_arrays(
             confusion, [unlabeled], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
             min_informedness=min_informedness,
         )
         result["undefined_resample_share"] = float(share)
-    else:
+        if method == "bootstrap":
+            low, high = boot_low, boot_high
+        else:  # each end moves continuously from the bootstrap's to Lee's as the golden set pins J down
+            low, high = weight * low + (1.0 - weight) * boot_low, weight * high + (1.0 - weight) * boot_high
+    elif method == "delta":
         covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
         low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
     result["interval"] = _plain_interval(low, high, binary)

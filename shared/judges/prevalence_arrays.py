@@ -22,8 +22,9 @@ from ..stats.distributions import z_value
 DEFAULT_MIN_INFORMEDNESS = 0.05
 # How the interval of the Rogan-Gladen / adjusted-classify-and-count estimate is made:
 # Lee et al.'s adjusted plug-in interval (two classes only), the smoothed bootstrap, the
-# delta method. None: for one binary prevalence Lee's interval where it holds (see
-# LEE_MIN_INFORMEDNESS_SE), else the bootstrap; the bootstrap for more classes and differences.
+# delta method. None: for one binary prevalence Lee's interval where it holds, the bootstrap
+# where it does not and a blend of the two between (LEE_MIN_INFORMEDNESS_SE,
+# LEE_FULL_WEIGHT_SE); the bootstrap for more classes and differences.
 PREVALENCE_INTERVAL_METHODS = ("lee", "bootstrap", "delta")
 
 # Lee's interval linearises 1 / J. Where the golden set pins J down poorly - its smoothed
@@ -32,10 +33,22 @@ PREVALENCE_INTERVAL_METHODS = ("lee", "bootstrap", "delta")
 # covered 0.88-0.93 of 95%. Refusing those golden sets is worse (the ones left overestimate
 # J: 0.61-0.90); the smoothed bootstrap there instead holds. Measured over the 36 binary
 # settings of examples/prevalence_study.py (3,000 sets each, a pilot): the lowest coverage
-# was 0.910 / 0.927 / 0.932 / 0.940 / 0.941 with the switch at 2.5 / 3 / 3.5 / 4 / 4.5 s.e.,
-# and at 4 the weak-judge corner read 0.935-0.940 in two runs, at 4.5 0.956; a higher value
-# only widens more intervals. examples/prevalence_study.md has the full run.
+# was 0.910 / 0.927 / 0.932 / 0.940 / 0.941 with a hard switch at 2.5 / 3 / 3.5 / 4 / 4.5 s.e.,
+# and at 4 the weak-judge corner read 0.935-0.940 in two runs, at 4.5 0.956. Below this
+# the default is the bootstrap alone.
 LEE_MIN_INFORMEDNESS_SE = 4.5
+# A hard switch at 4.5 s.e. made the interval jump as one golden item moved J~ across it
+# (36 golden negatives and 4 positives, all caught, 235 of 5,000 new items flagged: [0,
+# 0.034] with 3 false positives, [0, 0.0034] with 4; with the restricted bound alone, Lee's
+# [0, 0.073] and the bootstrap's [0, 0.047]). Between LEE_MIN_INFORMEDNESS_SE and this the
+# default blends the two intervals' ends, Lee's weight rising linearly from 0 to 1 (J~
+# moves by about 0.2 s.e. per golden item there): that example's upper end now moves by at
+# most 1.32 times per false positive over 0-12 of them (1.03 across 4.5), no more than the
+# bootstrap alone moves there (1.35). The band starts at 4.5 so that the bootstrap stays
+# alone where Lee's interval was measured short. studies/prevalence_intervals/results.md:
+# lowest coverage 0.943 over its 150 cells (bands 3.5-5.5 and 3-6: 0.942; a hard switch
+# 0.942), mean width 0.412 (the bootstrap alone 0.414).
+LEE_FULL_WEIGHT_SE = 6.5
 
 # The smoothed bootstrap draws each golden row's rates from Dirichlet(row counts + this)
 # and the unlabeled shares from Dirichlet(counts + this): Laplace's add-one, the pseudo-
@@ -44,6 +57,11 @@ LEE_MIN_INFORMEDNESS_SE = 4.5
 # pilot run (not kept) it covered about 0.93 where 1 covered 0.956 (a judge with FPR 0.05 on
 # 50 golden negatives, new-data prevalence 2-5%); examples/prevalence_study.md measures 1.
 PSEUDO_COUNT = 1.0
+
+# The delta method's variance of a golden row or unlabeled vector with every item in one
+# class: its counts plus this many pseudo-items spread over the classes (the 0.5 the
+# branch's other intervals add to a rate at 0 or 1), so that it is not 0.
+STUCK_PSEUDO_ITEMS = 0.5
 
 # Informedness (or the smallest singular value) must exceed min_informedness by this much.
 THRESHOLD_MARGIN = 1e-12
@@ -91,8 +109,8 @@ def check_min_informedness(value: Any) -> float:
 
 
 def check_prevalence_interval_method(method: Any, num_classes: int, difference: bool = False) -> Optional[str]:
-    """None (the default: for one binary prevalence Lee's interval or, where it does not hold,
-    the bootstrap - decided on the data by ``lee_holds``; ``"bootstrap"`` otherwise) or one
+    """None (the default: for one binary prevalence Lee's interval, the bootstrap or a blend
+    of the two, weighted on the data by ``lee_weight``; ``"bootstrap"`` otherwise) or one
     of ``PREVALENCE_INTERVAL_METHODS``; Lee's interval is for one binary prevalence."""
     if method is None:
         return None if num_classes == 2 and not difference else "bootstrap"
@@ -230,7 +248,48 @@ def corrected_prevalence_arrays(
     return {"raw": raw, "estimate": estimate, "clipped": clipped, "measured": measured, "strength": strength, "defined": defined}
 
 
-def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidence_level: float):
+def bounded_interval_arrays(estimate: Any, low: Any, high: Any, floor: float, ceiling: float):
+    """An interval of a parameter restricted to ``[floor, ceiling]`` from an unrestricted
+    estimate and interval (Lee's or the bootstrap's, before clipping), vectorised.
+
+    Where the unrestricted ``estimate`` lies inside the bounds the interval is ``[low,
+    high]`` clipped to them. Where it lies below ``floor`` clipping is not enough: the
+    whole interval can fall below the bound and clip to ``[floor, floor]``, a certainty the
+    data do not give (the estimate is clipped to the bound because the noise put it
+    outside, not because the parameter is known). There the interval is that of the
+    likelihood ratio of a normal mean restricted to the bounds, with the restricted
+    estimate ``floor`` (the ordering of Feldman & Cousins 1998, with the fixed chi-square
+    cut-off): the values ``m >= floor`` with ``(m - x)^2 - (floor - x)^2 <= d^2``, ``d =
+    high - x`` the interval's upper half-width, i.e. ``[floor, x + sqrt((floor - x)^2 +
+    d^2)]``. Its upper end is above ``floor`` whenever ``d > 0``, at least ``high``, falls
+    as ``x`` moves away from the bound, and equals ``high`` at ``x = floor`` (so the
+    interval moves continuously with the data). Above ``ceiling`` the mirror image.
+
+    Examples
+    --------
+    An estimate of -0.1 with the unrestricted interval [-0.3, 0.1]: [0, 0.1] would be the
+    clipped one; the restricted one reaches sqrt(0.1^2 + 0.2^2) - 0.1:
+
+    >>> low, high = bounded_interval_arrays(-0.1, -0.3, 0.1, 0.0, 1.0)
+    >>> float(low), round(float(high), 6)
+    (0.0, 0.123607)
+
+    The whole unrestricted interval below 0: clipped it would be [0, 0].
+
+    >>> low, high = bounded_interval_arrays(-0.2, -0.3, -0.1, 0.0, 1.0)
+    >>> float(low), round(float(high), 6)
+    (0.0, 0.023607)
+    """
+    estimate, low, high = (np.asarray(value, dtype=np.float64) for value in (estimate, low, high))
+    below, above = estimate < floor, estimate > ceiling
+    reach_up = estimate + np.hypot(floor - estimate, np.maximum(high - estimate, 0.0))
+    reach_down = estimate - np.hypot(estimate - ceiling, np.maximum(estimate - low, 0.0))
+    new_high = np.where(below, np.maximum(high, reach_up), np.where(above, ceiling, high))
+    new_low = np.where(above, np.minimum(low, reach_down), np.where(below, floor, low))
+    return np.clip(new_low, floor, ceiling), np.clip(new_high, floor, ceiling)
+
+
+def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidence_level: float, restricted: bool = True):
     """Lee et al.'s (2025) adjusted interval of a binary prevalence (class 1), vectorised.
 
     Lee, Zeng, Jeong, Sohn & Lee, "How to Correctly Report LLM-as-a-Judge Evaluations"
@@ -247,11 +306,14 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
        ``d = 2 z^2 [t q1~(1 - q1~) / (m1 + 2) - (1 - t) q0~(1 - q0~) / (m0 + 2)]``.
     3. The delta-method standard error over both samples,
        ``se = sqrt(p~(1-p~)/(N+z^2) + (1-t)^2 q0~(1-q0~)/(m0+2) + t^2 q1~(1-q1~)/(m1+2)) / |q0~ + q1~ - 1|``,
-       and the interval ``[t + d - z se, t + d + z se]`` clipped to [0, 1].
+       and the interval ``[t + d - z se, t + d + z se]`` clipped to [0, 1] - except where
+       its middle ``t + d`` lies outside [0, 1], where the reference code's clipping can give
+       [0, 0]: there the bound of the restricted parameter (``bounded_interval_arrays``).
 
     The reference code divides by ``q0~ + q1~ - 1`` and requires it positive; here its
     size is used, so a label-swapped judge (J < 0) gets the same interval as the judge
-    with its labels swapped back. Returns ``(low, high, flipped)`` over the leading axes:
+    with its labels swapped back. ``restricted=False``: the reference code's clipping
+    everywhere (the former interval, kept for the study). Returns ``(low, high, flipped)`` over the leading axes:
     the interval of class 1's prevalence, and where the smoothing changed the sign of J
     (too few golden items of a class for the pseudo-counts: no interval there).
 
@@ -280,13 +342,16 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
     sens_term = sensitivity * (1.0 - sensitivity) / (positives + 2.0)
     shift = 2.0 * z * z * (centre * sens_term - (1.0 - centre) * spec_term)
     se = np.sqrt(share * (1.0 - share) / (total + z * z) + (1.0 - centre) ** 2 * spec_term + centre**2 * sens_term) / np.abs(safe)
-    low = np.clip(centre + shift - z * se, 0.0, 1.0)
-    high = np.clip(centre + shift + z * se, 0.0, 1.0)
+    middle = centre + shift
+    if restricted:
+        low, high = bounded_interval_arrays(middle, middle - z * se, middle + z * se, 0.0, 1.0)
+    else:
+        low, high = np.clip(middle - z * se, 0.0, 1.0), np.clip(middle + z * se, 0.0, 1.0)
     return np.where(flipped, np.nan, low), np.where(flipped, np.nan, high), flipped
 
 
 def lee_holds(gold_confusion: Any) -> np.ndarray:
-    """Where Lee et al.'s interval is given by default: the golden set's smoothed informedness
+    """Where Lee et al.'s interval enters the default (``lee_weight`` rises from 0 there): the golden set's smoothed informedness
     ``J~ = q0~ + q1~ - 1`` (``lee_interval_arrays``' pseudo-counts) is at least
     ``LEE_MIN_INFORMEDNESS_SE`` of its standard errors from 0,
     ``se(J~) = sqrt(q0~(1 - q0~) / (m0 + 2) + q1~(1 - q1~) / (m1 + 2))``. Vectorised.
@@ -296,12 +361,33 @@ def lee_holds(gold_confusion: Any) -> np.ndarray:
     >>> bool(lee_holds([[66, 29], [3, 2]]))  # 5 golden positives, a weak judge: J~ = 0.12
     False
     """
+    return smoothed_informedness_in_se(gold_confusion) >= LEE_MIN_INFORMEDNESS_SE
+
+
+def lee_weight(gold_confusion: Any) -> np.ndarray:
+    """Lee's weight in the default binary interval: 0 where its smoothed J is less than
+    ``LEE_MIN_INFORMEDNESS_SE`` of its standard errors from 0 (the bootstrap alone), 1 from
+    ``LEE_FULL_WEIGHT_SE`` on (Lee's alone), linear in between. Vectorised.
+
+    >>> [round(float(lee_weight(c)), 3) for c in ([[140, 60], [20, 180]], [[33, 3], [0, 4]], [[32, 4], [0, 4]])]
+    [1.0, 0.024, 0.0]
+    """
+    strength = smoothed_informedness_in_se(gold_confusion)
+    return np.clip((strength - LEE_MIN_INFORMEDNESS_SE) / (LEE_FULL_WEIGHT_SE - LEE_MIN_INFORMEDNESS_SE), 0.0, 1.0)
+
+
+def smoothed_informedness_in_se(gold_confusion: Any) -> np.ndarray:
+    """``|J~| / se(J~)`` with Lee's pseudo-counts (``lee_holds``' statistic), vectorised.
+
+    >>> round(float(smoothed_informedness_in_se([[140, 60], [20, 180]])), 2)  # J~ = 0.59
+    15.31
+    """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
     specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
     sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
     spread = np.sqrt(specificity * (1.0 - specificity) / (negatives + 2.0) + sensitivity * (1.0 - sensitivity) / (positives + 2.0))
-    return np.abs(specificity + sensitivity - 1.0) >= LEE_MIN_INFORMEDNESS_SE * spread
+    return np.abs(specificity + sensitivity - 1.0) / spread
 
 
 def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: float, floor: float, ceiling: float):
@@ -332,6 +418,7 @@ def bootstrap_prevalence_arrays(
     seed: Optional[int],
     min_informedness: float,
     difference: bool = False,
+    restricted: bool = True,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Smoothed percentile bootstrap of the (projected) prevalence, or of the difference of two.
 
@@ -346,8 +433,14 @@ def bootstrap_prevalence_arrays(
     ``unlabeled_list``: one ``(..., K)`` array (prevalence) or two (``difference``: the
     first minus the second, unconstrained, clipped to [-1, 1]). A replicate whose
     conditioning is at most ``min_informedness`` in size has no estimate; it counts at the
-    floor for the lower percentile and at the ceiling for the upper. Returns ``(low, high,
-    undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
+    floor for the lower percentile and at the ceiling for the upper. Where the unrestricted
+    replicates' median lies outside the bounds (an estimate clipped or projected, or at the
+    bound with the replicates beyond it; a difference beyond [-1, 1]) the interval is
+    bounded by ``bounded_interval_arrays`` from their median and percentiles: its far end
+    stays off the bound, never ``[0, 0]``
+    (``restricted=False``: the clipped replicates' percentiles alone, the former interval
+    kept for the study). Returns
+    ``(low, high, undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
     """
     rng = np.random.default_rng(seed)
     confusion = np.asarray(gold_confusion, dtype=np.float64)
@@ -357,6 +450,7 @@ def bootstrap_prevalence_arrays(
     batch = confusion.shape[:-2]
     num_classes = confusion.shape[-1]
     replicates = np.empty((n_resamples,) + batch + (num_classes,))
+    unrestricted = np.empty((n_resamples,) + batch + (num_classes,))
     undefined = np.empty((n_resamples,) + batch, dtype=bool)
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
@@ -364,15 +458,32 @@ def bootstrap_prevalence_arrays(
         if difference:
             first = corrected_prevalence_arrays(gold, draws[0], min_informedness)
             second = corrected_prevalence_arrays(gold, draws[1], min_informedness)
-            values = np.clip(first["raw"] - second["raw"], -1.0, 1.0)
+            raw = first["raw"] - second["raw"]
+            values = np.clip(raw, -1.0, 1.0)
             bad = ~(first["defined"] & second["defined"])
         else:
             result = corrected_prevalence_arrays(gold, draws[0], min_informedness)
-            values, bad = result["estimate"], ~result["defined"]
+            raw, values, bad = result["raw"], result["estimate"], ~result["defined"]
         replicates[start : start + count] = np.where(bad[..., None], 0.0, values)
+        unrestricted[start : start + count] = np.where(bad[..., None], 0.0, raw)
         undefined[start : start + count] = bad
     floor = -1.0 if difference else 0.0
     low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
+    if not restricted:
+        return low, high, undefined.mean(axis=0)
+    # Replicates centred outside the bounds bound the interval by the restricted rule, from the
+    # unrestricted replicates' percentiles: the clipped replicates' would be [0, 0] once nearly
+    # all of them fall below 0. The centre is the replicates' median (undefined ones at the
+    # estimate), as the percentile interval is centred: the smoothing shifts the replicates
+    # (0 of 1,000 flagged with no golden false positive: the estimate is 0, the replicates'
+    # FPR averages 1 / (n0 + 2) and their median is below 0).
+    raw_low, raw_high = _conservative_percentiles(unrestricted, undefined[..., None], confidence_level, floor, 1.0)
+    points = [corrected_prevalence_arrays(confusion, unlabeled, min_informedness)["raw"] for unlabeled in unlabeled_list]
+    estimate = points[0] - points[1] if difference else points[0]
+    centre = np.quantile(np.where(undefined[..., None], estimate, unrestricted), 0.5, axis=0)
+    reached_low, reached_high = bounded_interval_arrays(centre, raw_low, raw_high, floor, 1.0)
+    low = np.where((estimate < floor) | (centre < floor), floor, np.where(centre > 1.0, np.minimum(low, reached_low), low))
+    high = np.where((estimate > 1.0) | (centre > 1.0), 1.0, np.where(centre < floor, np.maximum(high, reached_high), high))
     return low, high, undefined.mean(axis=0)
 
 
@@ -381,18 +492,22 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
 
     ``weights`` ``(..., K)`` multiplies the golden rows' noise: the prevalence itself for
     ``p = C^-T q`` (one unlabeled vector), the difference for ``C^-T (q_a - q_b)`` (two).
-    Returns ``(..., K, K)``; NaN where ``C`` is singular.
+    A golden row or an unlabeled vector with every item in one class (a rate or share of 0
+    or 1, whose plug-in variance is 0) has its variance taken at its counts plus
+    ``STUCK_PSEUDO_ITEMS`` spread evenly over its classes: nothing flagged on the new data
+    and no golden false positive would otherwise give [0, 0]. Returns ``(..., K, K)``; NaN
+    where ``C`` is singular.
     """
-    rates, support = row_rates(gold_confusion)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    rates, support = row_rates(confusion)
     num_classes = rates.shape[-1]
     middle = np.zeros(rates.shape)
     for unlabeled in unlabeled_list:
         unlabeled = np.asarray(unlabeled, dtype=np.float64)
         total = unlabeled.sum(axis=-1)
-        shares = unlabeled / np.where(total > 0, total, 1.0)[..., None]
-        multinomial = _multinomial_covariance(shares)
+        multinomial = _multinomial_covariance(_unstuck_shares(unlabeled, total))
         middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
-    row_cov = _multinomial_covariance(rates)  # (..., K rows, K, K)
+    row_cov = _multinomial_covariance(_unstuck_shares(confusion, support))  # (..., K rows, K, K)
     scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
     middle = middle + scaled.sum(axis=-3)
     # Singular C (no inverse): solved on the identity, then NaN.
@@ -400,6 +515,16 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     safe = np.where(singular[..., None, None], np.eye(num_classes), np.swapaxes(rates, -1, -2))
     inverse_t = np.where(singular[..., None, None], np.nan, np.linalg.inv(safe))
     return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
+
+
+def _unstuck_shares(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Shares of ``counts`` (last axis), those of a vector with every item in one class taken
+    at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly over the classes."""
+    safe = np.where(total > 0, total, 1.0)[..., None]
+    shares = counts / safe
+    stuck = (total > 0) & (shares.max(axis=-1) >= 1.0)
+    smoothed = (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS)
+    return np.where(stuck[..., None], smoothed, shares)
 
 
 def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:

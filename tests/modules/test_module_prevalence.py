@@ -873,3 +873,51 @@ def test_space_offers_the_method_and_says_the_key_assumption(informedness_app, m
     assert json.loads(page.result_json) == json.loads(json.dumps(expected))
     assert "random sample of the new data" in page.message and "(class 0)" in page.message
     assert [tick.get_text() for tick in page.figure.axes[-1].get_xticklabels()] == ["0"]
+
+
+def test_review_reproducers_no_zero_width_and_no_jump_across_lees_threshold(metric):
+    """Issue 31 (part 5), the review's two reproducers through the module. 1: q = 0.15 below the
+    golden FPR 38/180: the estimate clips at 0 and the bootstrap's interval was [0.0, 0.0]; now
+    [0, U] with U > 0 (test_prevalence.py checks U against the unclipped upper percentile by
+    hand). 2: 36 golden negatives and 4 positives (all caught), 235 of 5,000 flagged: 3 false
+    positives (Lee's smoothed J at 4.55 s.e.) and 4 (4.34) were [0, 0.034] and [0, 0.0034]; now
+    within 1.2 times of each other."""
+    result = metric.compute(references=[0] * 180 + [1] * 20, predictions=[0] * 142 + [1] * 38 + [0] * 7 + [1] * 13,
+                            unlabeled_predictions=[0] * 1700 + [1] * 300, confidence_level=0.95, seed=0)
+    low, high = result["corrected_prevalence_ci"]
+    assert result["corrected_prevalence"] == 0.0 and result["corrected_prevalence_clipped"]
+    assert result["corrected_prevalence_ci_method"] == "bootstrap" and low == 0.0 and high > 0.03
+    expected = prevalence.corrected_prevalence([[142, 38], [7, 13]], [1700, 300], confidence_level=0.95, seed=0)
+    assert [low, high] == pytest.approx(expected["interval"], abs=1e-12)
+    highs = []
+    for fp in (3, 4):
+        found = metric.compute(references=[0] * 36 + [1] * 4, predictions=[0] * (36 - fp) + [1] * fp + [1] * 4,
+                               unlabeled_predictions=[0] * 4765 + [1] * 235, confidence_level=0.95, seed=0)
+        assert found["corrected_prevalence_ci"][0] == 0.0
+        highs.append(found["corrected_prevalence_ci"][1])
+        assert found["corrected_prevalence_ci_method"] == ("lee_bootstrap" if fp == 3 else "bootstrap")
+    assert max(highs) / min(highs) < 1.2 and min(highs) > 0.02
+
+
+def worst_cells():
+    """studies/prevalence_intervals/results.md's worst-cell table: {method: [cells]}."""
+    text = (REPO_ROOT / "studies" / "prevalence_intervals" / "results.md").read_text(encoding="utf-8")
+    table = text.split("## Worst cell per method", 1)[1].split("## Every cell", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    return text, {cells[0]: cells for cells in ([cell.strip() for cell in line.strip("|").split("|")] for line in rows)
+                  if cells[0] != "---"}
+
+
+def test_informedness_card_quotes_the_prevalence_intervals_study():
+    """The card's figures for the default are studies/prevalence_intervals/results.md's, and that
+    study's default covers 0.93 in every cell with no zero-width interval."""
+    text, rows = worst_cells()
+    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    command = text.split("```", 2)[1].strip()
+    assert command.startswith("OMP_NUM_THREADS=1 nice -n 19 python studies/prevalence_intervals/study.py")
+    assert command in section
+    new, old = rows["new_default"], rows["old_default"]
+    assert float(new[1].split("±")[0]) >= 0.93 and new[3] == "0" and new[5] == "0.00"
+    for cells in (new, old):
+        assert cells[1] in section and cells[2] in section and cells[4] in section and cells[5] in section
+    assert float(old[5]) > 0  # the former default gave zero-width intervals

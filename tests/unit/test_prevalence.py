@@ -576,8 +576,12 @@ LEE_PUBLISHED = [
 ]
 
 
-def lee_by_hand(p, q0, q1, n, m0, m1, alpha):
-    """Lee et al.'s adjusted interval written out from its definition (SciPy's normal quantile)."""
+def lee_by_hand(p, q0, q1, n, m0, m1, alpha, restricted=False):
+    """Lee et al.'s adjusted interval written out from its definition (SciPy's normal quantile).
+
+    ``restricted``: where the middle ``m = theta + bias`` lies outside [0, 1], the likelihood-ratio
+    interval of a normal mean restricted to [0, 1] instead of clipping: the ``mu >= 0`` with
+    ``(mu - m)^2 - (0 - m)^2 <= (z se)^2`` (m < 0), mirrored above 1."""
     from scipy.stats import norm  # scikit-learn depends on SciPy: always installed with the test requirements
 
     z = norm.ppf(1 - alpha / 2)
@@ -588,7 +592,12 @@ def lee_by_hand(p, q0, q1, n, m0, m1, alpha):
     bias = 2 * z**2 * (theta * sens * (1 - sens) / sens_size - (1 - theta) * spec * (1 - spec) / spec_size)
     variance = share * (1 - share) / size + (1 - theta) ** 2 * spec * (1 - spec) / spec_size + theta**2 * sens * (1 - sens) / sens_size
     se = math.sqrt(variance) / abs(spec + sens - 1)
-    return min(1.0, max(0.0, theta + bias - z * se)), min(1.0, max(0.0, theta + bias + z * se))
+    middle, half = theta + bias, z * se
+    if restricted and middle < 0:  # (mu - m)^2 <= m^2 + half^2, solved for the largest mu
+        return 0.0, min(1.0, middle + math.sqrt(middle**2 + half**2))
+    if restricted and middle > 1:
+        return max(0.0, middle - math.sqrt((middle - 1) ** 2 + half**2)), 1.0
+    return min(1.0, max(0.0, middle - half)), min(1.0, max(0.0, middle + half))
 
 
 def lee_counts(p, q0, q1, n, m0, m1):
@@ -600,10 +609,18 @@ def lee_counts(p, q0, q1, n, m0, m1):
 def test_lee_interval_equals_the_published_values_and_an_independent_implementation(row):
     *inputs, alpha, lower, upper = row
     confusion, unlabeled = lee_counts(*inputs)
-    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, 1 - alpha)
+    # Their reference code's interval (clipped to [0, 1]): restricted=False.
+    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, 1 - alpha, restricted=False)
     assert not flipped
     assert [float(low), float(high)] == pytest.approx([lower, upper], abs=1e-12)
     assert [float(low), float(high)] == pytest.approx(lee_by_hand(*inputs, alpha), abs=1e-12)
+    # The interval given: the same where the middle lies in [0, 1]; the restricted bound where not
+    # (rows 5 and 6, [0, 0] and [1, 1] in the reference code, now have width).
+    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, 1 - alpha)
+    expected = lee_by_hand(*inputs, alpha, restricted=True)
+    assert [float(low), float(high)] == pytest.approx(expected, abs=1e-12)
+    assert float(high) - float(low) > 0.01
+    assert float(low) <= lower + 1e-12 and float(high) >= upper - 1e-12  # never narrower than the clipped one
 
 
 def test_lee_interval_on_random_counts_equals_the_independent_implementation():
@@ -614,14 +631,16 @@ def test_lee_interval_on_random_counts_equals_the_independent_implementation():
     flagged = rng.binomial(total, 0.4)
     confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
     level = 0.9
-    low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, np.stack([total - flagged, flagged], -1), level)
     checked = 0
-    for index in np.flatnonzero(~flipped):
-        expected = lee_by_hand(flagged[index] / total[index], tn[index] / negatives[index], tp[index] / positives[index],
-                               total[index], negatives[index], positives[index], 1 - level)
-        assert [low[index], high[index]] == pytest.approx(expected, abs=1e-12)
-        checked += 1
-    assert checked > 250
+    for restricted in (False, True):
+        low, high, flipped = prevalence_arrays.lee_interval_arrays(confusion, np.stack([total - flagged, flagged], -1), level,
+                                                                   restricted=restricted)
+        for index in np.flatnonzero(~flipped):
+            expected = lee_by_hand(flagged[index] / total[index], tn[index] / negatives[index], tp[index] / positives[index],
+                                   total[index], negatives[index], positives[index], 1 - level, restricted=restricted)
+            assert [low[index], high[index]] == pytest.approx(expected, abs=1e-12)
+            checked += 1
+    assert checked > 500
 
 
 def test_lee_is_the_binary_default_on_golden_labels_giving_the_readme_shares():
@@ -694,12 +713,17 @@ def test_the_binary_default_holds_in_the_weak_judge_corner():
     support = rng.multinomial(300, [0.95, 0.05], size=600)
     confusion = rng.multinomial(support, rates).astype(float)
     unlabeled = rng.multinomial(5000, np.array([0.5, 0.5]) @ rates, size=600).astype(float)
-    holds = prevalence_arrays.lee_holds(confusion)
     lee_low, lee_high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
     boot_low, boot_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(confusion, [unlabeled], confidence_level=LEVEL,
                                                                           n_resamples=300, seed=1, min_informedness=0.05)
-    low, high = np.where(holds, lee_low, boot_low[:, 1]), np.where(holds, lee_high, boot_high[:, 1])
-    defined = prevalence_arrays.corrected_prevalence_arrays(confusion, unlabeled, 0.05)["defined"] & ~(holds & flipped)
+    # The default: Lee's weight 0 below 4.5 s.e. of its smoothed J, 1 from 6.5, linear between (flipped: 0).
+    q0 = (confusion[:, 0, 0] + 1) / (confusion[:, 0].sum(-1) + 2)
+    q1 = (confusion[:, 1, 1] + 1) / (confusion[:, 1].sum(-1) + 2)
+    strength = np.abs(q0 + q1 - 1) / np.sqrt(q0 * (1 - q0) / (confusion[:, 0].sum(-1) + 2) + q1 * (1 - q1) / (confusion[:, 1].sum(-1) + 2))
+    weight = np.where(flipped, 0.0, np.clip((strength - 4.5) / 2.0, 0.0, 1.0))
+    low = weight * np.nan_to_num(lee_low) + (1 - weight) * boot_low[:, 1]
+    high = weight * np.nan_to_num(lee_high) + (1 - weight) * boot_high[:, 1]
+    defined = prevalence_arrays.corrected_prevalence_arrays(confusion, unlabeled, 0.05)["defined"]
     covered = ((low <= 0.5) & (0.5 <= high))[defined].mean()
     lee_covered = ((lee_low <= 0.5) & (0.5 <= lee_high))[defined & ~flipped].mean()
     assert covered >= 0.93 and lee_covered < 0.92
@@ -929,3 +953,209 @@ def test_ppi_plan_holds_by_simulation():
     found = prevalence_ppi.ppi_prevalence_arrays(confusion, unlabeled, LEVEL)
     half = (found["high"][:, 1] - found["low"][:, 1]) / 2
     assert np.median(half) == pytest.approx(0.03, rel=0.05)
+
+
+# ---------------------------------------------------------------- issue 31, part 5: no certainty the data do not give
+
+
+def smoothed_replicates_by_hand(confusion, unlabeled, level, draws=40_000, seed=99):
+    """The smoothed bootstrap's unclipped replicates written out: TPR ~ Beta(TP + 1, FN + 1),
+    FPR ~ Beta(FP + 1, TN + 1), the flagged share ~ Beta(x + 1, N - x + 1), Rogan-Gladen on each
+    draw. Returns their median (draws with |J| <= 0.05 left out) and their upper percentile
+    (those at +infinity: they could be anything)."""
+    (tn, fp), (fn, tp) = confusion
+    rng = np.random.default_rng(seed)
+    tpr, fpr = rng.beta(tp + 1, fn + 1, draws), rng.beta(fp + 1, tn + 1, draws)
+    share = rng.beta(unlabeled[1] + 1, unlabeled[0] + 1, draws)
+    informedness = tpr - fpr
+    defined = np.abs(informedness) > 0.05
+    raw = (share - fpr) / np.where(defined, informedness, 1.0)
+    return float(np.median(raw[defined])), float(np.quantile(np.where(defined, raw, np.inf), 1 - (1 - level) / 2))
+
+
+def restricted_upper_by_hand(centre, upper):
+    """The largest mu >= 0 with (mu - m)^2 - m^2 <= (b - m)^2, m < 0 the centre, b the upper end."""
+    return centre + math.sqrt(centre**2 + max(upper - centre, 0.0) ** 2)
+
+
+def test_review_reproducer_a_clipped_estimate_has_an_interval_of_positive_width():
+    """The review: 180 golden negatives (38 flagged), 20 positives (13 flagged), 300 of 2,000 new
+    items flagged. q = 0.15 < FPR = 0.211: Rogan-Gladen is -0.139, clipped to 0, and the
+    bootstrap's clipped replicates were all 0: the interval was [0.0, 0.0]. Now [0, U] with U
+    the restricted bound from the unclipped replicates' median m and upper percentile b (computed
+    here by hand): m + sqrt(m^2 + (b - m)^2), above b and above 0."""
+    confusion, unlabeled = binary_confusion(13, 20, 38, 180), [1700, 300]
+    result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == 0.0 and result["clipped"] and result["method"] == "bootstrap"
+    low, high = result["interval"]
+    m, b = smoothed_replicates_by_hand(confusion, unlabeled, LEVEL)
+    assert m < b < 0  # the unclipped upper percentile itself is below 0: clipping alone gives [0, 0]
+    assert low == 0.0 and high == pytest.approx(restricted_upper_by_hand(m, b), abs=0.004)
+    assert high > 0.03
+    # The former interval, for the record: zero width.
+    old_low, old_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
+        confusion, [unlabeled], confidence_level=LEVEL, n_resamples=10_000, seed=0, min_informedness=0.05, restricted=False)
+    assert float(old_high[1]) - float(old_low[1]) == 0.0
+    # Lee's interval (asked for by name) is restricted alike: its middle m is below 0 too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lee = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, method="lee")
+    expected = lee_by_hand(0.15, 142 / 180, 13 / 20, 2000, 180, 20, 1 - LEVEL, restricted=True)
+    assert lee["interval"] == pytest.approx(list(expected), abs=1e-12) and expected[0] == 0.0 and expected[1] > 0.03
+
+
+def test_no_zero_width_interval_from_any_method_where_the_estimate_is_clipped():
+    """Golden sets where most estimates clip at 0 (a near-perfect judge, 2 golden positives, new
+    data without positives): every method gives width; the bootstrap's upper end is the
+    restricted bound from its unclipped replicates (by hand) and never below the clipped
+    percentile, Lee's never below the reference code's."""
+    rng = np.random.default_rng(5)
+    fp, tp = rng.binomial(28, 0.02, 200), rng.binomial(2, 0.95, 200)
+    flagged = rng.binomial(1000, 0.02, 200)
+    confusion = np.stack([np.stack([28 - fp, fp], -1), np.stack([2 - tp, tp], -1)], -2).astype(float)
+    unlabeled = np.stack([1000 - flagged, flagged], -1).astype(float)
+    point = prevalence_arrays.corrected_prevalence_arrays(confusion, unlabeled)
+    clipped = point["clipped"] & point["defined"]
+    assert clipped.sum() > 50
+    low, high, _ = prevalence_arrays.bootstrap_prevalence_arrays(confusion, [unlabeled], confidence_level=LEVEL, n_resamples=2000,
+                                                                 seed=0, min_informedness=0.05)
+    assert np.all(high[clipped, 1] - low[clipped, 1] > 0) and np.all(low[clipped, 1] == 0)
+    old_low, old_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
+        confusion, [unlabeled], confidence_level=LEVEL, n_resamples=2000, seed=0, min_informedness=0.05, restricted=False)
+    assert np.any(old_high[clipped, 1] == 0)  # the former interval was [0, 0] in some of them
+    assert np.all(high[:, 1] >= old_high[:, 1] - 1e-12)
+    for index in np.flatnonzero(clipped)[:5]:
+        m, b = smoothed_replicates_by_hand(confusion[index].astype(int).tolist(), unlabeled[index], LEVEL, draws=20_000)
+        assert m < 0 and high[index, 1] == pytest.approx(min(1.0, restricted_upper_by_hand(m, b)), abs=0.01)
+    lee_low, lee_high, flipped = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL)
+    ref_low, ref_high, _ = prevalence_arrays.lee_interval_arrays(confusion, unlabeled, LEVEL, restricted=False)
+    given = clipped & ~flipped
+    assert np.all(lee_high[given] > 0) and np.all(lee_high[given] >= ref_high[given] - 1e-12)
+
+
+def test_a_clipped_difference_has_an_interval_of_positive_width():
+    """corrected_prevalence_difference follows the same rule at its bounds [-1, 1]: J = 0.3
+    (TPR 0.5, FPR 0.2), the judge flags 70% of A and 10% of B: (0.7 - 0.1) / 0.3 = 2, clipped
+    to 1; the clipped replicates were all 1 ([1, 1]); now the lower end is the restricted bound
+    from the unclipped replicates' median and lower percentile (by hand: Beta draws as above,
+    twice for the shares)."""
+    confusion, first, second = binary_confusion(50, 100, 20, 100), [300, 700], [900, 100]
+    result = prevalence.corrected_prevalence_difference(confusion, first, second, confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == 1.0 and result["clipped"]
+    low, high = result["interval"]
+    rng = np.random.default_rng(7)
+    tpr, fpr = rng.beta(51, 51, 40_000), rng.beta(21, 81, 40_000)
+    delta = (rng.beta(701, 301, 40_000) - rng.beta(101, 901, 40_000)) / (tpr - fpr)
+    defined = np.abs(tpr - fpr) > 0.05
+    a = float(np.quantile(np.where(defined, delta, -np.inf), (1 - LEVEL) / 2))
+    m = float(np.median(delta[defined]))
+    assert m > 1 and high == 1.0 and low == pytest.approx(m - math.hypot(m - 1, m - a), abs=0.01) and low < 0.95
+    old = prevalence_arrays.bootstrap_prevalence_arrays(confusion, [first, second], confidence_level=LEVEL, n_resamples=10_000,
+                                                        seed=0, min_informedness=0.05, difference=True, restricted=False)
+    assert float(old[0][1]) == float(old[1][1]) == 1.0  # the former interval: [1, 1]
+
+
+def review_switch_example(fp):
+    """The review's switch example: 36 golden negatives (fp flagged), 4 positives (all caught),
+    235 of 5,000 new items flagged."""
+    return binary_confusion(4, 4, fp, 36), [4765, 235]
+
+
+def test_the_default_moves_continuously_across_lees_threshold():
+    """FP = 3 puts Lee's smoothed J at 4.55 s.e. (by hand: 0.728 / 0.160), FP = 4 at 4.34: the
+    former hard switch at 4.5 gave Lee's [0, 0.034] and the bootstrap's [0, 0.0034], ten times
+    narrower for a worse judge. The default now blends, Lee's weight (s - 4.5) / 2 written out
+    here, and its upper end moves by less than 1.5 times per golden item over FP = 0..12 (J~
+    from 5.2 to 2.9 s.e.; the bootstrap alone moves by up to 1.35 there); the two sides of the
+    threshold differ by less than 1.2 times."""
+    highs = []
+    for fp in range(13):
+        confusion, unlabeled = review_switch_example(fp)
+        q0, q1 = (36 - fp + 1) / 38, 5 / 6
+        strength = (q0 + q1 - 1) / math.sqrt(q0 * (1 - q0) / 38 + q1 * (1 - q1) / 6)
+        weight = min(1.0, max(0.0, (strength - 4.5) / 2.0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+            lee = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, method="lee")
+        boot = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0, method="bootstrap")
+        assert result["lee_weight"] == pytest.approx(weight, abs=1e-12)
+        expected = [weight * a + (1 - weight) * b for a, b in zip(lee["interval"], boot["interval"])]
+        assert result["interval"] == pytest.approx(expected, abs=1e-12)
+        assert result["interval"][0] == 0.0 and result["interval"][1] > 0.02
+        highs.append(result["interval"][1])
+        if fp == 3:
+            assert strength == pytest.approx(4.548, abs=1e-3) and 0 < weight < 1 and result["method"] == "lee_bootstrap"
+        if fp == 4:
+            assert strength < 4.5 and result["method"] == "bootstrap"
+    assert highs[3] / highs[4] < 1.2 and highs[4] / highs[3] < 1.2
+    steps = [max(a / b, b / a) for a, b in zip(highs, highs[1:])]
+    assert max(steps) < 1.5, steps
+
+
+def test_the_prevalence_intervals_study_covers_in_a_small_seeded_run():
+    """studies/prevalence_intervals/study.py on four of its cells (300 sets, 300 resamples: a
+    coverage of 0.95 reads within about +-0.025 at 2 SE): the default covers and never gives
+    zero width; the former default gave [0, 0] in the near-perfect judge's p = 0 cell."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("prevalence_intervals_study",
+                                                  REPO_ROOT / "studies" / "prevalence_intervals" / "study.py")
+    study = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(study)
+    results = dict(study.run(300, 300, study.quick_cells()))
+    for key, found in results.items():
+        for method in ("new_default", "lee", "bootstrap"):
+            assert found[method]["zero_width"] == 0.0, (key, method)
+        assert found["new_default"]["coverage"] >= 0.91, key
+        assert found["new_default"]["refused"] == found["old_default"]["refused"]
+    assert results[("near-perfect", (28, 2), 1000, 0.0)]["old_default"]["zero_width"] > 0.0
+    text = study.report(list(results.items()), study.method_names(study.BANDS), "command", 300, 300, 1.0)
+    assert "| new_default |" in text and "command" in text
+
+
+def test_three_classes_an_estimate_projected_onto_a_vertex_keeps_width():
+    """3 classes, 950 / 50 / 0 of the new items labelled: the unconstrained solution lies outside
+    the simplex and projects to (1, 0, 0); the former bootstrap's projected replicates gave
+    [1, 1], [0, 0], [0, 0]. Now every class has width, with the bound on the estimate's side."""
+    confusion, unlabeled = [[85, 10, 5], [15, 75, 10], [10, 20, 70]], [950, 50, 0]
+    result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+    raw = np.linalg.solve(np.asarray(confusion, float).T / np.sum(confusion, axis=1), np.array(unlabeled) / 1000)
+    assert raw[0] > 1 and raw[1] < 0 and raw[2] < 0 and result["estimate"] == [1.0, 0.0, 0.0]
+    (low0, high0), (low1, high1), (low2, high2) = result["interval"]
+    assert high0 == 1.0 and 0.9 < low0 < 1.0 and low1 == low2 == 0.0 and high1 > 0.01 and high2 > 0.005
+    old_low, old_high, _ = prevalence_arrays.bootstrap_prevalence_arrays(
+        confusion, [unlabeled], confidence_level=LEVEL, n_resamples=10_000, seed=0, min_informedness=0.05, restricted=False)
+    assert old_low.tolist() == [1.0, 0.0, 0.0] and old_high.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_nothing_flagged_and_no_golden_false_positive_is_not_certainty():
+    """0 of 1,000 new items flagged, 0 of 28 golden negatives flagged, 2 of 2 positives caught: the
+    estimate is 0 exactly (not clipped), but the smoothed replicates lie below it (their FPR
+    averages 1/30), so their 97.5% percentile was 0.00015, near certainty. The bootstrap's centre
+    is their median: the restricted bound by hand, near what 0 flagged of 1,000 allows (about 3.7
+    expected at most, over a TPR that 2 golden positives leave as low as 0.3: 0.012)."""
+    confusion, unlabeled = binary_confusion(2, 2, 0, 28), [1000, 0]
+    result = prevalence.corrected_prevalence(confusion, unlabeled, confidence_level=LEVEL, seed=0)
+    assert result["estimate"] == 0.0 and not result["clipped"]
+    m, b = smoothed_replicates_by_hand(confusion, unlabeled, LEVEL)
+    assert m < 0 < b < 0.001
+    low, high = result["interval"]
+    assert low == 0.0 and high == pytest.approx(restricted_upper_by_hand(m, b), abs=0.002) and high > 0.005
+
+
+def test_delta_interval_of_nothing_flagged_and_no_golden_false_positive_has_width():
+    """The delta method's plug-in variance is 0 when nothing is flagged on the new data (q = 0)
+    and the golden set has no false positive (FPR = 0): it gave [0, 0]. A vector with every
+    item in one class now has its variance at its counts plus 0.5 pseudo-items spread over its
+    classes (0.25 each here), written out: q~ = 0.25 / 1000.5, FPR~ = 0.25 / 28.5,
+    Var = q~(1 - q~) / 1000 + (1 - p)^2 FPR~(1 - FPR~) / 28 with p = 0 and J = 1. Rows not stuck
+    keep the textbook variance (test_binary_delta_variance_is_the_textbook_formula)."""
+    result = prevalence.corrected_prevalence(binary_confusion(2, 2, 0, 28), [1000, 0], confidence_level=LEVEL, method="delta")
+    q, fpr = 0.25 / 1000.5, 0.25 / 28.5
+    half = distributions.z_value(LEVEL) * math.sqrt(q * (1 - q) / 1000 + fpr * (1 - fpr) / 28)
+    assert result["interval"] == pytest.approx([0.0, half], abs=1e-12) and half > 0.03
+    difference = prevalence.corrected_prevalence_difference(binary_confusion(2, 2, 0, 28), [1000, 0], [1000, 0],
+                                                            confidence_level=LEVEL, method="delta")
+    half = distributions.z_value(LEVEL) * math.sqrt(2 * q * (1 - q) / 1000)  # the difference 0: golden rows weigh 0
+    assert difference["interval"] == pytest.approx([-half, half], abs=1e-12) and half > 0

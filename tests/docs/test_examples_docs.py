@@ -379,3 +379,21 @@ def test_the_cards_quote_the_long_tail_studys_worst_cell(name):
     text = " ".join(card(name).split())
     assert "studies/long_tail_modules/study.py" in text
     assert f"{worst:.3f} ({cell})" in text
+
+
+def test_the_informedness_card_quotes_the_multiclass_studys_worst_cell():
+    """studies/multiclass_informedness/results.md, written by its named command, against the card and README."""
+    text = (REPO_ROOT / "studies" / "multiclass_informedness" / "results.md").read_text(encoding="utf-8")
+    assert "Command: `OMP_NUM_THREADS=1 nice -n 19 python studies/multiclass_informedness/study.py --sets 2000" in text
+    worst = re.search(r"Worst cell of the default \(`score`\): ([\d.]+),", text).group(1)
+    delta = re.search(r"\*\*delta\*\* ([\d.]+) ", text).group(1)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| cell") and not line.startswith("| K |")
+            and not set(line.replace("|", "").strip()) <= set("-")]
+    scores = [float(re.match(r"\**([\d.]+)", cells[6 if len(cells) == 8 else 2].strip()).group(1))
+              for cells in (line.strip().strip("|").split("|") for line in rows) if len(cells) in (5, 8)]
+    assert scores and min(scores) >= float(worst) >= 0.93
+    informedness_card = " ".join(card("informedness").split())
+    assert f"`ci_method=\"score\"` covered {worst} or more in all 518 cells" in informedness_card
+    assert f"fell to 0.915 near the ceiling" in informedness_card and f"and {delta} with a class of 3" in informedness_card
+    readme = " ".join((REPO_ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"worst cell {worst} of 518" in readme and f"fell to {delta} with a class of 3 items" in readme

@@ -1,5 +1,7 @@
 """The root README's examples are exact: each `# {...}` line of the quick start is the printed
-result of the call above it, and the Trainer recipe runs as written (issue 26: on any head)."""
+result of the call above it, and the Trainer recipe (docs/trainer.md) runs as written (issue 26:
+on any head). The README is a first screen: the two commands early, a bounded size, and every
+relative link in it and in docs/ leads to a file (and heading) that exists."""
 
 import ast
 import doctest
@@ -34,8 +36,10 @@ def test_quick_start_outputs_are_exact(monkeypatch):
 
 
 def trainer_section():
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    return readme.split("## Use with 🤗 Transformers' Trainer", 1)[1].split("\n## ", 1)[0]
+    """docs/trainer.md, the page the README's Trainer summary links to."""
+    page = (REPO_ROOT / "docs" / "trainer.md").read_text(encoding="utf-8")
+    assert page.startswith("# Use with 🤗 Transformers' Trainer\n")
+    return page
 
 
 def trainer_recipe(num_labels):
@@ -96,3 +100,99 @@ def test_trainer_section_example_of_the_three_averages_is_exact(monkeypatch):
     first, second = (by_hand(test.globs[name]) for name in ("gives_up_on_2", "predicts_all"))
     assert [round(x, 3) for x in first] == [0.65, 0.475, 0.677] and [round(x, 3) for x in second] == [0.733, 0.6, 0.619]
     assert first[0] < second[0] and first[1] < second[1] and first[2] > second[2]
+
+
+# ---------------------------------------------------------------- the README as a first screen
+
+
+def documents():
+    return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+
+
+def github_anchors(text):
+    """The ids GitHub gives the headings of a Markdown text: lower case, punctuation and emoji
+    dropped, spaces to hyphens, a repeated id suffixed -1, -2, ... Headings in code blocks do
+    not count."""
+    anchors, seen, fenced = set(), {}, False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if fenced or not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        anchors.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return anchors
+
+
+def test_github_anchors_follow_githubs_rules():
+    text = "# Use with 🤗 Transformers' Trainer\n## Corrected prevalence from a judge's labels\n```\n# not a heading\n```\n" \
+           "## How to Use\n### How to Use\n#### Judge selection: the published simulation and ours\n"
+    assert github_anchors(text) == {"use-with--transformers-trainer", "corrected-prevalence-from-a-judges-labels",
+                                    "how-to-use", "how-to-use-1", "judge-selection-the-published-simulation-and-ours"}
+
+
+def relative_links(text):
+    """(target, anchor) of every Markdown link that is not a web address, outside code blocks."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", prose):
+        if re.match(r"^[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        yield path, anchor
+
+
+@pytest.mark.parametrize("document", documents(), ids=lambda path: str(path.relative_to(REPO_ROOT)))
+def test_every_relative_link_leads_to_a_file_and_heading_that_exist(document):
+    text = document.read_text(encoding="utf-8")
+    links = list(relative_links(text))
+    assert links, "no relative link found: the link pattern is broken"
+    for path, anchor in links:
+        target = (document.parent / path).resolve() if path else document
+        assert target.exists(), f"{document.name}: {path} does not exist"
+        assert REPO_ROOT in target.parents or target == REPO_ROOT, f"{document.name}: {path} leaves the repository"
+        if anchor:
+            assert target.suffix == ".md", f"{document.name}: an anchor into {path}"
+            assert anchor in github_anchors(target.read_text(encoding="utf-8")), f"{document.name}: no heading #{anchor} in {path}"
+
+
+def test_every_docs_page_is_linked_from_the_readme_and_links_back():
+    readme_links = {path for path, _ in relative_links((REPO_ROOT / "README.md").read_text(encoding="utf-8"))}
+    pages = sorted((REPO_ROOT / "docs").glob("*.md"))
+    assert len(pages) >= 6
+    for page in pages:
+        assert f"docs/{page.name}" in readme_links, page.name
+        assert "../README.md" in {path for path, _ in relative_links(page.read_text(encoding="utf-8"))}, page.name
+
+
+def test_the_two_commands_are_on_the_first_screen_and_the_readme_is_short():
+    raw = (REPO_ROOT / "README.md").read_bytes()
+    assert len(raw) <= 14_000
+    lines = raw.decode("utf-8").splitlines()
+    first_screen = lines[:60]
+    for command in ("make demo", "make test"):
+        assert any(line.strip().startswith(command) for line in first_screen), command
+    # What it is, then the table of the four modules, before the commands.
+    table = [number for number, line in enumerate(lines) if line.startswith("| [`")]
+    assert len(table) == 4 and table[-1] < next(n for n, line in enumerate(lines) if line.strip().startswith("make demo"))
+
+
+def test_the_readme_says_how_to_run_a_space_and_which_python_to_use():
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`.venv/bin/python your_script.py`" in readme and "`source .venv/bin/activate`" in readme
+    command = ("make vendor && .venv/bin/pip install -r balanced_accuracy/requirements.txt"
+               " && .venv/bin/python balanced_accuracy/app.py")
+    assert command in readme
+    # What the command names exists, and its requirements are what the app imports need.
+    requirements = (REPO_ROOT / "balanced_accuracy" / "requirements.txt").read_text(encoding="utf-8")
+    assert "gradio==" in requirements and "matplotlib" in requirements
+    assert "app.launch()" in (REPO_ROOT / "balanced_accuracy" / "app.py").read_text(encoding="utf-8")
+    assert re.search(r"^vendor:", (REPO_ROOT / "Makefile").read_text(encoding="utf-8"), flags=re.M)
+
+
+def test_the_readme_and_docs_tell_what_is_not_how_it_came_to_be():
+    for document in documents():
+        text = document.read_text(encoding="utf-8")
+        assert not re.search(r"\bissue\s*#?\d+|#\d{2,}\b", text, flags=re.I), document.name

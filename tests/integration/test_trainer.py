@@ -239,13 +239,13 @@ def test_metric_for_best_model_load_best_model_at_end_and_checkpoints(tmp_path, 
 
 
 def readme_recipe(model):
-    """The README's compute_metrics and its metric_for_best_model, run as written (the modules
+    """The README's Trainer page's (docs/trainer.md) compute_metrics and its metric_for_best_model, run as written (the modules
     loaded from their folders, ``model`` the Trainer's)."""
     import os
     import re
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Use with 🤗 Transformers' Trainer", 1)[1].split("\n## ", 1)[0]
+    section = (Path(__file__).resolve().parents[2] / "docs" / "trainer.md").read_text(encoding="utf-8")
+    assert section.startswith("# Use with 🤗 Transformers' Trainer\n")
     code = section.split("```python", 1)[1].split("```", 1)[0]
     root = str(Path(__file__).resolve().parents[2])
     namespace = {"model": model}

@@ -362,7 +362,7 @@ def test_the_key_assumption_is_stated_where_the_feature_is_introduced_and_groups
     low, high = result["corrected_prevalence_ci"]
     assert result["corrected_prevalence"] == pytest.approx((317 / 2000 - 0.02) / 0.83, abs=1e-12)
     assert low > 0.053 * 2  # far from the truth, and sure of it
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (REPO_ROOT / "docs" / "choosing-a-judge.md").read_text(encoding="utf-8")  # the README's judge page
     assert f"gives {result['corrected_prevalence']:.3f}\n[{low:.3f}, {high:.3f}] for a true 0.053" in readme
     assert "**Its key assumption: the judge errs on the new responses as it did on the golden set**" in readme
     # The check the README points to: 200 new responses labelled too, as a group of their own.

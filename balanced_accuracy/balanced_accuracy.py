@@ -308,5 +308,5 @@ class BalancedAccuracy(LabelsMetric):
             reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
         )
 
-    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges")
 

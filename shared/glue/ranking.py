@@ -1,0 +1,148 @@
+"""Several judges ranked on one golden set (``judges=``): one spec, maxT over its paired comparisons.
+
+Every number comes from the module's own ``MetricSpec``: each judge's value and interval
+(``spec.value``), each judge-vs-best comparison (``reduction.comparison_from_counts`` on
+that pair's joint counts, the same call ``baseline_predictions`` makes, so with two judges
+the p-value *is* the paired comparison's), and the correlations from ``spec.influence``
+and the pairwise joint counts (``stats.ranking.judge_covariance``). maxT
+(``stats.ranking``) then makes them simultaneous:
+
+- The best judge is the one with the highest observed value (ties: the first given).
+  Every other judge is compared with it by the paired test, whose two-sided p-value is
+  adjusted by maxT over the J - 1 comparisons, with the correlations of the J - 1
+  differences. ``in_best_set``: the best judge, and every judge whose adjusted p-value is
+  at least 1 - confidence_level (cannot be told from the best). The best is chosen from
+  the data; the true best is left out only if the observed best is significantly better
+  than it, which the maxT adjustment holds to about 1 - confidence_level: the share of
+  golden sets whose best set holds the true best is measured in
+  ``studies/judge_ranking/results.md``.
+- ``<metric>_ci``: each judge's interval by the module's own method (``ci_method``; the
+  default score interval with its small-sample ends) at the marginal level ``2 Phi(c) - 1``,
+  c the maxT critical value of the J estimates at ``confidence_level``: all J intervals
+  cover together with about that probability (measured in the same study).
+
+Clustered samples: the intervals and p-values are cluster-robust (the spec's design
+effect); the correlations are those of independent items (a design effect common to
+the judges cancels in them).
+"""
+
+import math
+import warnings
+from typing import Any, Dict, List, Mapping
+
+import numpy as np
+
+from ..counting.clusters import RecallInfluence
+from ..counting.inputs import to_python
+from ..counting.judges import JudgesCounts
+from ..stats.ranking import correlation_of
+from ..stats.ranking import judge_covariance
+from ..stats.ranking import max_abs_normal
+from ..stats.ranking import maxt_p_values
+from ..stats.ranking import maxt_quantile
+from .reduction import MetricSpec
+from .reduction import comparison_from_counts
+
+# With confidence_level=None the ranking's tests still need a level: this one (intervals are left out).
+RANKING_DEFAULT_LEVEL = 0.95
+RANKING_METHOD = ("maxT (multivariate normal, correlations from the pairwise joint counts); "
+                  "per-pair p-values of the paired comparison (stratified McNemar score or exact mid-p); "
+                  "intervals by the module's ci_method at the maxT marginal level")
+
+ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result is that of compute(predictions=judges[{name!r}]). "
+             "Pass two or more judges to rank them.")
+
+
+def gradient_matrix(influence: Any, num_classes: int) -> np.ndarray:
+    """A spec's influence as ``G[r, a]``: how one more item of reference r labelled a moves the value."""
+    if isinstance(influence, RecallInfluence):
+        right = np.asarray(influence.right, dtype=np.float64)
+        wrong = np.asarray(influence.wrong, dtype=np.float64)
+        return np.where(np.eye(num_classes, dtype=bool), right[:, None], wrong[:, None])
+    return np.nan_to_num(np.asarray(influence, dtype=np.float64))
+
+
+def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """The top-ranked judge's result (as ``spec.value``) with ``judge_ranking``, ``best_judges``
+    and ``judge_ranking_method`` (see the module doc)."""
+    name, level = spec.name, options["confidence_level"]
+    alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
+    size = len(counts.names)
+    plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
+    with warnings.catch_warnings():
+        # A judge's warnings (a class without references) are the golden set's: said once, below.
+        warnings.simplefilter("ignore")
+        values = [spec.value(counts.judge(i), plain) for i in range(size)]
+    scores = [result[name] for result in values]
+    order = sorted(range(size), key=lambda i: (math.isnan(scores[i]), -scores[i] if not math.isnan(scores[i]) else 0.0, i))
+    best = order[0]
+    top = spec.value(counts.judge(best), options)  # warns as a plain compute does
+    finite = [i for i in range(size) if not math.isnan(scores[i])]
+
+    covariance = None
+    if len(finite) >= 2:
+        num_classes = counts.judge(best).num_classes
+        gradients = {i: gradient_matrix(spec.influence(counts.judge(i), options), num_classes) for i in finite}
+        pairs = [(i, j) for i in finite for j in finite if i < j]
+        covariance = judge_covariance({pair: counts.pairs[pair].joint for pair in pairs},
+                                      {pair: counts.pairs[pair].joint_w2 for pair in pairs},
+                                      _dense_gradients(gradients, size, num_classes))
+
+    # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
+    compare = {**options, "return_per_class": False, "return_confusion_matrix": False}
+    others = [i for i in finite if i != best]
+    raw_p = []
+    for i in others:
+        compared = comparison_from_counts(spec, counts.pair(best, i), compare)
+        raw_p.append(compared[f"{name}_difference_p_value"])
+    seed = options.get("seed")
+    adjusted = np.array([])
+    if others:
+        differences = np.array([[covariance[best, best] - covariance[best, k] - covariance[best, l] + covariance[k, l]
+                                 for l in others] for k in others])
+        correlation = correlation_of(differences)
+        maxima = None if len(others) == 1 else max_abs_normal(correlation, seed=seed)
+        adjusted = maxt_p_values(raw_p, correlation, maxima)
+    p_of = dict(zip(others, adjusted.tolist()))
+
+    intervals: Dict[int, Any] = {}
+    marginal = level
+    if level is not None:
+        if len(finite) >= 2:
+            sub = covariance[np.ix_(finite, finite)]
+            critical = maxt_quantile(level, correlation_of(sub), seed=seed)
+            marginal = min(math.erf(critical / math.sqrt(2.0)), 1.0 - 1e-12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(size):
+                result = spec.value(counts.judge(i), {**plain, "confidence_level": marginal})
+                intervals[i] = result
+
+    ranking: List[Dict[str, Any]] = []
+    for i in order:
+        entry: Dict[str, Any] = {"name": counts.names[i], name: scores[i]}
+        if level is not None:
+            entry[f"{name}_ci"] = intervals[i].get(f"{name}_ci", [math.nan, math.nan])
+        if i == best:
+            entry["p_value"] = None
+            entry["in_best_set"] = not math.isnan(scores[i])
+        else:
+            p = p_of.get(i, math.nan)
+            entry["p_value"] = p
+            entry["in_best_set"] = bool(p == p and p >= alpha)
+        reason = values[i].get("reason") or (intervals.get(i) or {}).get(f"{name}_ci_reason")
+        if reason is not None:
+            entry["reason"] = reason
+        ranking.append(entry)
+    result = dict(top)
+    result["judge_ranking"] = ranking
+    result["best_judges"] = [entry["name"] for entry in ranking if entry["in_best_set"]]
+    result["judge_ranking_method"] = RANKING_METHOD
+    if level is not None and marginal is not None:
+        result["judge_ranking_marginal_level"] = marginal
+    return to_python(result)
+
+
+def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:
+    """Every judge's gradient (zeros for a judge left out: its rows and columns stay 0)."""
+    return [gradients.get(i, np.zeros((num_classes, num_classes))) for i in range(size)]

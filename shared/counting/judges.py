@@ -186,12 +186,9 @@ class JudgesCounts:
         return self.pairs[(0, 1)].reason
 
     def pair(self, i: int, j: int) -> PairedCounts:
-        """Judges i and j, i as the system (the stored pair, or its mirror; the p-value is the same)."""
-        if i < j:
-            return self.pairs[(i, j)]
-        stored = self.pairs[(j, i)]
-        return PairedCounts(stored.baseline, stored.system, np.swapaxes(stored.joint, -1, -2),
-                            None if stored.joint_w2 is None else np.swapaxes(stored.joint_w2, -1, -2))
+        """Judges i and j as counted (the smaller index as the system, with the clusters): a paired
+        comparison's p-value does not depend on which of the two is the system."""
+        return self.pairs[(min(i, j), max(i, j))]
 
     def judge(self, i: int) -> ConfusionCounts:
         """Judge i's confusion counts, with its clusters (from a pair where it is the system)."""
@@ -265,7 +262,7 @@ def count_judges_batch(count_single: Any, predictions: Any, references: Any, inp
     judges = inputs.get("judges")
     if judges is None:
         store = count_batch(count_single, predictions, references, inputs, **count_options)
-        store.settings[JUDGES_SETTING] = NO_JUDGES
+        store.settings = {JUDGES_SETTING: NO_JUDGES, **store.settings}  # checked first: the error names judges
         return store
     if inputs.get("baseline_predictions") is not None:
         raise ValueError("baseline_predictions: expected it or judges, found both; pass the baseline as one of the judges.")
@@ -281,5 +278,5 @@ def count_judges_batch(count_single: Any, predictions: Any, references: Any, inp
         store = count_batch(count_single, labels, references, {**inputs, "judges": None}, **count_options)
     except (ValueError, TypeError) as error:
         raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
-    store.settings[JUDGES_SETTING] = json.dumps([name])
+    store.settings = {JUDGES_SETTING: json.dumps([name]), **store.settings}
     return store

@@ -1,8 +1,8 @@
 """Several judges ranked on one golden set (``judges=``): one spec, maxT over its paired comparisons.
 
 Every number comes from the module's own ``MetricSpec``: each judge's value and interval
-(``spec.value``), each judge-vs-best comparison (``reduction.comparison_from_counts`` on
-that pair's joint counts, the same call ``baseline_predictions`` makes, so with two judges
+(``spec.value``), each judge-vs-best comparison (``reduction.clustered_comparison`` of the spec's difference on
+that pair's joint counts, the call ``baseline_predictions`` makes, so with two judges
 the p-value *is* the paired comparison's), and the correlations from ``spec.influence``
 and the pairwise joint counts (``stats.ranking.judge_covariance``). maxT
 (``stats.ranking``) then makes them simultaneous:
@@ -35,13 +35,14 @@ import numpy as np
 from ..counting.clusters import RecallInfluence
 from ..counting.inputs import to_python
 from ..counting.judges import JudgesCounts
+from ..counting.paired import PairedCounts
 from ..stats.ranking import correlation_of
 from ..stats.ranking import judge_covariance
 from ..stats.ranking import max_abs_normal
 from ..stats.ranking import maxt_p_values
 from ..stats.ranking import maxt_quantile
 from .reduction import MetricSpec
-from .reduction import comparison_from_counts
+from .reduction import clustered_comparison
 
 # With confidence_level=None the ranking's tests still need a level: this one (intervals are left out).
 RANKING_DEFAULT_LEVEL = 0.95
@@ -89,12 +90,8 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
                                       _dense_gradients(gradients, size, num_classes))
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
-    compare = {**options, "return_per_class": False, "return_confusion_matrix": False}
     others = [i for i in finite if i != best]
-    raw_p = []
-    for i in others:
-        compared = comparison_from_counts(spec, counts.pair(best, i), compare)
-        raw_p.append(compared[f"{name}_difference_p_value"])
+    raw_p = [pair_p_value(spec, counts.pair(best, i), options) for i in others]
     seed = options.get("seed")
     adjusted = np.array([])
     if others:
@@ -141,6 +138,17 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     if level is not None and marginal is not None:
         result["judge_ranking_marginal_level"] = marginal
     return to_python(result)
+
+
+def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> float:
+    """The p-value ``comparison_from_counts`` reports for this pair (``<name>_difference_p_value``),
+    without the values and interval it computes beside it: the same ``clustered_comparison`` of
+    the same joint counts (the p-value does not depend on the interval's method)."""
+    compared = clustered_comparison(
+        paired, options["confidence_level"],
+        lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
+        lambda joint_w2: spec.difference(paired.joint, joint_w2, options, None))
+    return float(compared["p_value"])
 
 
 def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:

@@ -125,13 +125,13 @@ def max_abs_normal(correlation: Any, draws: int = MAXT_DRAWS, seed: Optional[int
     """
     correlation = np.asarray(correlation, dtype=np.float64)
     values, vectors = np.linalg.eigh(correlation)
-    root = vectors * np.sqrt(np.maximum(values, 0.0))
+    root = (vectors * np.sqrt(np.maximum(values, 0.0))).astype(np.float32)  # single precision: ample for a tail share
     generator = np.random.default_rng(MAXT_SEED if seed is None else seed)
     maxima = np.empty(draws)
     step = max(1, 2_000_000 // max(1, correlation.shape[0]))
     for start in range(0, draws, step):
         stop = min(draws, start + step)
-        normal = generator.standard_normal((stop - start, correlation.shape[0]))
+        normal = generator.standard_normal((stop - start, correlation.shape[0]), dtype=np.float32)
         maxima[start:stop] = np.abs(normal @ root.T).max(axis=1)
     maxima.sort()
     return maxima

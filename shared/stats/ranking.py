@@ -177,7 +177,8 @@ def maxt_p_values(p_values: Any, correlation: Any, maxima: Optional[np.ndarray] 
         if p >= 1.0:
             adjusted[index] = 1.0
             continue
-        z = normal.inv_cdf(1.0 - p / 2.0) if p > 0 else np.inf
+        # From the lower tail: 1 - p / 2 rounds to 1 for p below about 1e-16.
+        z = -normal.inv_cdf(p / 2.0) if p / 2.0 > 0 else np.inf
         exceeding = maxima.size - np.searchsorted(maxima, z, side="left")
         # Too few draws beyond z to resolve the tail: Bonferroni's bound, tight there.
         estimate = exceeding / maxima.size if exceeding >= MIN_TAIL_DRAWS else count * p

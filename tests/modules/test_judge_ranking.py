@@ -126,6 +126,11 @@ def test_maxt_critical_value_and_p_values_against_scipy(correlation):
         assert abs(found - expected) < max(0.004, 0.1 * expected), (p, found, expected)
 
 
+def test_tiny_p_values_are_adjusted_by_bonferroni_in_the_unresolved_tail():
+    adjusted = maxt_p_values([1e-20, 0.0, 1e-300], np.eye(3) * 0.5 + 0.5)
+    assert np.allclose(adjusted, [3 * 1e-20, 0.0, 3 * 1e-300], rtol=1e-12, atol=0)
+
+
 def test_one_comparison_is_not_adjusted_and_correlation_has_unit_diagonal():
     assert maxt_p_values([0.0123], np.eye(1)).tolist() == [0.0123]
     correlation = correlation_of(np.array([[4.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 0.0]]))

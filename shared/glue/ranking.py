@@ -154,3 +154,35 @@ def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, A
 def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:
     """Every judge's gradient (zeros for a judge left out: its rows and columns stay 0)."""
     return [gradients.get(i, np.zeros((num_classes, num_classes))) for i in range(size)]
+
+
+# The input and outputs of judges=, in both modules' docs ({metric}: the module's result key).
+JUDGES_DOC = """judges (mapping from str to array-like, optional): several judges' labels on the same
+        samples, each aligned with `references` (e.g. {"gpt": [...], "llama": [...], "rules": [...]}),
+        to rank them on one golden set; `predictions` may then be left out (given, it is the
+        judge named "predictions"). Every option applies to each judge alike (`labels`,
+        `pos_label`, `ignore_index`, `sample_weight`, `clusters`, string labels). Pass the same
+        judges with every batch to `add_batch` (a batch naming others is refused); counted
+        as the joint counts of each pair of judges, at most J (J - 1) / 2 x K^3 cells whatever
+        the number of samples. One judge: its plain result, with a warning that nothing was
+        ranked. Not with `baseline_predictions` or `threshold`."""
+
+JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
+    judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order
+        given), each with `name`, `{metric}`, `{metric}_ci` (with `confidence_level`:
+        simultaneous, all of them cover together with probability about `confidence_level`:
+        maxT over the judges' jointly normal estimates, correlated through the items they
+        share, each interval by `ci_method` at the marginal level the maxT critical value
+        gives, `judge_ranking_marginal_level`), `p_value` (this judge against the best:
+        the paired comparison's two-sided p-value, as `baseline_predictions` gives it,
+        adjusted for the J - 1 comparisons by maxT; None for the best itself; with two
+        judges exactly the paired p-value) and `in_best_set` (the best, and every judge whose
+        adjusted p-value is at least 1 - confidence_level: not told apart from the best).
+        The best is chosen from these data: the true best is left out only when the
+        observed best is significantly better than it (studies/judge_ranking/results.md
+        measures how often). Without `confidence_level`: no intervals, and the best set at
+        0.05. Clusters make the intervals and p-values cluster-robust; the correlations
+        are those of independent items.
+    best_judges (list of str): the names whose `in_best_set` is true, best first.
+    judge_ranking_method (str): how the ranking was made (maxT, the per-pair test, the
+        intervals' method)."""

@@ -17,9 +17,9 @@ cells in ``parts/part_<k>.json`` and ``--report`` writes ``results.md`` from the
 
 Usage (from the repository root)::
 
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --part 0 --parts 6
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --part 0 --parts 12
     ...
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --part 5 --parts 6
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --part 11 --parts 12
     .venv/bin/python studies/judge_ranking/study.py --report
 """
 
@@ -43,7 +43,7 @@ TARGET = 0.93
 
 def sets_for(judges: int) -> int:
     """Golden sets per cell: fewer for many judges (a J = 20 ranking takes about a second)."""
-    return {3: 160, 5: 120, 10: 80, 20: 50}[judges]
+    return {3: 100, 5: 80, 10: 50, 20: 30}[judges]
 
 
 def grid():
@@ -152,7 +152,7 @@ def report():
               "seconds per part: " + ", ".join(f"{part['seconds']:.0f}" for part in loaded) + ".", ""]
     lines += [f"`balanced_accuracy` with `judges=`, binary golden sets, confidence_level={LEVEL}. Family-wise coverage: all J "
               "intervals cover the true values together. Best set: every truly best judge is in `best_judges`. "
-              "Sets per cell: 160 (J = 3), 120 (J = 5), 80 (J = 10), 50 (J = 20), fewer than a coverage claim would like "
+              "Sets per cell: 100 (J = 3), 80 (J = 5), 50 (J = 10), 30 (J = 20), fewer than a coverage claim would like "
               "(each run under 10 minutes; Monte standard error about 0.015-0.03 at 0.95). Cells below "
               f"{TARGET} are marked **low**.", ""]
     lines += ["| kind | J | n | prevalence | sets | family-wise coverage | best in set | mean width | undefined |",
@@ -175,7 +175,7 @@ def report():
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--part", type=int, default=0)
-    parser.add_argument("--parts", type=int, default=6)
+    parser.add_argument("--parts", type=int, default=12)
     parser.add_argument("--report", action="store_true")
     arguments = parser.parse_args()
     if arguments.report:

@@ -35,6 +35,7 @@ import numpy as np
 from ..counting.clusters import RecallInfluence
 from ..counting.inputs import to_python
 from ..counting.judges import JudgesCounts
+from ..counting.labels import user_stacklevel
 from ..counting.paired import PairedCounts
 from ..stats.ranking import correlation_of
 from ..stats.ranking import judge_covariance
@@ -70,14 +71,20 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
     size = len(counts.names)
     plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
-    with warnings.catch_warnings():
-        # A judge's warnings (a class without references) are the golden set's: said once, below.
-        warnings.simplefilter("ignore")
-        values = [spec.value(counts.judge(i), plain) for i in range(size)]
+    values = []
+    for i in range(size):
+        with warnings.catch_warnings(record=True) as caught:
+            # Each judge's warnings (a label it gives that no reference has), once, naming the judge.
+            warnings.simplefilter("always")
+            values.append(spec.value(counts.judge(i), plain))
+        for message in dict.fromkeys(str(warning.message) for warning in caught):
+            warnings.warn(f"judges[{counts.names[i]!r}]: {message}", UserWarning, stacklevel=user_stacklevel())
     scores = [result[name] for result in values]
     order = sorted(range(size), key=lambda i: (math.isnan(scores[i]), -scores[i] if not math.isnan(scores[i]) else 0.0, i))
     best = order[0]
-    top = spec.value(counts.judge(best), options)  # warns as a plain compute does
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # warned above, naming the judge
+        top = spec.value(counts.judge(best), options)
     finite = [i for i in range(size) if not math.isnan(scores[i])]
 
     covariance = None

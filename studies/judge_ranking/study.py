@@ -153,7 +153,7 @@ def report():
     lines += [f"`balanced_accuracy` with `judges=`, binary golden sets, confidence_level={LEVEL}. Family-wise coverage: all J "
               "intervals cover the true values together. Best set: every truly best judge is in `best_judges`. "
               "Sets per cell: 100 (J = 3), 80 (J = 5), 50 (J = 10), 30 (J = 20), fewer than a coverage claim would like "
-              "(each run under 10 minutes; Monte standard error about 0.015-0.03 at 0.95). Cells below "
+              "(each run under 10 minutes on a shared machine; Monte Carlo standard error about 0.02-0.04 at 0.95). Cells below "
               f"{TARGET} are marked **low**.", ""]
     lines += ["| kind | J | n | prevalence | sets | family-wise coverage | best in set | mean width | undefined |",
               "|---|---|---|---|---|---|---|---|---|"]

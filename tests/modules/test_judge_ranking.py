@@ -239,6 +239,18 @@ def test_options_apply_to_every_judge(modules, name):
             assert math.isclose(entry[name], expected[name], rel_tol=1e-13), (case.keys(), entry)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_label_only_one_judge_gives_is_a_class_for_all_and_warned_naming_the_judge(modules, name):
+    references = [0, 1, 1, 0, 1, 0, 0, 1]
+    judges = {"a": [0, 1, 1, 0, 1, 0, 0, 0], "b": [0, 1, 0, 0, 1, 0, 1, 1], "c": [0, 1, 2, 0, 1, 0, 0, 1]}
+    with pytest.warns(UserWarning, match=r"judges\['c'\]: .*class 2"):
+        result = modules[name].compute(references=references, judges=judges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for entry in result["judge_ranking"]:
+            assert entry[name] == modules[name].compute(references=references, predictions=judges[entry["name"]])[name]
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize("name", NAMES)
 def test_bad_judges_are_refused_naming_them(modules, name):

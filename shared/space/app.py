@@ -47,6 +47,7 @@ from .controls import shorten
 from .controls import describe_arguments
 from .controls import parse_option_values
 from .parsing import BASELINE
+from .parsing import JUDGES
 from .parsing import MAX_UPLOAD_BYTES
 from .parsing import MAX_VALUES
 from .parsing import SAMPLE_COLUMNS
@@ -106,7 +107,9 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
             predictions, references = columns["predictions"], columns["references"]
             origin = f"{len(references):,} rows of {Path(csv_path).name}"
         else:
-            predictions = parse_values(predictions_text, "predictions")
+            arguments = parse_option_values(options, option_values)
+            ranked = JUDGES in arguments and not (predictions_text or "").strip()  # judges alone: no predictions
+            predictions = None if ranked else parse_values(predictions_text, "predictions")
             references = parse_values(references_text, "references")
             columns, origin = {}, f"{len(references):,} pasted samples"
         arguments = parse_option_values(options, option_values)
@@ -130,7 +133,7 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
     shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
     message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
     figure = None
-    if plots:
+    if plots and "judge_ranking" not in result:  # the ranking is its table (the result); the plots draw one system
         try:
             figure = draw(plots, metric, predictions, references, arguments, result)
         except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn

@@ -37,6 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence
 # Some names are imported only to be importable from here (app.py and the tests use them).
 from .judges import comparison_keys
 from .judges import comparison_panels
+from .judges import draw_judge_ranking
 from .judges import draw_prevalence
 from .judges import prevalence_summary
 from .controls import Flag
@@ -133,7 +134,9 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
     shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
     message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
     figure = None
-    if plots and "judge_ranking" not in result:  # the ranking is its table (the result); the plots draw one system
+    if plots and "judge_ranking" in result:  # several judges: their forest plot instead of one system's plots
+        figure = draw_ranking(result)
+    elif plots:
         try:
             figure = draw(plots, metric, predictions, references, arguments, result)
         except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
@@ -149,6 +152,15 @@ def _short_repr(value: Any) -> str:
 
 
 PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
+
+
+def draw_ranking(result: Dict[str, Any]):
+    """The forest plot of a ``judge_ranking`` (one row per judge)."""
+    from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
+
+    figure = Figure(figsize=(7.2, 1.2 + 0.45 * len(result["judge_ranking"])), layout="constrained")
+    draw_judge_ranking(figure.add_subplot(1, 1, 1), result)
+    return figure
 
 
 def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):

@@ -299,3 +299,24 @@ def test_without_confidence_level_the_ranking_tests_at_95_percent_without_interv
         assert entry["p_value"] == other["p_value"] and entry["in_best_set"] == other["in_best_set"]
         assert entry["in_best_set"] == (entry["p_value"] is None or entry["p_value"] >= 0.05)
     assert json.loads(json.dumps(result)) == result
+
+
+# ---------------------------------------------------------------- the Space
+def test_space_ranks_pasted_judges_and_draws_their_forest_plot(modules):
+    from shared.space.app import compute_page
+    from shared.space.controls import default_options
+
+    metric = modules["balanced_accuracy"]
+    options = default_options(metric)
+    values = [option.default_shown() if hasattr(option, "default_shown") else "" for option in options]
+    names = [option.name for option in options]
+    references, judges = golden_set(11, 40, 2, (0.9, 0.8, 0.7))
+    values[names.index("judges")] = json.dumps({name: labels.tolist() for name, labels in judges.items()})
+    values[names.index("confidence_level")] = "0.95"
+    page = compute_page(metric, options, ("confusion", "recall"), "paste", "", json.dumps(references.tolist()), None, values)
+    assert page.ok, page.message
+    expected = metric.compute(references=references, judges=judges, confidence_level=0.95)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    axes = page.figure.axes[0]
+    rows = sorted(zip(axes.get_yticks(), (label.get_text() for label in axes.get_yticklabels())), reverse=True)
+    assert [text for _, text in rows] == [entry["name"] for entry in expected["judge_ranking"]]  # best at the top

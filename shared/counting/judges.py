@@ -88,10 +88,8 @@ def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -
     for name, labels in items:
         array = as_array(labels, f"judges[{name!r}]")
         if array.shape != references.shape:
-            found = f"{array.shape[0] if array.ndim == 1 else array.shape}"
-            expected = f"{references.shape[0] if references.ndim == 1 else references.shape}"
             if array.ndim == 1 and references.ndim == 1:
-                raise ValueError(f"judges[{name!r}]: expected one label per reference ({expected}), found {found}.")
+                raise ValueError(f"judges[{name!r}]: expected one label per reference ({references.shape[0]}), found {array.shape[0]}.")
             raise ValueError(f"judges[{name!r}]: expected the references' shape {references.shape}, found {array.shape}.")
         checked.append((name, array))
     return checked

@@ -121,7 +121,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         reference = inputs.pop("references", reference)
         self._check_inputs(inputs, "add")
         one = {name: value if name in self.UNALIGNED_INPUTS else [value] for name, value in inputs.items() if value is not None}
-        self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"), **one)
+        if isinstance(inputs.get("judges"), Mapping):  # each judge's one label
+            one["judges"] = {judge: [label] for judge, label in inputs["judges"].items()}
+        predictions = None if prediction is None and "judges" in one else _one_row(prediction, "prediction")
+        self.add_batch(predictions=predictions, references=_one_row(reference, "reference"), **one)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric on the added batches plus the given predictions/references.

@@ -207,6 +207,15 @@ def test_add_batch_in_pieces_and_merged_stores_equal_one_compute(modules, name, 
         assert left.n[order_left].tolist() == right.n[order_right].tolist()
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_add_one_item_at_a_time_equals_one_compute(modules, name):
+    references, judges = golden_set(12, 30, 2, (0.9, 0.8, 0.85))
+    metric = modules[name]
+    for index, reference in enumerate(references.tolist()):
+        metric.add(reference=reference, judges={judge: int(labels[index]) for judge, labels in judges.items()})
+    assert metric.compute() == metric.compute(references=references, judges=judges)
+
+
 def test_held_counts_do_not_grow_with_the_items():
     sizes = []
     for size in (1_000, 100_000):

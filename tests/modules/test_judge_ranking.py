@@ -165,6 +165,22 @@ def test_two_judges_p_value_with_weights_clusters_and_exact_mid_p(modules, name)
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
+    """A clustered comparison whose exact mid-p is below 1e-16 (found by the study: inv_cdf(1 - p/2)
+    refused it and the compute raised StatisticsError): now a p-value, the same in the ranking."""
+    references = np.array([0, 1] * 60)
+    perfect = references.copy()
+    wrong = 1 - references
+    wrong[::12] = references[::12]  # 10 items right, 110 wrong: about 60 discordant pairs of items
+    clusters = np.arange(references.size) // 2
+    paired = modules[name].compute(references=references, predictions=perfect, baseline_predictions=wrong, clusters=clusters)
+    p_value = paired[f"{name}_difference_p_value"]
+    assert 0.0 <= p_value < 1e-10 and math.isfinite(p_value)
+    ranked = modules[name].compute(references=references, judges={"perfect": perfect, "wrong": wrong}, clusters=clusters)
+    assert ranked["judge_ranking"][1]["p_value"] == p_value
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_each_judge_is_a_plain_compute_and_intervals_widen_to_the_maxt_level(modules, name):
     references, judges = golden_set(4, 200, 3, (0.9, 0.8, 0.85, 0.7))
     result = modules[name].compute(references=references, judges=judges, confidence_level=0.9)

@@ -192,4 +192,7 @@ JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ra
         are those of independent items.
     best_judges (list of str): the names whose `in_best_set` is true, best first.
     judge_ranking_method (str): how the ranking was made (maxT, the per-pair test, the
-        intervals' method)."""
+        intervals' method).
+    judge_ranking_marginal_level (float): with `confidence_level` and two or more judges
+        ranked, the level of each judge's interval (above `confidence_level`, below
+        Bonferroni's 1 - (1 - confidence_level) / J)."""

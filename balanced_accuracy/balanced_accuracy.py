@@ -313,6 +313,7 @@ class BalancedAccuracy(LabelsMetric):
         "class_mask": Option(None, check_class_mask),
         "return_per_class": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),
+        "return_judge_p_values": Option(False, check_flag),
         **interval_options(),
     }
 

@@ -480,6 +480,7 @@ class Informedness(JudgeMetric):
         "return_per_class": Option(False, check_flag),
         "return_markedness": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),
+        "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
         **interval_options(CI_METHODS),

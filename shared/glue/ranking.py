@@ -144,7 +144,28 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     result["judge_ranking_method"] = RANKING_METHOD
     if level is not None and marginal is not None:
         result["judge_ranking_marginal_level"] = marginal
+    if options.get("return_judge_p_values"):
+        result["judge_p_values"] = pairwise_p_values(spec, counts, options, finite, covariance, [counts.names[i] for i in order])
     return to_python(result)
+
+
+def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any], finite: List[int],
+                      covariance: Any, names: List[str]) -> List[List[Any]]:
+    """Every pair's paired p-value, adjusted by maxT over all J (J - 1) / 2 pairs (the correlations
+    of all the differences), as a matrix in ``names``' order (None on the diagonal, NaN where a
+    judge's value is undefined)."""
+    index = {name: position for position, name in enumerate(counts.names)}
+    pairs = [(i, j) for i in finite for j in finite if i < j]
+    raw = [pair_p_value(spec, counts.pair(i, j), options) for i, j in pairs]
+    adjusted: List[float] = []
+    if pairs:
+        cross = np.array([[covariance[i, k] - covariance[i, l] - covariance[j, k] + covariance[j, l] for k, l in pairs]
+                          for i, j in pairs])
+        correlation = correlation_of(cross)
+        maxima = None if len(pairs) == 1 else max_abs_normal(correlation, seed=options.get("seed"))
+        adjusted = maxt_p_values(raw, correlation, maxima).tolist()
+    found = {frozenset(pair): p for pair, p in zip(pairs, adjusted)}
+    return [[None if a == b else found.get(frozenset((index[a], index[b])), math.nan) for b in names] for a in names]
 
 
 def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> float:
@@ -172,7 +193,9 @@ JUDGES_DOC = """judges (mapping from str to array-like, optional): several judge
         judges with every batch to `add_batch` (a batch naming others is refused); counted
         as the joint counts of each pair of judges, at most J (J - 1) / 2 x K^3 cells whatever
         the number of samples. One judge: its plain result, with a warning that nothing was
-        ranked. Not with `baseline_predictions` or `threshold`."""
+        ranked. Not with `baseline_predictions` or `threshold`.
+    return_judge_p_values (bool, defaults to False): with `judges`, also return
+        `judge_p_values`, the matrix of every pair's adjusted p-value."""
 
 JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
     judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order
@@ -193,6 +216,9 @@ JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ra
     best_judges (list of str): the names whose `in_best_set` is true, best first.
     judge_ranking_method (str): how the ranking was made (maxT, the per-pair test, the
         intervals' method).
+    judge_p_values (list of lists): with `return_judge_p_values=True`, every pair's paired
+        p-value adjusted by maxT over all J (J - 1) / 2 pairs, in `judge_ranking`'s order
+        (None on the diagonal).
     judge_ranking_marginal_level (float): with `confidence_level` and two or more judges
         ranked, the level of each judge's interval (above `confidence_level`, below
         Bonferroni's 1 - (1 - confidence_level) / J)."""

@@ -37,6 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence
 # Some names are imported only to be importable from here (app.py and the tests use them).
 from .judges import comparison_keys
 from .judges import comparison_panels
+from .judges import draw_judge_p_values
 from .judges import draw_judge_ranking
 from .judges import draw_prevalence
 from .judges import prevalence_summary
@@ -155,11 +156,15 @@ PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "com
 
 
 def draw_ranking(result: Dict[str, Any]):
-    """The forest plot of a ``judge_ranking`` (one row per judge)."""
+    """The forest plot of a ``judge_ranking`` (one row per judge) and, with ``judge_p_values``, their matrix."""
     from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
 
-    figure = Figure(figsize=(7.2, 1.2 + 0.45 * len(result["judge_ranking"])), layout="constrained")
-    draw_judge_ranking(figure.add_subplot(1, 1, 1), result)
+    matrix = "judge_p_values" in result
+    size = len(result["judge_ranking"])
+    figure = Figure(figsize=(7.2 + (5.0 if matrix else 0.0), max(3.2, 1.2 + 0.45 * size)), layout="constrained")
+    draw_judge_ranking(figure.add_subplot(1, 2 if matrix else 1, 1), result)
+    if matrix:
+        draw_judge_p_values(figure.add_subplot(1, 2, 2), result)
     return figure
 
 

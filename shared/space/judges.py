@@ -186,3 +186,19 @@ def draw_judge_ranking(axes, result: Dict[str, Any]) -> None:
     axes.set_yticks(rows, [textwrap.shorten(entry["name"], 24) for entry in entries])
     axes.set_xlabel(name + (" (simultaneous intervals)" if f"{name}_ci" in entries[0] else ""))
     axes.set_title(f"Judges ranked; best set (blue): {', '.join(result['best_judges'])[:60]}")
+
+
+def draw_judge_p_values(axes, result: Dict[str, Any]) -> None:
+    """The matrix of every pair's adjusted p-value (``judge_p_values``), judges in ranking order."""
+    names = [entry["name"] for entry in result["judge_ranking"]]
+    values = np.array([[np.nan if p is None else p for p in row] for row in result["judge_p_values"]], dtype=np.float64)
+    axes.imshow(values, vmin=0.0, vmax=1.0, cmap="viridis_r")
+    shown = [textwrap.shorten(name, 16) for name in names]
+    axes.set_xticks(range(len(names)), shown, rotation=45, ha="right")
+    axes.set_yticks(range(len(names)), shown)
+    if len(names) <= 12:
+        for row in range(len(names)):
+            for column in range(len(names)):
+                if values[row, column] == values[row, column]:
+                    axes.text(column, row, f"{values[row, column]:.2g}", ha="center", va="center", fontsize=7, color="white")
+    axes.set_title("Pairwise p-values (maxT over all pairs)")

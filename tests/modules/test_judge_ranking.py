@@ -326,6 +326,28 @@ def test_without_confidence_level_the_ranking_tests_at_95_percent_without_interv
     assert json.loads(json.dumps(result)) == result
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_pairwise_p_values_are_each_pairs_paired_p_adjusted_over_all_pairs(modules, name):
+    references, judges = golden_set(13, 150, 2, (0.9, 0.8, 0.85, 0.75))
+    result = modules[name].compute(references=references, judges=judges, return_judge_p_values=True)
+    order = [entry["name"] for entry in result["judge_ranking"]]
+    matrix = result["judge_p_values"]
+    pairs = len(order) * (len(order) - 1) // 2
+    for row, first in enumerate(order):
+        assert matrix[row][row] is None
+        for column, second in enumerate(order):
+            if row == column:
+                continue
+            assert matrix[row][column] == matrix[column][row]
+            paired = modules[name].compute(references=references, predictions=judges[first], baseline_predictions=judges[second])
+            raw = paired[f"{name}_difference_p_value"]
+            assert raw <= matrix[row][column] <= min(1.0, pairs * raw) + 1e-15  # maxT: between raw and Bonferroni
+    two = dict(list(judges.items())[:2])
+    only = modules[name].compute(references=references, judges=two, return_judge_p_values=True)
+    paired = modules[name].compute(references=references, predictions=two["judge_0"], baseline_predictions=two["judge_1"])
+    assert only["judge_p_values"][0][1] == paired[f"{name}_difference_p_value"]  # one pair: not adjusted
+
+
 # ---------------------------------------------------------------- the Space
 def test_space_ranks_pasted_judges_and_draws_their_forest_plot(modules):
     from shared.space.app import compute_page
@@ -338,10 +360,12 @@ def test_space_ranks_pasted_judges_and_draws_their_forest_plot(modules):
     references, judges = golden_set(11, 40, 2, (0.9, 0.8, 0.7))
     values[names.index("judges")] = json.dumps({name: labels.tolist() for name, labels in judges.items()})
     values[names.index("confidence_level")] = "0.95"
+    values[names.index("return_judge_p_values")] = True
     page = compute_page(metric, options, ("confusion", "recall"), "paste", "", json.dumps(references.tolist()), None, values)
     assert page.ok, page.message
-    expected = metric.compute(references=references, judges=judges, confidence_level=0.95)
+    expected = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True)
     assert json.loads(page.result_json) == json.loads(json.dumps(expected))
     axes = page.figure.axes[0]
     rows = sorted(zip(axes.get_yticks(), (label.get_text() for label in axes.get_yticklabels())), reverse=True)
     assert [text for _, text in rows] == [entry["name"] for entry in expected["judge_ranking"]]  # best at the top
+    assert len(page.figure.axes) >= 2 and "Pairwise" in page.figure.axes[1].get_title()  # the p-value matrix beside it

@@ -59,6 +59,7 @@ from .parsing import optional_csv_columns
 from .parsing import parse_options
 from .parsing import parse_values
 from .parsing import read_csv
+from .parsing import read_judges_csv
 from .parsing import split_card
 from .parsing import unlabeled_csv_note
 from .plots import draw_heatmap
@@ -105,8 +106,9 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
         if source == "csv":
             if not csv_path:
                 raise InputError("CSV: please upload a file with the columns predictions and references.")
-            columns = read_csv(csv_path)
-            predictions, references = columns["predictions"], columns["references"]
+            judged = read_judges_csv(csv_path)  # references and one column per judge
+            columns = read_csv(csv_path) if judged is None else judged
+            predictions, references = columns.get("predictions"), columns["references"]
             origin = f"{len(references):,} rows of {Path(csv_path).name}"
         else:
             arguments = parse_option_values(options, option_values)
@@ -120,6 +122,10 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
                 if name in arguments:
                     raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
                 arguments[name] = columns[name]
+        if source == "csv" and JUDGES in columns:
+            if JUDGES in arguments:
+                raise InputError("judges: given both as the CSV's columns and in the judges box; keep one.")
+            arguments[JUDGES] = columns.pop(JUDGES)
         if source == "csv":
             # The second predictions box goes with pasted data; a CSV has its own column.
             arguments.pop(BASELINE, None)

@@ -369,3 +369,26 @@ def test_space_ranks_pasted_judges_and_draws_their_forest_plot(modules):
     rows = sorted(zip(axes.get_yticks(), (label.get_text() for label in axes.get_yticklabels())), reverse=True)
     assert [text for _, text in rows] == [entry["name"] for entry in expected["judge_ranking"]]  # best at the top
     assert len(page.figure.axes) >= 2 and "Pairwise" in page.figure.axes[1].get_title()  # the p-value matrix beside it
+
+
+def test_space_ranks_a_csv_of_judges(modules, tmp_path):
+    """A CSV with a references column and one column per judge (and clusters) gives the ranking."""
+    from shared.space.app import compute_page
+    from shared.space.controls import default_options
+
+    metric = modules["informedness"]
+    options = default_options(metric)
+    values = [option.default_shown() if hasattr(option, "default_shown") else "" for option in options]
+    names = [option.name for option in options]
+    values[names.index("confidence_level")] = "0.95"
+    references, judges = golden_set(14, 60, 2, (0.9, 0.8, 0.7))
+    clusters = np.arange(references.size) // 3
+    lines = ["references,gpt,llama,rules,clusters"]
+    lines += [f"{r},{a},{b},{c},{g}" for r, a, b, c, g in zip(references, *judges.values(), clusters)]
+    path = tmp_path / "judges.csv"
+    path.write_text("\n".join(lines) + "\n")
+    page = compute_page(metric, options, ("confusion",), "csv", "", "", str(path), values)
+    assert page.ok, page.message
+    renamed = dict(zip(("gpt", "llama", "rules"), judges.values()))
+    expected = metric.compute(references=references, judges=renamed, clusters=clusters, confidence_level=0.95)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))

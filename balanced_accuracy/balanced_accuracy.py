@@ -16,6 +16,8 @@ from .shared_core import CLUSTERS_DOC
 from .shared_core import MetricSpec
 from .shared_core import interval_options
 from .shared_core import LabelsMetric
+from .shared_core import JUDGES_DOC
+from .shared_core import JUDGES_OUTPUTS_DOC
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
@@ -113,6 +115,7 @@ Args:
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
     {CLUSTERS_DOC}
+    {JUDGES_DOC}
     baseline_predictions (array-like, same shape as predictions, optional): a second
         system's predictions on the same samples (e.g. judge B beside judge A), to compare
         the two on one golden set. Every option applies to both systems alike (the classes,
@@ -165,6 +168,8 @@ Returns:
         `baseline_predictions`, in the same `classes` order.
     balanced_accuracy_difference_reason (str): why the difference, interval or p-value is
         NaN (e.g. "empty_after_ignore_index").
+
+    {JUDGES_OUTPUTS_DOC.format(metric="balanced_accuracy")}
 
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
@@ -224,6 +229,18 @@ Examples:
     (0.7895, 0.0842)
     >>> [round(x, 4) for x in result["balanced_accuracy_difference_ci"]], round(result["balanced_accuracy_difference_p_value"], 4)
     ([0.0242, 0.1419], 0.0034)
+
+    Three judges ranked on that golden set (a third, "rules", finds 20 unsafe and flags 10
+    safe ones): the values are those of each judge alone; judge_b's p-value against the
+    best is its paired p-value above (0.0034), adjusted for two comparisons (maxT: between
+    it and Bonferroni's 2 x 0.0034); the intervals hold together at 95%:
+
+    >>> judges = {{"judge_a": predictions, "judge_b": judge_b, "rules": [1] * 20 + [0] * 30 + [0] * 940 + [1] * 10}}
+    >>> result = metric.compute(references=references, judges=judges, confidence_level=0.95)
+    >>> [(entry["name"], round(entry["balanced_accuracy"], 4), entry["in_best_set"]) for entry in result["judge_ranking"]]
+    [('judge_a', 0.8737, True), ('judge_b', 0.7895, False), ('rules', 0.6947, False)]
+    >>> result["best_judges"], bool(0.0034 < result["judge_ranking"][1]["p_value"] < 2 * 0.0034)
+    (['judge_a'], True)
 """
 
 
@@ -296,6 +313,7 @@ class BalancedAccuracy(LabelsMetric):
         "class_mask": Option(None, check_class_mask),
         "return_per_class": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),
+        "return_judge_p_values": Option(False, check_flag),
         **interval_options(),
     }
 
@@ -308,5 +326,5 @@ class BalancedAccuracy(LabelsMetric):
             reference_urls=["https://scikit-learn.org/stable/modules/model_evaluation.html#balanced-accuracy-score"],
         )
 
-    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges")
 

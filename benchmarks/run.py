@@ -75,6 +75,9 @@ FULL = dict(
     sweep=(10**4, 10**5, 10**6, 10**7),
     informedness_samples=1_000_000,  # issue 25: multi-class informedness with an interval
     informedness_classes=150,
+    judges_samples=1_000_000,  # issue 32: 10 judges ranked, K = 3
+    judges_count=10,
+    judges_classes=3,
     repeats=5,
 )
 QUICK = dict(
@@ -99,6 +102,9 @@ QUICK = dict(
     sweep=(10**3, 10**4),
     informedness_samples=20_000,
     informedness_classes=21,
+    judges_samples=20_000,
+    judges_count=10,
+    judges_classes=3,
     repeats=1,
 )
 
@@ -399,7 +405,7 @@ class Row:
     status: str = ""
     runs: str = ""
     notes: List[str] = field(default_factory=list)
-    unit: str = ""  # "s", "bytes" or "B/sample"; by default bytes for memory targets, else seconds
+    unit: str = ""  # "s", "bytes", "B/sample" or "cells"; by default bytes for memory targets, else seconds
 
     @property
     def shown_unit(self) -> str:
@@ -437,6 +443,8 @@ def shown(value: Optional[float], unit: str) -> str:
         return megabytes(value)
     if unit == "B/sample":
         return "-" if value is None else f"{value:.1f} B/sample"
+    if unit == "cells":
+        return "-" if value is None else f"{value:,.0f} cells"
     return seconds(value)
 
 
@@ -793,6 +801,32 @@ class Benchmark:
         self.add(Row(*targets[1][:2], auto.median, targets[1][2], before.median, *targets[1][3:],
                      runs=f"{len(auto.runs)} / {len(before.runs)}"))
 
+    # -- issue 32: several judges ranked on one golden set
+
+    def judge_ranking(self) -> None:
+        size, count, num_classes = (self.config[f"judges_{key}"] for key in ("samples", "count", "classes"))
+        case = f"N={size:,} int64 labels, K={num_classes}, {count} judges (70% right); compute(judges=..., confidence_level=0.95)"
+        targets = [("judge ranking", case, "one single-judge compute(predictions=..., confidence_level=0.95) on the same data", 25.0, "≤ 25"),
+                   ("judge ranking", f"{case}, held counts: distinct cells stored", f"J (J - 1) / 2 x K^3 = "
+                    f"{count * (count - 1) // 2 * num_classes**3:,} cells (independent of N)", 1.0, "≤ 1")]
+        metric = self.module("balanced_accuracy")
+        if metric is None:
+            return self.missing_module_rows(targets, "balanced_accuracy")
+        self.log(f"judge ranking: N={size:,}, {count} judges, K={num_classes}")
+        rng = np.random.default_rng(32)
+        references = rng.integers(0, num_classes, size)
+        judges = {f"judge_{index}": np.where(rng.random(size) < 0.7, references, rng.integers(0, num_classes, size))
+                  for index in range(count)}
+        ranked = self.time(lambda: metric.compute(references=references, judges=judges, confidence_level=0.95))
+        single = self.time(lambda: metric.compute(references=references, predictions=judges["judge_0"], confidence_level=0.95))
+        self.add(Row(*targets[0][:2], ranked.median, targets[0][2], single.median, *targets[0][3:],
+                     runs=f"{len(ranked.runs)} / {len(single.runs)}"))
+        metric.add_batch(references=references, judges=judges)
+        held = sum(len(table.result().n) for table in metric.writer.tables.values())
+        metric.compute()
+        bound = count * (count - 1) // 2 * num_classes**3
+        self.add(Row(*targets[1][:2], held, targets[1][2], bound, *targets[1][3:], unit="cells"))
+
     # -- issue 14: segmentation maps streamed one by one, with memory that does not grow
 
     def segmentation_stream(self) -> None:
@@ -1006,7 +1040,7 @@ def main(argv=None) -> int:
         bench = Benchmark(config, repeats, args.slow_seconds, cache_dir, log=lambda text: print(text, flush=True))
         for case in (bench.balanced_accuracy, bench.auto_threshold, bench.multilabel, bench.multilabel_interval, bench.topk,
                      bench.segmentation, bench.segmentation_stream, bench.segmentation_stream_interval, bench.topk_stream,
-                     bench.informedness_interval):
+                     bench.informedness_interval, bench.judge_ranking):
             with contextlib.redirect_stderr(io.StringIO()):
                 case()
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None

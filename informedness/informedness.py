@@ -19,6 +19,8 @@ from .shared_core import MetricSpec
 from .shared_core import INFORMEDNESS_AVERAGES
 from .shared_core import interval_options
 from .shared_core import JudgeMetric
+from .shared_core import JUDGES_DOC
+from .shared_core import JUDGES_OUTPUTS_DOC
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import informedness_from_counts
@@ -143,6 +145,7 @@ Args:
     seed (int, optional): seed of the bootstrap's random generator, for reproducible
         intervals.
     {CLUSTERS_DOC}
+    {JUDGES_DOC}
     baseline_predictions (array-like, same shape as predictions, optional): a second
         system's predictions on the same samples (e.g. judge B beside judge A), to compare
         the two on one golden set. Every option applies to both systems alike (the classes,
@@ -294,6 +297,8 @@ Returns:
         classes; NaN with a `group_heterogeneity_reason` when fewer than two groups have
         items of a class.
 
+    {JUDGES_OUTPUTS_DOC.format(metric="informedness")}
+
 {LOAD_TIME_DOC} `add_batch` keeps counts of distinct (reference, prediction) pairs, not the
 samples, so streaming a dataset takes memory that does not grow with its size; pass
 `sample_weight` to `add_batch` with its batch.
@@ -376,6 +381,18 @@ Examples:
     (0.5789, 0.1684)
     >>> [round(x, 4) for x in result["informedness_difference_ci"]], round(result["informedness_difference_p_value"], 4)
     ([0.0485, 0.2837], 0.0034)
+
+    Three judges ranked on that golden set (a third, "rules", finds 20 unsafe and flags 10
+    safe ones): the values are those of each judge alone; judge_b's p-value against the
+    best is its paired p-value above (0.0034), adjusted for two comparisons (maxT: between
+    it and Bonferroni's 2 x 0.0034); the intervals hold together at 95%:
+
+    >>> judges = {{"judge_a": judge_a, "judge_b": judge_b, "rules": [1] * 20 + [0] * 30 + [0] * 940 + [1] * 10}}
+    >>> result = metric.compute(references=references, judges=judges, confidence_level=0.95)
+    >>> [(entry["name"], round(entry["informedness"], 4), entry["in_best_set"]) for entry in result["judge_ranking"]]
+    [('judge_a', 0.7474, True), ('judge_b', 0.5789, False), ('rules', 0.3895, False)]
+    >>> result["best_judges"], bool(0.0034 < result["judge_ranking"][1]["p_value"] < 2 * 0.0034)
+    (['judge_a'], True)
 
     Corrected prevalence: on a golden set of 950 safe (0) and 50 unsafe (1) items the judge
     has TPR 40/50 = 0.8 and FPR 95/950 = 0.1 (J = 0.7); it flags 240 of 1,000 new responses,
@@ -493,6 +510,7 @@ class Informedness(JudgeMetric):
         "return_per_class": Option(False, check_flag),
         "return_markedness": Option(False, check_flag),
         "return_confusion_matrix": Option(False, check_flag),
+        "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
         **interval_options(CI_METHODS),

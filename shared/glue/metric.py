@@ -24,6 +24,7 @@ small), so it writes no file at all.
 
 import abc
 import os
+import warnings
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 import evaluate
@@ -33,11 +34,16 @@ from datasets.utils.py_utils import temp_seed
 from ..counting.clusters import ORIGIN_SHIFT
 from ..counting.clusters import ClusterSpec
 from ..counting.inputs import to_python
+from ..counting.labels import user_stacklevel
 from ..counting.confusion import ConfusionCounts
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
 from ..counting.paired import PairedCounts
-from ..counting.paired import count_batch
+from ..counting.judges import JudgesCounts
+from ..counting.judges import count_judges_batch
+from ..counting.judges import has_judges
+from ..counting.judges import judge_names
+from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
 from .options import Option
@@ -52,6 +58,8 @@ from .options import did_you_mean
 from .options import resolve
 from .reduction import MetricSpec
 from .reduction import comparison_from_counts
+from .ranking import ONE_JUDGE
+from .ranking import ranking_from_counts
 from ..counting.store import Store
 
 # Arguments of evaluate's own EvaluationModule.__init__ (evaluate.load passes them on).
@@ -113,7 +121,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         reference = inputs.pop("references", reference)
         self._check_inputs(inputs, "add")
         one = {name: value if name in self.UNALIGNED_INPUTS else [value] for name, value in inputs.items() if value is not None}
-        self.add_batch(predictions=_one_row(prediction, "prediction"), references=_one_row(reference, "reference"), **one)
+        if isinstance(inputs.get("judges"), Mapping):  # each judge's one label
+            one["judges"] = {judge: [label] for judge, label in inputs["judges"].items()}
+        predictions = None if prediction is None and "judges" in one else _one_row(prediction, "prediction")
+        self.add_batch(predictions=predictions, references=_one_row(reference, "reference"), **one)
 
     def compute(self, *, predictions=None, references=None, **kwargs):
         """Compute the metric on the added batches plus the given predictions/references.
@@ -308,7 +319,7 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         "return_confusion_matrix": Option(False, check_flag),
         **interval_options(),
     }
-    INPUTS = ("sample_weight", "baseline_predictions", "clusters")
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges")
 
     @abc.abstractmethod
     def _info(self) -> evaluate.MetricInfo:
@@ -316,7 +327,7 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         raise NotImplementedError
 
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Mapping[str, Any]) -> Store:
-        return count_batch(count_labels, predictions, references, inputs, cluster_feature=self.SPEC.cluster_feature)
+        return count_judges_batch(count_labels, predictions, references, inputs, cluster_feature=self.SPEC.cluster_feature)
 
     def _counts_from_matrix(self, matrix: Any, options: Mapping[str, Any], stored: Optional[Store] = None) -> Any:
         if options.get("threshold") is not None:  # a module with a threshold option
@@ -324,12 +335,26 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         return ConfusionCounts.from_matrix(matrix, options["labels"], options.get("task"), options["pos_label"])
 
     def _counts(self, stored: Store, options: Mapping[str, Any]) -> Any:
+        if several_judges(stored):
+            return judges_counts(stored, options)
         return paired_counts(stored, options) if has_baseline(stored) else confusion_counts(stored, options)
 
     def _from_counts(self, counts: Any, options: Mapping[str, Any]) -> Dict[str, Any]:
+        if isinstance(counts, JudgesCounts):
+            return ranking_from_counts(self.SPEC, counts, options)
         if isinstance(counts, PairedCounts):
             return comparison_from_counts(self.SPEC, counts, options)
         return self.SPEC.value(counts, options)
+
+
+def several_judges(stored: Store) -> bool:
+    """Whether the stored batches hold two or more judges to rank (one judge: warned, then a plain result)."""
+    if not has_judges(stored):
+        return False
+    names = judge_names(stored)
+    if len(names) == 1:
+        warnings.warn(ONE_JUDGE.format(name=names[0]), UserWarning, stacklevel=user_stacklevel())
+    return len(names) > 1
 
 
 def _one_row(value: Any, name: str) -> Any:

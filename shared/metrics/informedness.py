@@ -28,11 +28,15 @@ from ..stats.intervals import recall_influence
 from ..counting.inputs import to_python
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
-from ..counting.paired import count_batch
+from ..counting.judges import JudgesCounts
+from ..counting.judges import count_judges_batch
+from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
 from ..counting.store import Store
 from ..glue.metric import LabelsMetric
+from ..glue.metric import several_judges
+from ..glue.ranking import ranking_from_counts
 from ..judges.unlabeled import JUDGE_INPUTS
 from ..judges.unlabeled import JudgedCounts
 from ..judges.unlabeled import UNALIGNED_INPUTS
@@ -134,14 +138,22 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
     and beside its value the judge's uses - the prevalence of its labels on unlabeled data,
     corrected for its errors, and its diagnostics per group of golden items (``judges/``)."""
 
-    INPUTS = ("sample_weight", "baseline_predictions", "clusters") + JUDGE_INPUTS
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges") + JUDGE_INPUTS
     UNALIGNED_INPUTS = UNALIGNED_INPUTS
 
     def _count(self, predictions, references, inputs, options):
+        if inputs.get("judges") is not None:
+            other = next((name for name in JUDGE_INPUTS if inputs.get(name) is not None), None)
+            if other is not None:
+                raise ValueError(f"{other}: expected it with one judge's predictions, found judges= too; rank the judges first, "
+                                 "then pass the chosen judge's labels as predictions.")
+            return count_judges_batch(count_labels, predictions, references, inputs, scores=False,
+                                      scores_hint=SCORES_HINT_LABELS_ONLY)
         if predictions is None and references is None:
             store = Store()  # a batch of the judge's labels on unlabeled data only
         else:
-            store = count_batch(count_labels, predictions, references, inputs, scores=False, scores_hint=SCORES_HINT_LABELS_ONLY)
+            store = count_judges_batch(count_labels, predictions, references, inputs, scores=False,
+                                       scores_hint=SCORES_HINT_LABELS_ONLY)
         count_groups(store, predictions, references, inputs.get("groups"))
         return count_unlabeled(store, inputs)
 
@@ -150,6 +162,8 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         # corrected prevalence (and the per-group TPR/FPR) is of, and labels other than 0/1 need it
         # for those outputs (judged_results refuses to guess). With a baseline, the golden
         # set's counts are those of `predictions` (the judge corrected for).
+        if several_judges(stored):
+            return judges_counts(stored, options, SCORES_HINT_LABELS_ONLY)
         paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
         gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
         return replace(judged_counts(stored, gold, options), paired=paired)
@@ -159,6 +173,8 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
     def _from_counts(self, counts, options):
+        if isinstance(counts, JudgesCounts):
+            return ranking_from_counts(self.SPEC, counts, options)
         # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
         own = super()._from_counts(counts.paired if counts.paired is not None else counts.confusion, options)
         return {**own, **judged_results(counts, options)}

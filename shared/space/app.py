@@ -37,6 +37,8 @@ from typing import Any, Dict, List, Optional, Sequence
 # Some names are imported only to be importable from here (app.py and the tests use them).
 from .judges import comparison_keys
 from .judges import comparison_panels
+from .judges import draw_judge_p_values
+from .judges import draw_judge_ranking
 from .judges import draw_prevalence
 from .judges import prevalence_summary
 from .controls import Flag
@@ -47,6 +49,7 @@ from .controls import shorten
 from .controls import describe_arguments
 from .controls import parse_option_values
 from .parsing import BASELINE
+from .parsing import JUDGES
 from .parsing import MAX_UPLOAD_BYTES
 from .parsing import MAX_VALUES
 from .parsing import SAMPLE_COLUMNS
@@ -56,6 +59,7 @@ from .parsing import optional_csv_columns
 from .parsing import parse_options
 from .parsing import parse_values
 from .parsing import read_csv
+from .parsing import read_judges_csv
 from .parsing import split_card
 from .parsing import unlabeled_csv_note
 from .plots import draw_heatmap
@@ -102,11 +106,14 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
         if source == "csv":
             if not csv_path:
                 raise InputError("CSV: please upload a file with the columns predictions and references.")
-            columns = read_csv(csv_path)
-            predictions, references = columns["predictions"], columns["references"]
+            judged = read_judges_csv(csv_path)  # references and one column per judge
+            columns = read_csv(csv_path) if judged is None else judged
+            predictions, references = columns.get("predictions"), columns["references"]
             origin = f"{len(references):,} rows of {Path(csv_path).name}"
         else:
-            predictions = parse_values(predictions_text, "predictions")
+            arguments = parse_option_values(options, option_values)
+            ranked = JUDGES in arguments and not (predictions_text or "").strip()  # judges alone: no predictions
+            predictions = None if ranked else parse_values(predictions_text, "predictions")
             references = parse_values(references_text, "references")
             columns, origin = {}, f"{len(references):,} pasted samples"
         arguments = parse_option_values(options, option_values)
@@ -115,6 +122,10 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
                 if name in arguments:
                     raise InputError(f"{name}: given both in the CSV and in the option box; keep one.")
                 arguments[name] = columns[name]
+        if source == "csv" and JUDGES in columns:
+            if JUDGES in arguments:
+                raise InputError("judges: given both as the CSV's columns and in the judges box; keep one.")
+            arguments[JUDGES] = columns.pop(JUDGES)
         if source == "csv":
             # The second predictions box goes with pasted data; a CSV has its own column.
             arguments.pop(BASELINE, None)
@@ -130,7 +141,9 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
     shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
     message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
     figure = None
-    if plots:
+    if plots and "judge_ranking" in result:  # several judges: their forest plot instead of one system's plots
+        figure = draw_ranking(result)
+    elif plots:
         try:
             figure = draw(plots, metric, predictions, references, arguments, result)
         except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
@@ -146,6 +159,19 @@ def _short_repr(value: Any) -> str:
 
 
 PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
+
+
+def draw_ranking(result: Dict[str, Any]):
+    """The forest plot of a ``judge_ranking`` (one row per judge) and, with ``judge_p_values``, their matrix."""
+    from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
+
+    matrix = "judge_p_values" in result
+    size = len(result["judge_ranking"])
+    figure = Figure(figsize=(7.2 + (5.0 if matrix else 0.0), max(3.2, 1.2 + 0.45 * size)), layout="constrained")
+    draw_judge_ranking(figure.add_subplot(1, 2 if matrix else 1, 1), result)
+    if matrix:
+        draw_judge_p_values(figure.add_subplot(1, 2, 2), result)
+    return figure
 
 
 def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[str, Any], result: Dict[str, Any]):

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 
 from .parsing import BASELINE
+from .parsing import JUDGES
 from .parsing import MAX_OPTION_CHARS
 from .parsing import InputError
 from .parsing import parse_values
@@ -202,6 +203,23 @@ class Values(Control):
 
 
 @dataclass
+class JudgeLabels(Values):
+    """``judges``: a JSON object from each judge's name to its labels (a list, parsed like predictions)."""
+
+    def parse(self, raw):
+        text = (raw or "").strip()
+        if not text:
+            return _OMITTED
+        if not text.startswith("{"):
+            raise InputError(f'{self.name}: expected a JSON object of judges, e.g. {{"gpt": [0, 1], "llama": [1, 1]}}, found {text[:40]!r}.')
+        try:
+            judges = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise InputError(f"{self.name}: not a valid JSON object ({error}).") from None
+        return {name: parse_values(json.dumps(labels), f"{self.name}[{name!r}]") for name, labels in judges.items()}
+
+
+@dataclass
 class SecondPredictions(Values):
     """``baseline_predictions``: a second system's predictions, shown beside the predictions box.
 
@@ -246,6 +264,8 @@ def argument_control(name: str, default: Any, check: Optional[Callable[[Any, str
         return Flag(name, default=default)
     if name == BASELINE:
         return SecondPredictions(name, placeholder=shown.placeholder)
+    if name == JUDGES:
+        return JudgeLabels(name, placeholder=shown.placeholder)
     choices = offered_choices(name, default, check, shown) if check is not None else {}
     if choices:
         return Choice(name, choices=choices)

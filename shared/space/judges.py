@@ -159,3 +159,46 @@ def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any], argume
     axes.set_title("Corrected prevalence" + (f" (undefined: {reason})" if reason else ""))
     legend_above_bars(axes, 0.0, 1.1)
     axes.set_xlabel(textwrap.fill(prevalence_assumption(arguments), 70), fontsize=7, color="dimgray")
+
+
+def ranking_metric(result: Dict[str, Any]) -> Optional[str]:
+    """The metric name of a ``judge_ranking`` entry (the key beside ``name``), or None."""
+    entries = result.get("judge_ranking") or []
+    return next((key for key in entries[0] if key not in ("name", "p_value", "in_best_set", "reason")
+                 and not key.endswith("_ci")), None) if entries else None
+
+
+def draw_judge_ranking(axes, result: Dict[str, Any]) -> None:
+    """A forest plot of the ranking: each judge's value with its simultaneous interval, best first,
+    the judges that cannot be told from the best in colour, each labelled with its adjusted p-value."""
+    name = ranking_metric(result)
+    entries = result["judge_ranking"]
+    rows = np.arange(len(entries))[::-1]
+    for row, entry in zip(rows, entries):
+        value, interval = entry[name], entry.get(f"{name}_ci")
+        colour = "tab:blue" if entry["in_best_set"] else "tab:grey"
+        if interval is not None and all(x == x for x in interval):
+            axes.errorbar([value], [row], xerr=[[value - interval[0]], [interval[1] - value]], fmt="o", color=colour, capsize=4)
+        else:
+            axes.plot([value], [row], "o", color=colour)
+        shown = "best" if entry["p_value"] is None else f"p = {entry['p_value']:.3g}"
+        axes.annotate(shown, (value, row), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    axes.set_yticks(rows, [textwrap.shorten(entry["name"], 24) for entry in entries])
+    axes.set_xlabel(name + (" (simultaneous intervals)" if f"{name}_ci" in entries[0] else ""))
+    axes.set_title(f"Judges ranked; best set (blue): {', '.join(result['best_judges'])[:60]}")
+
+
+def draw_judge_p_values(axes, result: Dict[str, Any]) -> None:
+    """The matrix of every pair's adjusted p-value (``judge_p_values``), judges in ranking order."""
+    names = [entry["name"] for entry in result["judge_ranking"]]
+    values = np.array([[np.nan if p is None else p for p in row] for row in result["judge_p_values"]], dtype=np.float64)
+    axes.imshow(values, vmin=0.0, vmax=1.0, cmap="viridis_r")
+    shown = [textwrap.shorten(name, 16) for name in names]
+    axes.set_xticks(range(len(names)), shown, rotation=45, ha="right")
+    axes.set_yticks(range(len(names)), shown)
+    if len(names) <= 12:
+        for row in range(len(names)):
+            for column in range(len(names)):
+                if values[row, column] == values[row, column]:
+                    axes.text(column, row, f"{values[row, column]:.2g}", ha="center", va="center", fontsize=7, color="white")
+    axes.set_title("Pairwise p-values (maxT over all pairs)")

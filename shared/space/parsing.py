@@ -10,7 +10,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 
 
@@ -117,6 +117,45 @@ def _parse_cell(cell: str, column: str, line: int):
     return _parse_scalar(cell)
 
 
+def read_judges_csv(path) -> Optional[Dict[str, Any]]:
+    """A CSV of judges (issue 32): a ``references`` column and one column per judge (any other name;
+    ``sample_weight`` and ``clusters`` keep their meaning), as ``{"references": [...], JUDGES: {name:
+    [...]}, ...}``; None when the file is not one (no references column, or no judge column)."""
+    if os.path.getsize(path) > MAX_UPLOAD_BYTES:
+        return None  # read_csv says why
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as file:
+            text = file.read()
+    except UnicodeDecodeError:
+        return None
+    header_line = text.split("\n", 1)[0]
+    for delimiter in (",", ";", "\t"):
+        names = [name.strip() for name in header_line.split(delimiter)]
+        lowered = [name.lower() for name in names]
+        known = {alias: column for column, aliases in _CSV_COLUMNS.items() for alias in aliases}
+        if any(known.get(name) == "references" for name in lowered) and len(names) >= 2:
+            break
+    else:
+        return None
+    roles = [known.get(name, JUDGES) for name in lowered]
+    if JUDGES not in roles or "predictions" in roles:
+        return None
+    unknown = [name for name, role in zip(names, roles) if role not in ("references", JUDGES, *SAMPLE_COLUMNS)]
+    if unknown:
+        raise InputError(f"CSV: a file of judges has references, sample_weight, clusters and one column per judge, found {unknown}.")
+    columns: Dict[str, Any] = {"references": [], JUDGES: {name: [] for name, role in zip(names, roles) if role == JUDGES}}
+    columns.update({role: [] for role in roles if role in SAMPLE_COLUMNS})
+    for line, row in enumerate(csv.reader(text.splitlines()[1:], delimiter=delimiter), start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(columns["references"]) >= MAX_VALUES:
+            raise InputError(f"CSV: too many rows (the limit is {MAX_VALUES:,}).")
+        for position, (name, role) in enumerate(zip(names, roles)):
+            value = _parse_cell(row[position] if position < len(row) else "", name, line)
+            (columns[JUDGES][name] if role == JUDGES else columns[role]).append(value)
+    return columns
+
+
 def read_csv(path) -> Dict[str, list]:
     """Columns ``predictions``, ``references`` (and ``sample_weight``, ``baseline_predictions``,
     ``groups``, ``unlabeled_predictions``, ``unlabeled_baseline_predictions`` if present) of a CSV file.
@@ -179,6 +218,7 @@ def read_csv(path) -> Dict[str, list]:
 
 # The second system's predictions (a paired comparison): a box beside predictions, or a CSV column.
 BASELINE = "baseline_predictions"
+JUDGES = "judges"  # several judges ranked: a JSON object of labels, predictions then optional
 
 def parse_options(text: str) -> dict:
     """Options typed as one JSON object (used by ``run_metric``)."""

@@ -44,6 +44,7 @@ class Presentation:
 # In page order: the data, what is counted, per-sample inputs, the interval, a judge's uses, flags.
 PRESENTATIONS = (
     Presentation("baseline_predictions", placeholder="a second judge's labels, same format; empty: one judge"),
+    Presentation("judges", placeholder='several judges to rank: {"gpt": [0, 1, 1], "llama": [0, 0, 1]} (predictions may stay empty)'),
     Presentation("from_probas"),
     Presentation("task", none_text="infer"),
     Presentation("k", placeholder="1"),

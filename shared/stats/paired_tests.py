@@ -246,6 +246,9 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
         position = np.unravel_index(index, small.shape)
         mid_p = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
         if deflate != 1.0 and 0.0 < mid_p < 1.0:
-            mid_p = 2.0 * (1.0 - normal.cdf(normal.inv_cdf(1.0 - mid_p / 2.0) / math.sqrt(deflate)))
+            # Below mid-p ~ 1e-16, 1 - mid_p / 2 rounds to 1, which inv_cdf refuses: z from the lower tail there.
+            upper = 1.0 - mid_p / 2.0
+            z = normal.inv_cdf(upper) if upper < 1.0 else -normal.inv_cdf(mid_p / 2.0)
+            mid_p = 2.0 * (1.0 - normal.cdf(z / math.sqrt(deflate)))
         flat_p[index] = mid_p
     return flat_p.reshape(p_value.shape)

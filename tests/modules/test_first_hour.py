@@ -273,7 +273,7 @@ def test_options_given_to_add_batch_say_where_options_go(load):
                                          r"or evaluate\.load\(\.\.\., ignore_index=\.\.\.\), found it given to add_batch"):
         metric.add_batch(references=[0, 1], predictions=[0, 1], ignore_index=-100)
     with pytest.raises(ValueError, match=r"^reference: expected an input of add_batch \(predictions, references, sample_weight, "
-                                         r"baseline_predictions, clusters\), found an unknown argument\. Did you mean `references`\?"):
+                                         r"baseline_predictions, clusters, judges\), found an unknown argument\. Did you mean `references`\?"):
         metric.add_batch(reference=[0, 1], predictions=[0, 1])
     with pytest.raises(ValueError, match=r"^ignore_index: .* found it given to add;"):
         metric.add(reference=0, prediction=0, ignore_index=-100)

@@ -1,0 +1,224 @@
+"""Several judges ranked on one golden set (``judges=``): one spec, maxT over its paired comparisons.
+
+Every number comes from the module's own ``MetricSpec``: each judge's value and interval
+(``spec.value``), each judge-vs-best comparison (``reduction.clustered_comparison`` of the spec's difference on
+that pair's joint counts, the call ``baseline_predictions`` makes, so with two judges
+the p-value *is* the paired comparison's), and the correlations from ``spec.influence``
+and the pairwise joint counts (``stats.ranking.judge_covariance``). maxT
+(``stats.ranking``) then makes them simultaneous:
+
+- The best judge is the one with the highest observed value (ties: the first given).
+  Every other judge is compared with it by the paired test, whose two-sided p-value is
+  adjusted by maxT over the J - 1 comparisons, with the correlations of the J - 1
+  differences. ``in_best_set``: the best judge, and every judge whose adjusted p-value is
+  at least 1 - confidence_level (cannot be told from the best). The best is chosen from
+  the data; the true best is left out only if the observed best is significantly better
+  than it, which the maxT adjustment holds to about 1 - confidence_level: the share of
+  golden sets whose best set holds the true best is measured in
+  ``studies/judge_ranking/results.md``.
+- ``<metric>_ci``: each judge's interval by the module's own method (``ci_method``; the
+  default score interval with its small-sample ends) at the marginal level ``2 Phi(c) - 1``,
+  c the maxT critical value of the J estimates at ``confidence_level``: all J intervals
+  cover together with about that probability (measured in the same study).
+
+Clustered samples: the intervals and p-values are cluster-robust (the spec's design
+effect); the correlations are those of independent items (a design effect common to
+the judges cancels in them).
+"""
+
+import math
+import warnings
+from typing import Any, Dict, List, Mapping
+
+import numpy as np
+
+from ..counting.clusters import RecallInfluence
+from ..counting.inputs import to_python
+from ..counting.judges import JudgesCounts
+from ..counting.labels import user_stacklevel
+from ..counting.paired import PairedCounts
+from ..stats.ranking import correlation_of
+from ..stats.ranking import judge_covariance
+from ..stats.ranking import max_abs_normal
+from ..stats.ranking import maxt_p_values
+from ..stats.ranking import maxt_quantile
+from .reduction import MetricSpec
+from .reduction import clustered_comparison
+
+# With confidence_level=None the ranking's tests still need a level: this one (intervals are left out).
+RANKING_DEFAULT_LEVEL = 0.95
+RANKING_METHOD = ("maxT (multivariate normal, correlations from the pairwise joint counts); "
+                  "per-pair p-values of the paired comparison (stratified McNemar score or exact mid-p); "
+                  "intervals by the module's ci_method at the maxT marginal level")
+
+ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result is that of compute(predictions=judges[{name!r}]). "
+             "Pass two or more judges to rank them.")
+
+
+def gradient_matrix(influence: Any, num_classes: int) -> np.ndarray:
+    """A spec's influence as ``G[r, a]``: how one more item of reference r labelled a moves the value."""
+    if isinstance(influence, RecallInfluence):
+        right = np.asarray(influence.right, dtype=np.float64)
+        wrong = np.asarray(influence.wrong, dtype=np.float64)
+        return np.where(np.eye(num_classes, dtype=bool), right[:, None], wrong[:, None])
+    return np.nan_to_num(np.asarray(influence, dtype=np.float64))
+
+
+def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """The top-ranked judge's result (as ``spec.value``) with ``judge_ranking``, ``best_judges``
+    and ``judge_ranking_method`` (see the module doc)."""
+    name, level = spec.name, options["confidence_level"]
+    alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
+    size = len(counts.names)
+    plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
+    values = []
+    for i in range(size):
+        with warnings.catch_warnings(record=True) as caught:
+            # Each judge's warnings (a label it gives that no reference has), once, naming the judge.
+            warnings.simplefilter("always")
+            values.append(spec.value(counts.judge(i), plain))
+        for message in dict.fromkeys(str(warning.message) for warning in caught):
+            warnings.warn(f"judges[{counts.names[i]!r}]: {message}", UserWarning, stacklevel=user_stacklevel())
+    scores = [result[name] for result in values]
+    order = sorted(range(size), key=lambda i: (math.isnan(scores[i]), -scores[i] if not math.isnan(scores[i]) else 0.0, i))
+    best = order[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # warned above, naming the judge
+        top = spec.value(counts.judge(best), options)
+    finite = [i for i in range(size) if not math.isnan(scores[i])]
+
+    covariance = None
+    if len(finite) >= 2:
+        num_classes = counts.judge(best).num_classes
+        gradients = {i: gradient_matrix(spec.influence(counts.judge(i), options), num_classes) for i in finite}
+        pairs = [(i, j) for i in finite for j in finite if i < j]
+        covariance = judge_covariance({pair: counts.pairs[pair].joint for pair in pairs},
+                                      {pair: counts.pairs[pair].joint_w2 for pair in pairs},
+                                      _dense_gradients(gradients, size, num_classes))
+
+    # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
+    others = [i for i in finite if i != best]
+    raw_p = [pair_p_value(spec, counts.pair(best, i), options) for i in others]
+    seed = options.get("seed")
+    adjusted = np.array([])
+    if others:
+        differences = np.array([[covariance[best, best] - covariance[best, k] - covariance[best, l] + covariance[k, l]
+                                 for l in others] for k in others])
+        correlation = correlation_of(differences)
+        maxima = None if len(others) == 1 else max_abs_normal(correlation, seed=seed)
+        adjusted = maxt_p_values(raw_p, correlation, maxima)
+    p_of = dict(zip(others, adjusted.tolist()))
+
+    intervals: Dict[int, Any] = {}
+    marginal = level
+    if level is not None:
+        if len(finite) >= 2:
+            sub = covariance[np.ix_(finite, finite)]
+            critical = maxt_quantile(level, correlation_of(sub), seed=seed)
+            marginal = min(math.erf(critical / math.sqrt(2.0)), 1.0 - 1e-12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(size):
+                result = spec.value(counts.judge(i), {**plain, "confidence_level": marginal})
+                intervals[i] = result
+
+    ranking: List[Dict[str, Any]] = []
+    for i in order:
+        entry: Dict[str, Any] = {"name": counts.names[i], name: scores[i]}
+        if level is not None:
+            entry[f"{name}_ci"] = intervals[i].get(f"{name}_ci", [math.nan, math.nan])
+        if i == best:
+            entry["p_value"] = None
+            entry["in_best_set"] = not math.isnan(scores[i])
+        else:
+            p = p_of.get(i, math.nan)
+            entry["p_value"] = p
+            entry["in_best_set"] = bool(p == p and p >= alpha)
+        reason = values[i].get("reason") or (intervals.get(i) or {}).get(f"{name}_ci_reason")
+        if reason is not None:
+            entry["reason"] = reason
+        ranking.append(entry)
+    result = dict(top)
+    result["judge_ranking"] = ranking
+    result["best_judges"] = [entry["name"] for entry in ranking if entry["in_best_set"]]
+    result["judge_ranking_method"] = RANKING_METHOD
+    if level is not None and marginal is not None:
+        result["judge_ranking_marginal_level"] = marginal
+    if options.get("return_judge_p_values"):
+        result["judge_p_values"] = pairwise_p_values(spec, counts, options, finite, covariance, [counts.names[i] for i in order])
+    return to_python(result)
+
+
+def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any], finite: List[int],
+                      covariance: Any, names: List[str]) -> List[List[Any]]:
+    """Every pair's paired p-value, adjusted by maxT over all J (J - 1) / 2 pairs (the correlations
+    of all the differences), as a matrix in ``names``' order (None on the diagonal, NaN where a
+    judge's value is undefined)."""
+    index = {name: position for position, name in enumerate(counts.names)}
+    pairs = [(i, j) for i in finite for j in finite if i < j]
+    raw = [pair_p_value(spec, counts.pair(i, j), options) for i, j in pairs]
+    adjusted: List[float] = []
+    if pairs:
+        cross = np.array([[covariance[i, k] - covariance[i, l] - covariance[j, k] + covariance[j, l] for k, l in pairs]
+                          for i, j in pairs])
+        correlation = correlation_of(cross)
+        maxima = None if len(pairs) == 1 else max_abs_normal(correlation, seed=options.get("seed"))
+        adjusted = maxt_p_values(raw, correlation, maxima).tolist()
+    found = {frozenset(pair): p for pair, p in zip(pairs, adjusted)}
+    return [[None if a == b else found.get(frozenset((index[a], index[b])), math.nan) for b in names] for a in names]
+
+
+def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> float:
+    """The p-value ``comparison_from_counts`` reports for this pair (``<name>_difference_p_value``),
+    without the values and interval it computes beside it: the same ``clustered_comparison`` of
+    the same joint counts (the p-value does not depend on the interval's method)."""
+    compared = clustered_comparison(
+        paired, options["confidence_level"],
+        lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
+        lambda joint_w2: spec.difference(paired.joint, joint_w2, options, None))
+    return float(compared["p_value"])
+
+
+def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:
+    """Every judge's gradient (zeros for a judge left out: its rows and columns stay 0)."""
+    return [gradients.get(i, np.zeros((num_classes, num_classes))) for i in range(size)]
+
+
+# The input and outputs of judges=, in both modules' docs ({metric}: the module's result key).
+JUDGES_DOC = """judges (mapping from str to array-like, optional): several judges' labels on the same
+        samples, each aligned with `references` (e.g. {"gpt": [...], "llama": [...], "rules": [...]}),
+        to rank them on one golden set; `predictions` may then be left out (given, it is the
+        judge named "predictions"). Every option applies to each judge alike (`labels`,
+        `pos_label`, `ignore_index`, `sample_weight`, `clusters`, string labels). Pass the same
+        judges with every batch to `add_batch` (a batch naming others is refused); counted
+        as the joint counts of each pair of judges, at most J (J - 1) / 2 x K^3 cells whatever
+        the number of samples. One judge: its plain result, with a warning that nothing was
+        ranked. Not with `baseline_predictions` or `threshold`.
+    return_judge_p_values (bool, defaults to False): with `judges`, also return
+        `judge_p_values`, the matrix of every pair's adjusted p-value."""
+
+JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
+    judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order
+        given), each with `name`, `{metric}`, `{metric}_ci` (with `confidence_level`:
+        simultaneous, all of them cover together with probability about `confidence_level`:
+        maxT over the judges' jointly normal estimates, correlated through the items they
+        share, each interval by `ci_method` at the marginal level the maxT critical value
+        gives, `judge_ranking_marginal_level`), `p_value` (this judge against the best:
+        the paired comparison's two-sided p-value, as `baseline_predictions` gives it,
+        adjusted for the J - 1 comparisons by maxT; None for the best itself; with two
+        judges exactly the paired p-value) and `in_best_set` (the best, and every judge whose
+        adjusted p-value is at least 1 - confidence_level: not told apart from the best).
+        The best is chosen from these data: the true best is left out only when the
+        observed best is significantly better than it (studies/judge_ranking/results.md
+        measures how often). Without `confidence_level`: no intervals, and the best set at
+        0.05. Clusters make the intervals and p-values cluster-robust; the correlations
+        are those of independent items.
+    best_judges (list of str): the names whose `in_best_set` is true, best first.
+    judge_ranking_method (str): how the ranking was made (maxT, the per-pair test, the
+        intervals' method).
+    judge_p_values (list of lists): with `return_judge_p_values=True`, every pair's paired
+        p-value adjusted by maxT over all J (J - 1) / 2 pairs, in `judge_ranking`'s order
+        (None on the diagonal).
+    judge_ranking_marginal_level (float): with `confidence_level` and two or more judges
+        ranked, the level of each judge's interval (above `confidence_level`, below
+        Bonferroni's 1 - (1 - confidence_level) / J)."""

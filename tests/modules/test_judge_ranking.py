@@ -1,0 +1,394 @@
+"""judges= in balanced_accuracy and informedness: several judges ranked on one golden set (issue 32).
+
+Independent references: the covariance of the judges' estimates against the definition
+(stratified multinomial, written out here) and against a Monte Carlo of golden sets; the
+maxT critical value and adjusted p-values against SciPy's multivariate normal CDF (Genz);
+the J = 2 p-value against the module's own paired comparison (``baseline_predictions``,
+a separate call); each judge's value against a plain compute of that judge alone.
+"""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+from scipy.stats import norm
+
+from shared.counting.judges import count_judges_batch
+from shared.counting.confusion import count_labels
+from shared.counting.store import Store
+from shared.stats.ranking import correlation_of
+from shared.stats.ranking import judge_covariance
+from shared.stats.ranking import maxt_p_values
+from shared.stats.ranking import maxt_quantile
+from shared.stats.ranking import pair_covariance
+
+NAMES = ("balanced_accuracy", "informedness")
+
+
+@pytest.fixture(scope="module")
+def modules():
+    from conftest import load_module
+
+    return {name: load_module(name) for name in NAMES}
+
+
+def golden_set(seed=0, size=300, num_classes=2, accuracies=(0.9, 0.8, 0.85), prevalence=0.3, shared=0.5):
+    """References and judges that share hard items: on a hard item (share ``shared`` of the items
+    a judge errs on) every judge errs together; elsewhere each errs on its own."""
+    rng = np.random.default_rng(seed)
+    prior = [1 - prevalence] + [prevalence / (num_classes - 1)] * (num_classes - 1)
+    references = rng.choice(num_classes, size=size, p=prior)
+    hard = rng.random(size)
+    judges = {}
+    for index, accuracy in enumerate(accuracies):
+        wrong = np.where(rng.random(size) < shared, hard < 1 - accuracy, rng.random(size) < 1 - accuracy)
+        other = (references + rng.integers(1, num_classes, size)) % num_classes
+        judges[f"judge_{index}"] = np.where(wrong, other, references)
+    return references, judges
+
+
+def plain_types(value):
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and plain_types(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(plain_types(item) for item in value)
+    return value is None or type(value) in (bool, int, float, str)
+
+
+# ---------------------------------------------------------------- statistics
+def test_pair_covariance_is_the_stratified_multinomial_covariance():
+    """Balanced accuracy's estimates: Cov = sum_r (p_r(both right) - p_r(i) p_r(j)) / (m^2 n_r)."""
+    rng = np.random.default_rng(3)
+    joint = rng.integers(0, 30, size=(3, 3, 3)).astype(float)
+    totals = joint.sum(axis=(1, 2))
+    gradient = np.diag(1.0 / (3 * totals))  # d BA / d C[r, r]
+    both = np.array([joint[r, r, r] for r in range(3)]) / totals
+    right_a = np.array([joint[r, r, :].sum() for r in range(3)]) / totals
+    right_b = np.array([joint[r, :, r].sum() for r in range(3)]) / totals
+    expected = ((both - right_a * right_b) / (9 * totals)).sum()
+    assert math.isclose(pair_covariance(joint, None, gradient, gradient, 0.0), expected, rel_tol=1e-12)
+
+
+def test_judge_covariance_matches_a_monte_carlo_of_golden_sets():
+    """Three correlated judges, classes of fixed size: the covariance of the three balanced accuracies
+    over 20,000 simulated golden sets against judge_covariance of the expected joint counts."""
+    rng = np.random.default_rng(5)
+    sizes = np.array([120, 60])
+    # One J-way distribution per class over (judge 0, 1, 2) right/wrong, judges sharing hard items.
+    probabilities = []
+    for accuracy in (0.9, 0.7):
+        cells = np.zeros((2, 2, 2))
+        hard = 1 - accuracy
+        cells[0, 0, 0] = hard * 0.5
+        cells[1, 1, 1] = accuracy * 0.6
+        rest = 1 - cells.sum()
+        cells[1, 1, 0] = cells[1, 0, 1] = cells[0, 1, 1] = rest / 4
+        cells[1, 0, 0] = rest / 4
+        probabilities.append(cells / cells.sum())
+    draws = 20_000
+    values = np.zeros((draws, 3))
+    for r, (size, cells) in enumerate(zip(sizes, probabilities)):
+        counts = rng.multinomial(size, cells.ravel(), size=draws).reshape(draws, 2, 2, 2)
+        right = np.stack([counts[:, 1].sum(axis=(1, 2)), counts[:, :, 1].sum(axis=(1, 2)), counts[:, :, :, 1].sum(axis=(1, 2))], axis=1)
+        values += right / size / 2
+    simulated = np.cov(values, rowvar=False)
+    # Expected joint counts of each pair: (reference r, a = right ? r : other, b likewise), binary.
+    joints = {}
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        joint = np.zeros((2, 2, 2))
+        for r, (size, cells) in enumerate(zip(sizes, probabilities)):
+            pair = cells.sum(axis=3 - i - j)  # margin over the third judge
+            for right_a in (0, 1):
+                for right_b in (0, 1):
+                    joint[r, r if right_a else 1 - r, r if right_b else 1 - r] = size * pair[right_a, right_b]
+        joints[(i, j)] = joint
+    gradients = [np.diag(1.0 / (2 * sizes)) for _ in range(3)]
+    computed = judge_covariance(joints, {}, gradients)
+    # The pseudo-item's smoothing is O(1 / n): within 3% (the Monte Carlo error is about 1%).
+    assert np.allclose(computed, simulated, rtol=0.05, atol=2e-5), (computed, simulated)
+
+
+@pytest.mark.parametrize("correlation", [np.full((4, 4), 0.5) + 0.5 * np.eye(4), np.eye(3),
+                                         np.array([[1, 0.8, 0.2], [0.8, 1, 0.4], [0.2, 0.4, 1.0]])])
+def test_maxt_critical_value_and_p_values_against_scipy(correlation):
+    size = correlation.shape[0]
+    critical = maxt_quantile(0.95, correlation)
+    covered = multivariate_normal(np.zeros(size), correlation).cdf(np.full(size, critical), lower_limit=np.full(size, -critical))
+    assert abs(covered - 0.95) < 0.004
+    raw = np.array([0.001, 0.01, 0.03][: size - 1] + [0.2])
+    adjusted = maxt_p_values(raw, correlation)
+    for p, found in zip(raw, adjusted):
+        z = norm.isf(p / 2)
+        expected = 1 - multivariate_normal(np.zeros(size), correlation).cdf(np.full(size, z), lower_limit=np.full(size, -z))
+        assert abs(found - expected) < max(0.004, 0.1 * expected), (p, found, expected)
+
+
+def test_tiny_p_values_are_adjusted_by_bonferroni_in_the_unresolved_tail():
+    adjusted = maxt_p_values([1e-20, 0.0, 1e-300], np.eye(3) * 0.5 + 0.5)
+    assert np.allclose(adjusted, [3 * 1e-20, 0.0, 3 * 1e-300], rtol=1e-12, atol=0)
+
+
+def test_one_comparison_is_not_adjusted_and_correlation_has_unit_diagonal():
+    assert maxt_p_values([0.0123], np.eye(1)).tolist() == [0.0123]
+    correlation = correlation_of(np.array([[4.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 0.0]]))
+    assert correlation.tolist() == [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+# ---------------------------------------------------------------- the modules
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("num_classes", [2, 3])
+def test_two_judges_p_value_is_the_paired_comparisons(modules, name, num_classes):
+    references, judges = golden_set(1, 250, num_classes, (0.85, 0.75))
+    (a, first), (b, second) = judges.items()
+    paired = modules[name].compute(references=references, predictions=first, baseline_predictions=second, confidence_level=0.95)
+    ranked = modules[name].compute(references=references, judges=judges, confidence_level=0.95)
+    entries = {entry["name"]: entry for entry in ranked["judge_ranking"]}
+    worse = b if paired[name] >= paired[f"baseline_{name}"] else a
+    assert entries[worse]["p_value"] == paired[f"{name}_difference_p_value"]
+    assert entries[a][name] == paired[name] and entries[b][name] == paired[f"baseline_{name}"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_two_judges_p_value_with_weights_clusters_and_exact_mid_p(modules, name):
+    references, judges = golden_set(2, 60, 2, (0.95, 0.9), prevalence=0.1)
+    rng = np.random.default_rng(0)
+    weights = rng.uniform(0.5, 2, references.size)
+    clusters = np.repeat(np.arange(20), 3)
+    first, second = judges.values()
+    for extra in ({}, {"sample_weight": weights}, {"clusters": clusters}):
+        paired = modules[name].compute(references=references, predictions=first, baseline_predictions=second, **extra)
+        ranked = modules[name].compute(references=references, judges=judges, **extra)
+        assert ranked["judge_ranking"][1]["p_value"] == paired[f"{name}_difference_p_value"], extra
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
+    """A clustered comparison whose exact mid-p is below 1e-16 (found by the study: inv_cdf(1 - p/2)
+    refused it and the compute raised StatisticsError): now a p-value, the same in the ranking."""
+    references = np.array([0, 1] * 60)
+    perfect = references.copy()
+    wrong = 1 - references
+    wrong[::12] = references[::12]  # 10 items right, 110 wrong: about 60 discordant pairs of items
+    clusters = np.arange(references.size) // 2
+    paired = modules[name].compute(references=references, predictions=perfect, baseline_predictions=wrong, clusters=clusters)
+    p_value = paired[f"{name}_difference_p_value"]
+    assert 0.0 <= p_value < 1e-10 and math.isfinite(p_value)
+    ranked = modules[name].compute(references=references, judges={"perfect": perfect, "wrong": wrong}, clusters=clusters)
+    assert ranked["judge_ranking"][1]["p_value"] == p_value
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_judge_is_a_plain_compute_and_intervals_widen_to_the_maxt_level(modules, name):
+    references, judges = golden_set(4, 200, 3, (0.9, 0.8, 0.85, 0.7))
+    result = modules[name].compute(references=references, judges=judges, confidence_level=0.9)
+    level = result["judge_ranking_marginal_level"]
+    assert 0.9 < level < 1 - 0.1 / 4  # maxT: above the level, below Bonferroni's
+    for entry in result["judge_ranking"]:
+        alone = modules[name].compute(references=references, predictions=judges[entry["name"]], confidence_level=level)
+        assert entry[name] == alone[name]
+        assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
+    values = [entry[name] for entry in result["judge_ranking"]]
+    assert values == sorted(values, reverse=True)
+    best = result["judge_ranking"][0]["name"]
+    top = modules[name].compute(references=references, predictions=judges[best], confidence_level=0.9)
+    assert {key: result[key] for key in top} == top
+    assert result["best_judges"] == [entry["name"] for entry in result["judge_ranking"] if entry["in_best_set"]]
+    assert result["best_judges"][0] == best and result["judge_ranking"][0]["p_value"] is None
+    assert plain_types(result)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_add_batch_in_pieces_and_merged_stores_equal_one_compute(modules, name, tmp_path):
+    references, judges = golden_set(6, 301, 3, (0.9, 0.8, 0.85))
+    whole = modules[name].compute(references=references, judges=judges, confidence_level=0.95, seed=1)
+    metric = modules[name]
+    for start in range(0, references.size, 50):
+        metric.add_batch(references=references[start:start + 50], judges={k: v[start:start + 50] for k, v in judges.items()})
+    assert metric.compute(confidence_level=0.95, seed=1) == whole
+    # Stores merge by addition, through their files as processes hand them over.
+    halves = [count_judges_batch(count_labels, None, references[part], {"judges": {k: v[part] for k, v in judges.items()}})
+              for part in (slice(0, 150), slice(150, None))]
+    for index, store in enumerate(halves):
+        store.save(str(tmp_path / f"{index}.npz"))
+    merged = Store.load(str(tmp_path / "0.npz"))
+    merged.merge(Store.load(str(tmp_path / "1.npz")))
+    one = count_judges_batch(count_labels, None, references, {"judges": judges})
+    for table in one.tables:
+        left, right = one.tables[table].result(), merged.tables[table].result()
+        order_left = np.lexsort([left.keys[key] for key in left.keys])
+        order_right = np.lexsort([right.keys[key] for key in right.keys])
+        assert left.n[order_left].tolist() == right.n[order_right].tolist()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_add_one_item_at_a_time_equals_one_compute(modules, name):
+    references, judges = golden_set(12, 30, 2, (0.9, 0.8, 0.85))
+    metric = modules[name]
+    for index, reference in enumerate(references.tolist()):
+        metric.add(reference=reference, judges={judge: int(labels[index]) for judge, labels in judges.items()})
+    assert metric.compute() == metric.compute(references=references, judges=judges)
+
+
+def test_held_counts_do_not_grow_with_the_items():
+    sizes = []
+    for size in (1_000, 100_000):
+        references, judges = golden_set(7, size, 3, (0.9, 0.8, 0.85, 0.7))
+        store = count_judges_batch(count_labels, None, references, {"judges": judges})
+        sizes.append(sum(table.result().n.size for table in store.tables.values()))
+    assert max(sizes) <= 6 * 27  # J (J - 1) / 2 pairs of K^3 cells, whatever N
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_options_apply_to_every_judge(modules, name):
+    references, judges = golden_set(8, 200, 2, (0.9, 0.8, 0.85))
+    words = {name: np.where(labels == 1, "unsafe", "safe") for name, labels in judges.items()}
+    text_references = np.where(references == 1, "unsafe", "safe")
+    padded = np.where(np.arange(references.size) % 17 == 0, -100, references)
+    weights = np.random.default_rng(1).uniform(0, 2, references.size)
+    cases = [
+        dict(references=text_references, judges=words, pos_label="unsafe"),
+        dict(references=text_references, judges=words, labels=["safe", "unsafe"]),
+        dict(references=padded, judges=judges, ignore_index=-100),
+        dict(references=references, judges=judges, sample_weight=weights),
+        dict(references=references, judges=judges, clusters=np.arange(references.size) // 4, confidence_level=0.95),
+    ]
+    for case in cases:
+        result = modules[name].compute(**case)
+        for entry in result["judge_ranking"]:
+            alone = {key: value for key, value in case.items() if key not in ("judges", "confidence_level")}
+            expected = modules[name].compute(**alone, predictions=case["judges"][entry["name"]])
+            # Weighted sums are added in another order (per pair of judges): equal to rounding.
+            assert math.isclose(entry[name], expected[name], rel_tol=1e-13), (case.keys(), entry)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_label_only_one_judge_gives_is_a_class_for_all_and_warned_naming_the_judge(modules, name):
+    references = [0, 1, 1, 0, 1, 0, 0, 1]
+    judges = {"a": [0, 1, 1, 0, 1, 0, 0, 0], "b": [0, 1, 0, 0, 1, 0, 1, 1], "c": [0, 1, 2, 0, 1, 0, 0, 1]}
+    with pytest.warns(UserWarning, match=r"judges\['c'\]: .*class 2"):
+        result = modules[name].compute(references=references, judges=judges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for entry in result["judge_ranking"]:
+            assert entry[name] == modules[name].compute(references=references, predictions=judges[entry["name"]])[name]
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("name", NAMES)
+def test_bad_judges_are_refused_naming_them(modules, name):
+    metric = modules[name]
+    references = [0, 1, 1, 0]
+    with pytest.raises(ValueError, match=r"judges\['b'\]: expected one label per reference \(4\), found 3"):
+        metric.compute(references=references, judges={"a": [0, 1, 1, 0], "b": [0, 1, 1]})
+    # A label outside the classes: the single-system path's error, naming the judge.
+    with pytest.raises(ValueError) as single:
+        metric.compute(references=references, predictions=[0, 1, 2, 0], labels=[0, 1])
+    with pytest.raises(ValueError) as ranked:
+        metric.compute(references=references, judges={"a": [0, 1, 1, 0], "b": [0, 1, 2, 0]}, labels=[0, 1])
+    assert str(ranked.value) == str(single.value).replace("predictions:", "judges['b']:", 1)
+    with pytest.raises(TypeError, match="names that are strings"):
+        metric.compute(references=references, judges={1: [0, 1, 1, 0], "b": [0, 1, 1, 0]})
+    with pytest.raises(ValueError, match="distinct names"):
+        metric.compute(references=references, predictions=[0, 1, 1, 0], judges={"predictions": [0, 1, 1, 0]})
+    with pytest.raises(ValueError, match="baseline_predictions: expected it or judges"):
+        metric.compute(references=references, baseline_predictions=[0, 1, 1, 0], judges={"a": [0, 1, 1, 0], "b": [0, 1, 1, 0]})
+    metric.add_batch(references=references, judges={"a": [0, 1, 1, 0], "b": [0, 1, 1, 0]})
+    with pytest.raises(ValueError, match=r"judges: expected '\[\"a\", \"b\"\]' like the earlier batches, found '\[\"a\", \"c\"\]'"):
+        metric.add_batch(references=references, judges={"a": [0, 1, 1, 0], "c": [0, 1, 1, 0]})
+    with pytest.raises(ValueError, match="judges: expected .* like the earlier batches, found 'not given'"):
+        metric.add_batch(references=references, predictions=[0, 1, 1, 0])
+    assert metric.compute()["best_judges"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_one_judge_is_a_plain_result_with_a_warning(modules, name):
+    references, judges = golden_set(9, 100, 2, (0.9,))
+    with pytest.warns(UserWarning, match="one judge given"):
+        result = modules[name].compute(references=references, judges=judges, confidence_level=0.95)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = modules[name].compute(references=references, predictions=judges["judge_0"], confidence_level=0.95)
+    assert result == plain
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_without_confidence_level_the_ranking_tests_at_95_percent_without_intervals(modules, name):
+    references, judges = golden_set(10, 150, 2, (0.9, 0.88, 0.6))
+    result = modules[name].compute(references=references, judges=judges)
+    with_level = modules[name].compute(references=references, judges=judges, confidence_level=0.95)
+    for entry, other in zip(result["judge_ranking"], with_level["judge_ranking"]):
+        assert f"{name}_ci" not in entry
+        assert entry["p_value"] == other["p_value"] and entry["in_best_set"] == other["in_best_set"]
+        assert entry["in_best_set"] == (entry["p_value"] is None or entry["p_value"] >= 0.05)
+    assert json.loads(json.dumps(result)) == result
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pairwise_p_values_are_each_pairs_paired_p_adjusted_over_all_pairs(modules, name):
+    references, judges = golden_set(13, 150, 2, (0.9, 0.8, 0.85, 0.75))
+    result = modules[name].compute(references=references, judges=judges, return_judge_p_values=True)
+    order = [entry["name"] for entry in result["judge_ranking"]]
+    matrix = result["judge_p_values"]
+    pairs = len(order) * (len(order) - 1) // 2
+    for row, first in enumerate(order):
+        assert matrix[row][row] is None
+        for column, second in enumerate(order):
+            if row == column:
+                continue
+            assert matrix[row][column] == matrix[column][row]
+            paired = modules[name].compute(references=references, predictions=judges[first], baseline_predictions=judges[second])
+            raw = paired[f"{name}_difference_p_value"]
+            assert raw <= matrix[row][column] <= min(1.0, pairs * raw) + 1e-15  # maxT: between raw and Bonferroni
+    two = dict(list(judges.items())[:2])
+    only = modules[name].compute(references=references, judges=two, return_judge_p_values=True)
+    paired = modules[name].compute(references=references, predictions=two["judge_0"], baseline_predictions=two["judge_1"])
+    assert only["judge_p_values"][0][1] == paired[f"{name}_difference_p_value"]  # one pair: not adjusted
+
+
+# ---------------------------------------------------------------- the Space
+def test_space_ranks_pasted_judges_and_draws_their_forest_plot(modules):
+    from shared.space.app import compute_page
+    from shared.space.controls import default_options
+
+    metric = modules["balanced_accuracy"]
+    options = default_options(metric)
+    values = [option.default_shown() if hasattr(option, "default_shown") else "" for option in options]
+    names = [option.name for option in options]
+    references, judges = golden_set(11, 40, 2, (0.9, 0.8, 0.7))
+    values[names.index("judges")] = json.dumps({name: labels.tolist() for name, labels in judges.items()})
+    values[names.index("confidence_level")] = "0.95"
+    values[names.index("return_judge_p_values")] = True
+    page = compute_page(metric, options, ("confusion", "recall"), "paste", "", json.dumps(references.tolist()), None, values)
+    assert page.ok, page.message
+    expected = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    axes = page.figure.axes[0]
+    rows = sorted(zip(axes.get_yticks(), (label.get_text() for label in axes.get_yticklabels())), reverse=True)
+    assert [text for _, text in rows] == [entry["name"] for entry in expected["judge_ranking"]]  # best at the top
+    assert len(page.figure.axes) >= 2 and "Pairwise" in page.figure.axes[1].get_title()  # the p-value matrix beside it
+
+
+def test_space_ranks_a_csv_of_judges(modules, tmp_path):
+    """A CSV with a references column and one column per judge (and clusters) gives the ranking."""
+    from shared.space.app import compute_page
+    from shared.space.controls import default_options
+
+    metric = modules["informedness"]
+    options = default_options(metric)
+    values = [option.default_shown() if hasattr(option, "default_shown") else "" for option in options]
+    names = [option.name for option in options]
+    values[names.index("confidence_level")] = "0.95"
+    references, judges = golden_set(14, 60, 2, (0.9, 0.8, 0.7))
+    clusters = np.arange(references.size) // 3
+    lines = ["references,gpt,llama,rules,clusters"]
+    lines += [f"{r},{a},{b},{c},{g}" for r, a, b, c, g in zip(references, *judges.values(), clusters)]
+    path = tmp_path / "judges.csv"
+    path.write_text("\n".join(lines) + "\n")
+    page = compute_page(metric, options, ("confusion",), "csv", "", "", str(path), values)
+    assert page.ok, page.message
+    renamed = dict(zip(("gpt", "llama", "rules"), judges.values()))
+    expected = metric.compute(references=references, judges=renamed, clusters=clusters, confidence_level=0.95)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))

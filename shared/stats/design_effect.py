@@ -151,9 +151,11 @@ def _design_effect(clustered: float, independent: float, num_clusters: int, degr
     the t widening is what pays for a ratio estimated from few clusters, and a floor on top of it
     cost power where there is no clustering (the paired test's type-I error fell to 0.02 with 15
     clusters; ``studies/long_tail_modules``)."""
-    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
+    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1. No
+    # clustered variance at all (every cluster's sum alike, e.g. two samples of one pattern) says nothing
+    # about the clustering and would make the sizes infinite, the interval a point: taken as 1 too.
     finite = math.isfinite(clustered) and math.isfinite(independent)
-    measured = clustered / independent if finite and independent > 0 else 1.0
+    measured = clustered / independent if finite and independent > 0 and clustered > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
     return DesignEffect(measured * widening, num_clusters, None, measured, from_leading_axis)

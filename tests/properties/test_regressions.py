@@ -176,7 +176,7 @@ def test_flags_must_be_booleans(metrics):
         ("balanced_accuracy_multilabel", dict(predictions=[[0.1]], references=[[1]], from_probas=True, threshold="auto", confidence_level=0.9),
          r"^confidence_level: no interval with threshold='auto'.*Found confidence_level=0.9"),
         ("informedness", dict(predictions=[0, 1, 2], references=[0, 1, 2], confidence_level=0.9, ci_method="wilson"),
-         r"^ci_method: 'wilson' has no analytic form .* expected ci_method='delta', 'bootstrap' or None"),
+         r"^ci_method: 'wilson' has no analytic form .* expected ci_method='score', 'delta', 'bootstrap' or None"),
     ],
 )
 def test_messages_say_what_was_found(metrics, name, kwargs, pattern):

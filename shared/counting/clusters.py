@@ -105,18 +105,19 @@ UNCLUSTERED = Clusters()
 @dataclass(frozen=True)
 class ClusterSums:
     """What a design effect needs of a counts object for one influence psi (``stats.design_effect``):
-    the number of clusters G, the independent variance (``independent``), and either each
-    cluster's summed influence u_g, already corrected for its leverage (``sums``), with each
-    cluster's weight in the excess over independence (``cross``, which sets the degrees of
-    freedom), or, where the counts keep only cross-sums, sum_g u_g^2 and sum_g u_g (the
-    clusters then taken as alike)."""
+    the number of clusters G, the independent variance sum_i w_i^2 psi_i^2, and either each
+    cluster's summed influence u_g (centred) with its share of that variance, or, where the
+    counts keep only cross-sums, sum_g u_g^2 and sum_g u_g (the clusters then taken as alike).
+    ``cross`` is ``np.zeros(1)`` where no cluster holds two entries (each a cluster of its own):
+    the clustered variance is then the independent one, with nothing estimated."""
 
     num_clusters: int
     independent: float
     sums: Optional[np.ndarray] = None
-    cross: Optional[np.ndarray] = None
+    shares: Optional[np.ndarray] = None
     squares: float = 0.0
     total: float = 0.0
+    cross: Optional[np.ndarray] = None
 
 
 @dataclass(frozen=True)
@@ -129,60 +130,31 @@ class RecallInfluence:
     k: Optional[int] = None
 
 
-def row_cluster_sums(influence: np.ndarray, rows: JointCounts, strata: Optional[np.ndarray] = None) -> ClusterSums:
-    """The ``ClusterSums`` of counted (cluster, ...) ``rows`` whose samples have ``influence`` (one per
-    row), the samples' classes ``strata`` (one per row; None: one stratum) being fixed by the design.
-
-    The design is that of a golden set: n_c samples of each class c, their values' mean per class
-    estimated. So each influence is centred within its class (e_i = psi_i minus the class mean),
-    and the leverage is the design's, not the residuals': in the class-means model a sample's hat
-    value is 1 / n_c, and Bell & McCaffrey's CR2 correction of cluster g's sum is, exactly,
-    ``u_g = sum_c U_gc / sqrt(1 - m_gc / n_c)`` (``U_gc`` the summed e of its m_gc samples of class c;
-    m_gc = n_c, a class within one cluster, is capped at 1 - m/n = 0.05). The independent variance
-    is the unbiased one, ``sum_c n_c / (n_c - 1) sum_{i in c} e_i^2``: with every sample its own
-    cluster both agree, and the design effect is exactly 1. ``cross``: the cross-products of each
-    cluster's samples under the design alone, ``(sum_i s_i)^2 - sum_i s_i^2`` with ``s_i`` the
-    mean squared e of the sample's class: the excess of a clustered variance over the independent
-    one is a sum of such products, of variance about ``2 sum_g cross_g``, so they set its degrees
-    of freedom (``stats.design_effect``; none needed where no cluster holds two samples).
+def row_cluster_sums(influence: np.ndarray, rows: JointCounts) -> ClusterSums:
+    """The ``ClusterSums`` of counted (cluster, ...) ``rows`` whose samples have ``influence`` (one per row).
 
     Examples
     --------
     Four clusters of two items each, both items of a cluster alike:
 
     >>> sums = row_cluster_sums(np.array([0.5, -0.5, 0.5, -0.5]), JointCounts({"clusters": np.arange(4)}, np.full(4, 2)))
-    >>> sums.num_clusters, round(sums.independent, 6), sums.sums.round(6).tolist(), sums.cross.tolist()  # 8/7 x 8 x 0.25; 1 / sqrt(1 - 2/8)
-    (4, 2.285714, [1.154701, -1.154701, 1.154701, -1.154701], [0.125, 0.125, 0.125, 0.125])
+    >>> sums.num_clusters, sums.independent, sums.sums.tolist(), sums.shares.tolist()
+    (4, 2.0, [1.0, -1.0, 1.0, -1.0], [0.5, 0.5, 0.5, 0.5])
     """
     cluster_index = cluster_positions(rows)
     num_clusters = int(cluster_index.max()) + 1 if cluster_index.size else 0
     influence = np.asarray(influence, dtype=np.float64)
     weight = rows.weight.astype(np.float64)
     squared = rows.n.astype(np.float64) if rows.w is None else np.ldexp(rows.w2, 2 * rows.w2_exponent)
-    stratum = np.zeros(influence.size, dtype=np.intp) if strata is None else np.unique(strata, return_inverse=True)[1].reshape(-1)
-    num_strata = int(stratum.max()) + 1 if stratum.size else 0
-    size = np.bincount(stratum, weights=weight, minlength=num_strata)  # n_c
-    count = np.bincount(stratum, weights=rows.n.astype(np.float64), minlength=num_strata)
-    mean = np.divide(np.bincount(stratum, weights=weight * influence, minlength=num_strata), size,
-                     out=np.zeros(num_strata), where=size > 0)
-    residual = influence - mean[stratum]
-    unbiased = np.divide(count, count - 1.0, out=np.ones(num_strata), where=count > 1)
-    independent = float(np.sum(squared * residual**2 * unbiased[stratum]))
-    # Per (cluster, class): the summed residual U_gc and the share m_gc / n_c of the class it holds.
-    pair = cluster_index * max(num_strata, 1) + stratum
-    cells = num_clusters * max(num_strata, 1)
-    summed = np.bincount(pair, weights=weight * residual, minlength=cells)
-    held = np.bincount(pair, weights=weight, minlength=cells) / np.tile(np.where(size > 0, size, 1.0), num_clusters)
-    adjusted = summed / np.sqrt(np.maximum(1.0 - held, 0.05))
-    per_cluster = adjusted.reshape(num_clusters, -1).sum(axis=1) if num_clusters else np.zeros(0)
-    # Design shares: each sample's class-level mean squared residual (no single sample's own).
-    class_share = np.divide(np.bincount(stratum, weights=squared * residual**2, minlength=num_strata), count,
-                            out=np.zeros(num_strata), where=count > 0)
-    sample_share = class_share[stratum]
-    linear = np.bincount(cluster_index, weights=rows.n * sample_share, minlength=num_clusters)
-    quadratic = np.bincount(cluster_index, weights=rows.n * sample_share**2, minlength=num_clusters)
-    cross = np.maximum(linear**2 - quadratic, 0.0)
-    return ClusterSums(num_clusters, independent, per_cluster, cross)
+    independent = float(np.sum(squared * influence**2))
+    per_cluster = np.bincount(cluster_index, weights=weight * influence, minlength=num_clusters)
+    per_cluster -= per_cluster.mean() if num_clusters else 0.0  # the sum is 0 for a ratio of counts; exact for any other value too
+    # Each cluster's share of the independent variance: its leverage under working independence.
+    shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
+    # No cluster holding two samples (every item its own cluster): nothing to estimate beyond independence.
+    held = np.bincount(cluster_index, weights=rows.n.astype(np.float64), minlength=num_clusters)
+    alone = bool(held.size) and float(held.max()) <= 1.0
+    return ClusterSums(num_clusters, independent, per_cluster, shares, cross=np.zeros(1) if alone else None)
 
 
 @dataclass

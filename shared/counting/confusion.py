@@ -187,8 +187,7 @@ class ConfusionCounts:
     def cluster_sums(self, influence: Any) -> ClusterSums:
         """The clusters' sums of ``influence``: a ``RecallInfluence``, or a gradient ``[c, d]``
         (the value's derivative with respect to the count of cell (reference c, prediction d))."""
-        rows, per_row = row_influence(self.clusters.rows, self.encoded.classes, "predictions", influence)
-        return row_cluster_sums(per_row, rows, index_rows(rows, "references", self.encoded.classes))
+        return row_cluster_sums(*reversed(row_influence(self.clusters.rows, self.encoded.classes, "predictions", influence)))
 
     def check_materialised(self, name: str) -> None:
         """Per-class lists need every class materialised: refuse them for unobserved classes."""

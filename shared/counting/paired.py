@@ -30,7 +30,6 @@ from .clusters import row_cluster_sums
 from .clusters import stored_clusters
 from .confusion import are_labels
 from .confusion import row_influence
-from .clusters import index_rows
 from .counts import CountTable
 from .counts import equal_weight_counts
 from .counts import kept_rows
@@ -138,7 +137,7 @@ class PairedCounts:
         classes = self.system.encoded.classes
         rows, system = row_influence(self.clusters.rows, classes, "predictions", influence[0])
         _, baseline = row_influence(self.clusters.rows, classes, "baseline_predictions", influence[1])
-        return row_cluster_sums(system - baseline, rows, index_rows(rows, "references", classes))
+        return row_cluster_sums(system - baseline, rows)
 
     def clustered_w2(self, effect: Any) -> Optional[np.ndarray]:
         """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,

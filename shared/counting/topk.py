@@ -404,7 +404,7 @@ class TopkCounts:
         rows, column = rows.select(column >= 0), column[column >= 0]
         worth = hit_worth([influence.k], rows.keys["higher"].astype(np.int64), rows.keys["tied"].astype(np.int64))[:, 0]
         right, wrong = influence.right, influence.wrong
-        return row_cluster_sums(wrong[column] + worth * (right[column] - wrong[column]), rows, column)
+        return row_cluster_sums(wrong[column] + worth * (right[column] - wrong[column]), rows)
 
 
 def rank_counts(stored: Store, options: Dict[str, Any]) -> TopkCounts:

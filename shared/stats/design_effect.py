@@ -79,8 +79,8 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     ...     clusters = Clusters(JointCounts({"clusters": np.arange(4)}, np.full(4, 2)))
     ...     def cluster_sums(self, influence):
     ...         return row_cluster_sums(influence, self.clusters.rows)
-    >>> round(design_effect(Rows(), np.array([0.5, -0.5, 0.5, -0.5]), 0.95, warn=False).measured, 6)  # 4 (2 x 0.5)^2 / (1 - 2/8) / (8/7 x 8 x 0.5^2)
-    2.333333
+    >>> round(design_effect(Rows(), np.array([0.5, -0.5, 0.5, -0.5]), 0.95, warn=False).measured, 6)  # 4 (2 x 0.5)^2 / (1 - 1/4) / (8 x 0.5^2)
+    2.666667
     """
     clusters = counts.clusters
     if clusters.reason is not None:
@@ -95,28 +95,28 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
         _warn_few(num_clusters, 3, clusters.from_leading_axis)
+    if sums.cross is not None and float(np.sum(sums.cross)) <= 0:
+        # No cluster holds two entries (every item its own cluster): the clustered variance is the
+        # independent one, exactly, with nothing estimated and no t widening.
+        return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,
+                              clusters.from_leading_axis)
     if sums.sums is None:
         # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
         centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
-        if sums.cross is not None and float(np.sum(sums.cross)) <= 0:
-            # No cluster holds two entries: the clustered variance is the independent one, exactly (as the
-            # per-cluster rows below give for singletons), with nothing estimated and no t widening.
-            return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,
-                                  clusters.from_leading_axis)
         return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
                               confidence_level, clusters.from_leading_axis)
-    # The sums carry the design's leverage (counting/clusters.py: row_cluster_sums). Degrees of
-    # freedom, Satterthwaite's: the clustered variance V = sum_g u_g^2 differs from the independent
-    # one by the clusters' cross-products, whose variance is about 2 sum_g cross_g, so
-    # df = V^2 / sum_g cross_g; at most G - 1 (clusters alike, where V is a sum of G squares). No
-    # cluster holding two samples: the independent interval, with no widening.
-    clustered = float(np.sum(sums.sums**2))
-    cross = float(np.sum(sums.cross))
-    if cross <= 0:
-        return _design_effect(clustered, sums.independent, num_clusters, math.inf, confidence_level, clusters.from_leading_axis)
-    degrees_of_freedom = max(1.0, min(num_clusters - 1.0, clustered * clustered / cross))
-    return _design_effect(clustered, sums.independent, num_clusters, degrees_of_freedom, confidence_level,
-                          clusters.from_leading_axis)
+    # Each cluster's share of the independent variance: its leverage h_g under working
+    # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
+    # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
+    # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
+    shares = sums.shares
+    leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
+    clustered = float(np.sum(sums.sums**2 / np.maximum(1.0 - leverage, 0.05)))
+    # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
+    # variance (unequal sizes): the Kish effective number of clusters of those shares.
+    effective = float(1.0 / np.sum(leverage**2))
+    return _design_effect(clustered, sums.independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
+                          confidence_level, clusters.from_leading_axis)
 
 
 # What the few-clusters warning adds when the clusters are the leading elements of N-d inputs:
@@ -147,15 +147,10 @@ def warn_clusters_not_counted(confidence_level: float) -> None:
 
 def _design_effect(clustered: float, independent: float, num_clusters: int, degrees_of_freedom: float,
                    confidence_level: float, from_leading_axis: bool) -> DesignEffect:
-    """The variance ratio, widened from z to t on ``degrees_of_freedom`` (module doc). Not floored at 1:
-    the t widening is what pays for a ratio estimated from few clusters, and a floor on top of it
-    cost power where there is no clustering (the paired test's type-I error fell to 0.02 with 15
-    clusters; ``studies/long_tail_modules``)."""
-    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1. No
-    # clustered variance at all (every cluster's sum alike, e.g. two samples of one pattern) says nothing
-    # about the clustering and would make the sizes infinite, the interval a point: taken as 1 too.
+    """The variance ratio, at least 1 and widened from z to t on ``degrees_of_freedom`` (module doc)."""
+    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
     finite = math.isfinite(clustered) and math.isfinite(independent)
-    measured = clustered / independent if finite and independent > 0 and clustered > 0 else 1.0
+    measured = clustered / independent if finite and independent > 0 else 1.0
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
-    return DesignEffect(measured * widening, num_clusters, None, measured, from_leading_axis)
+    return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured, from_leading_axis)

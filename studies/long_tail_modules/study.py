@@ -101,7 +101,7 @@ class _Counted:
         self.references = references
 
     def cluster_sums(self, influence):
-        return row_cluster_sums(influence, self.clusters.rows, self.references)
+        return row_cluster_sums(influence, self.clusters.rows)
 
 
 def logistic(x):
@@ -290,7 +290,7 @@ def main(argv=None):
         "",
         *_table(independent),
         "",
-        "## Clustered items (cluster-robust: the design's leverage, degrees of freedom from the clusters' cross-products)",
+        "## Clustered items (cluster-robust: Bell & McCaffrey's correction with each cluster's share of the variance as its leverage, t on the effective number of clusters; every item its own cluster: the independent interval)",
         "",
         *_table(clustered, design_effect_column=True),
         "",

@@ -29,38 +29,26 @@ def numeric_influence(metric, references, predictions, step=1e-6):
     return influence
 
 
-def expected_design_effect(influence, clusters, references):
-    """Bell & McCaffrey's CR2 with the design's leverage, written out per item: each influence centred
-    within its reference class (e_i), each cluster's sum sum_c U_gc / sqrt(1 - m_gc / n_c) (the
-    class-means model's hat values 1 / n_c), over the unbiased independent variance
-    sum_c n_c / (n_c - 1) sum_{i in c} e_i^2."""
+def expected_design_effect(influence, clusters):
+    """sum_g (sum_{i in g} psi_i - mean)^2 / (1 - h_g) over sum_i psi_i^2, with h_g = sum_{i in g} psi_i^2 /
+    sum_i psi_i^2 (Bell & McCaffrey's correction under working independence; G / (G - 1) for equal h_g)."""
     _, cluster = np.unique(clusters, return_inverse=True)
-    _, stratum = np.unique(references, return_inverse=True)
-    residual = influence.astype(float).copy()
-    independent = 0.0
-    for c in range(stratum.max() + 1):
-        members = stratum == c
-        residual[members] -= influence[members].mean()
-        size = members.sum()
-        independent += size / (size - 1) * np.sum(residual[members] ** 2) if size > 1 else np.sum(residual[members] ** 2)
-    clustered = 0.0
-    for g in range(cluster.max() + 1):
-        total = 0.0
-        for c in range(stratum.max() + 1):
-            cell = (cluster == g) & (stratum == c)
-            if cell.any():
-                total += residual[cell].sum() / math.sqrt(max(1 - cell.sum() / (stratum == c).sum(), 0.05))
-        clustered += total**2
-    return clustered / independent
+    groups = cluster.max() + 1
+    per_cluster = np.array([influence[cluster == g].sum() for g in range(groups)])
+    per_cluster -= per_cluster.mean()
+    leverage = np.array([np.sum(influence[cluster == g] ** 2) for g in range(groups)]) / np.sum(influence**2)
+    return np.sum(per_cluster**2 / (1 - leverage)) / np.sum(influence**2)
 
 
-def test_singletons_and_pairs_of_the_design_effect():
-    # Every item alone: exactly the independent variance (the unbiased one), whatever the influences.
-    influence, references = np.array([0.5, -0.25, 0.1, 0.3, -0.2, 0.7]), np.array([0, 0, 0, 1, 1, 1])
-    assert expected_design_effect(influence, np.arange(6), references) == pytest.approx(1.0)
-    # One class, two clusters of two alike items: sums +-1 each / sqrt(1 - 2/4), over 4/3 x 4 x 0.25.
+def test_equal_leverage_is_the_usual_small_sample_factor():
+    influence = np.array([0.5, 0.5, -0.5, -0.5, 0.25, -0.25])
+    clusters = np.array([0, 0, 1, 1, 2, 2])
+    per_cluster = np.array([1.0, -1.0, 0.0])
+    leverage = np.array([0.5, 0.5, 0.125]) / 1.125
+    assert expected_design_effect(influence, clusters) == pytest.approx(np.sum(per_cluster**2 / (1 - leverage)) / 1.125)
+    # Two clusters alike: 1 / (1 - 1/2) is G / (G - 1); sums +1 and -1 over sum psi^2 = 1.
     alike = np.array([0.5, 0.5, -0.5, -0.5])
-    assert expected_design_effect(alike, np.arange(4) // 2, np.zeros(4)) == pytest.approx((2 * 1 / 0.5) / (4 / 3))
+    assert expected_design_effect(alike, np.arange(4) // 2) == pytest.approx(2 / (2 - 1) * (1 + 1) / 1.0)
 
 
 def bookmaker_informedness(references, predictions, weights, num_classes=3):
@@ -97,7 +85,7 @@ def test_balanced_accuracy_design_effect_is_the_linearised_variance_ratio(load):
     def metric(y, p, w):
         return balanced_accuracy_score(y, p, sample_weight=w)
 
-    expected = expected_design_effect(numeric_influence(metric, references, predictions), clusters, references)
+    expected = expected_design_effect(numeric_influence(metric, references, predictions), clusters)
     assert result["design_effect"] == pytest.approx(expected, rel=1e-6)
     assert result["num_clusters"] == clusters.max() + 1
     plain = load("balanced_accuracy").compute(predictions=predictions, references=references, confidence_level=0.95)
@@ -112,7 +100,7 @@ def test_informedness_design_effect_is_the_linearised_variance_ratio(load):
     references = rng.choice(3, clusters.size, p=[0.5, 0.3, 0.2])
     predictions = np.where(rng.random(clusters.size) < 0.9 - 0.5 * hard, references, rng.integers(0, 3, clusters.size))
     result = load("informedness").compute(predictions=predictions, references=references, clusters=clusters, confidence_level=0.95)
-    expected = expected_design_effect(numeric_influence(bookmaker_informedness, references, predictions), clusters, references)
+    expected = expected_design_effect(numeric_influence(bookmaker_informedness, references, predictions), clusters)
     assert result["informedness"] == pytest.approx(bookmaker_informedness(references, predictions, np.ones(clusters.size)), abs=1e-12)
     assert result["design_effect"] == pytest.approx(expected, rel=1e-6)
 
@@ -131,7 +119,7 @@ def test_paired_difference_design_effect_is_that_of_the_difference(load):
         return balanced_accuracy_score(y, both[0], sample_weight=w) - balanced_accuracy_score(y, both[1], sample_weight=w)
 
     influence = numeric_influence(difference, references, np.stack([system, baseline]))
-    assert result["balanced_accuracy_difference_design_effect"] == pytest.approx(expected_design_effect(influence, clusters, references), rel=1e-6)
+    assert result["balanced_accuracy_difference_design_effect"] == pytest.approx(expected_design_effect(influence, clusters), rel=1e-6)
     alone = load("balanced_accuracy").compute(predictions=system, references=references, baseline_predictions=baseline,
                                               confidence_level=0.95)
     assert result["balanced_accuracy_difference"] == alone["balanced_accuracy_difference"]
@@ -240,3 +228,21 @@ def test_corrected_prevalence_with_golden_conversations(load):
     ppi = metric.compute(predictions=predictions, references=references, unlabeled_predictions=unlabeled, confidence_level=0.95,
                          clusters=clusters, prevalence_method="ppi")
     assert ppi["corrected_prevalence_ci_reason"] == "ppi_needs_independent_golden_items"
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_every_item_its_own_cluster_is_the_independent_interval(load, name):
+    """The review's reproducer: a 5-item rare class with one item misclassified, and clusters that
+    hold one item each. No cluster holds two items, so nothing is estimated beyond independence:
+    the design effect is 1 and the interval the unclustered one, exactly (it was [0.319, 0.978]
+    against [0.653, 0.965], one item taking most of the leverage)."""
+    references = np.array([0] * 195 + [1] * 5)
+    predictions = references.copy()
+    predictions[:10] = 1
+    predictions[195] = 0
+    metric = load(name)
+    alone = metric.compute(references=references, predictions=predictions, clusters=np.arange(200), confidence_level=0.95)
+    plain = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
+    key = f"{name}_ci"
+    assert alone["design_effect"] == 1.0 and alone["num_clusters"] == 200
+    assert alone[key] == plain[key]

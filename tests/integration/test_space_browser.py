@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 
+import numpy as np
 import pytest
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -275,3 +276,38 @@ def test_scores_pasted_one_row_per_line(browser):
         scores = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]]
         assert result_in_page(page) == as_json(metric.compute(predictions=scores, references=[0, 1, 2, 1], k_list=[1, 2]))
         assert plot_width(page) > 300
+
+
+def test_judges_csv_ranks_the_judges_on_a_laptop_screen(browser, tmp_path):
+    """A CSV with references and one column per judge: the page shows the ranking a direct compute gives
+    (simultaneous intervals, adjusted p-values, the best set) and its forest plot, on a 1280 x 800 screen."""
+    metric = load_module("informedness")
+    rng = np.random.default_rng(32)
+    references = np.where(rng.random(120) < 0.25, "fail", "pass")
+    judges = {}
+    for name, right in (("careful", 0.95), ("quick", 0.85), ("coin", 0.5)):
+        keep = rng.random(references.size) < right
+        judges[name] = np.where(keep, references, np.where(references == "fail", "pass", "fail"))
+    path = tmp_path / "judges.csv"
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["references", *judges])
+        writer.writerows(zip(references, *judges.values()))
+    with served("informedness") as (url, _), opened(browser, url) as page:
+        page.set_viewport_size({"width": 1280, "height": 4000})  # tall: the JSON pane renders only the lines in view
+        page.get_by_role("tab", name="Upload CSV").click()
+        upload(page, path)
+        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("0.95")
+        status, failed = compute_in_page(page)
+        assert not failed, status
+        expected = metric.compute(references=references.tolist(), judges={name: labels.tolist() for name, labels in judges.items()},
+                                  confidence_level=0.95)
+        shown = result_in_page(page)
+        assert shown["judge_ranking"] == as_json(expected["judge_ranking"])
+        assert shown["best_judges"] == expected["best_judges"] and "coin" not in shown["best_judges"]
+        assert [judge["name"] for judge in shown["judge_ranking"]][-1] == "coin"
+        assert plot_width(page) > 300  # the forest plot of the simultaneous intervals
+        assert_no_traceback(page)
+        page.set_viewport_size({"width": 1280, "height": 800})  # a laptop screen
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "space_informedness_judges.png"), full_page=True)

@@ -47,7 +47,7 @@ def test_quick_run_writes_the_tables_and_case_a_covers_with_clusters(tmp_path):
         assert case_rows(text, case), f"case {case}: no table rows in the output"
 
     rows = case_rows(text, "A")
-    assert {row["ci_method"] for row in rows} == {"agresti_coull", "wilson", "bootstrap"}
+    assert {row["ci_method"] for row in rows} == {"score", "agresti_coull", "wilson", "bootstrap"}
     for row in rows:
         assert row["sets"] == "100", row
         clustered = coverage_of(row["coverage with clusters"])

@@ -136,6 +136,8 @@ class Averaging:
             values, defined = np.where(defined, values, float(self.zero_division)), np.ones_like(defined)
         used = selected & defined
         extra = 0 if skip else self.unobserved
+        if extra > np.iinfo(np.int64).max:  # num_classes may be any size (10**30): such a count is a float
+            extra = float(extra)
         count = used.sum(axis=-1) + extra
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             if class_weights is None:

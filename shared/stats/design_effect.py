@@ -89,7 +89,10 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
         return DesignEffect.refused(clusters.reason)
     if not clusters.counted:
         return NO_CLUSTERS
-    sums = counts.cluster_sums(influence() if callable(influence) else influence)  # computed only with clusters
+    # Computed only with clusters. Weights near float64's limits (a sum of 5e-324) overflow the influence
+    # or its squares: the design effect is then taken as 1 (_design_effect), without a NumPy warning.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sums = counts.cluster_sums(influence() if callable(influence) else influence)
     num_clusters = sums.num_clusters
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)

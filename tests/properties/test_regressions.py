@@ -240,6 +240,18 @@ def test_num_classes_beyond_any_array_size(metrics):
     assert outcome == "ok" and result == metrics["informedness"].compute(predictions=[3, 7, 3], references=[3, 7, 7])
 
 
+def test_num_classes_beyond_int64_with_zero_division(metrics):
+    """Was (fuzz): OverflowError "Python int too large to convert to C long": with zero_division=0 the
+    10**30 - 1 classes without items count as 0 each, and their number did not fit a NumPy integer."""
+    outcome, result = keeps_contract(metrics["informedness"], "informedness", predictions=[0], references=[0], zero_division=0,
+                                     num_classes=10**30)
+    # Bookmaker weighs each class by its share of the predictions: classes never predicted do not move it.
+    assert outcome == "ok" and result == metrics["informedness"].compute(predictions=[0], references=[0], zero_division=0)
+    macro = metrics["informedness"].compute(predictions=[0, 1, 1], references=[0, 1, 0], zero_division=0, num_classes=10**30,
+                                            average="macro")
+    assert 0.0 <= macro["informedness"] < 1e-29  # two classes' J_c over 10**30 classes, the rest 0
+
+
 def test_per_class_lists_of_a_billion_classes_are_refused(metrics):
     for name in ("balanced_accuracy", "informedness"):
         raises_named(metrics[name], name, ValueError, r"^return_per_class: per-class lists need at most 1,048,576 classes",
@@ -373,6 +385,14 @@ def test_weighted_multilabel_interval_with_weights_near_float64_limits(metrics):
                                      predictions=[[1, 1], [0, 1]], references=[[1, 1], [0, 0]], sample_weight=[1.5e308, 1.0],
                                      average="weighted", confidence_level=0.95)
     assert outcome == "ok" and 0.0 <= result["balanced_accuracy_ci"][0] <= result["balanced_accuracy"] <= result["balanced_accuracy_ci"][1] <= 1.0
+
+
+def test_multilabel_interval_with_a_weight_near_float64s_smallest(metrics):
+    """Was (fuzz): RuntimeWarning "overflow encountered in divide": one sample of weight 5e-324 made the
+    influence 1 / 5e-324. Now the contract holds: one sample is one cluster, so no interval, with its reason."""
+    outcome, result = keeps_contract(metrics["balanced_accuracy_multilabel"], "balanced_accuracy_multilabel",
+                                     predictions=[[0]], references=[[0]], sample_weight=[5e-324], confidence_level=0.95)
+    assert outcome == "ok" and result["balanced_accuracy"] == 1.0 and result["balanced_accuracy_ci_reason"] == "single_cluster"
 
 
 def test_micro_multilabel_with_weights_near_float64_limits(metrics):

@@ -108,8 +108,8 @@ class ClusterSums:
     the number of clusters G, the independent variance sum_i w_i^2 psi_i^2, and either each
     cluster's summed influence u_g (centred) with its share of that variance, or, where the
     counts keep only cross-sums, sum_g u_g^2 and sum_g u_g (the clusters then taken as alike).
-    ``cross`` is ``np.zeros(1)`` where no cluster holds two entries (each a cluster of its own):
-    the clustered variance is then the independent one, with nothing estimated."""
+    ``singletons``: no cluster holds two entries (each a cluster of its own), so the clustered
+    variance is the independent one, with nothing estimated."""
 
     num_clusters: int
     independent: float
@@ -117,7 +117,7 @@ class ClusterSums:
     shares: Optional[np.ndarray] = None
     squares: float = 0.0
     total: float = 0.0
-    cross: Optional[np.ndarray] = None
+    singletons: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,8 +153,8 @@ def row_cluster_sums(influence: np.ndarray, rows: JointCounts) -> ClusterSums:
     shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
     # No cluster holding two samples (every item its own cluster): nothing to estimate beyond independence.
     held = np.bincount(cluster_index, weights=rows.n.astype(np.float64), minlength=num_clusters)
-    alone = bool(held.size) and float(held.max()) <= 1.0
-    return ClusterSums(num_clusters, independent, per_cluster, shares, cross=np.zeros(1) if alone else None)
+    singletons = bool(held.size) and float(held.max()) <= 1.0
+    return ClusterSums(num_clusters, independent, per_cluster, shares, singletons=singletons)
 
 
 @dataclass

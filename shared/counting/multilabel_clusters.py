@@ -382,7 +382,7 @@ class MultilabelClusters:
         # One label and each sample its own cluster: no cluster holds two entries, so there is no
         # excess over independence to estimate (no t widening; stats.design_effect).
         alone = num_labels == 1 and self.sizes is None and self.raw_ids is None
-        return ClusterSums(count, independent, cross=np.zeros(1) if alone else None, squares=squares, total=total)
+        return ClusterSums(count, independent, singletons=alone, squares=squares, total=total)
 
     def _mapped(self, influence: np.ndarray, prediction: int) -> np.ndarray:
         """Per label, the influence of an entry counted with the 0/1 ``prediction`` (an (L, 2) array

@@ -98,7 +98,7 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
         _warn_few(num_clusters, 3, clusters.from_leading_axis)
-    if sums.cross is not None and float(np.sum(sums.cross)) <= 0:
+    if sums.singletons:
         # No cluster holds two entries (every item its own cluster): the clustered variance is the
         # independent one, exactly, with nothing estimated and no t widening.
         return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,

@@ -17,6 +17,12 @@ Usage::
     HF_TOKEN=hf_... python -m shared.tooling.release --namespace NAME   # steps 1-3
     python -m shared.tooling.release --namespace NAME balanced_accuracy # only these modules
 
+A card links to the project's ``docs/`` pages with relative links (``../docs/intervals.md``),
+which work in the repository but not on the Hub, where a Space holds only its folder. Give
+``--source-url`` (the repository's address at the released revision, e.g.
+``https://github.com/OWNER/REPO/blob/v1.0``) and the uploaded card's links that leave the
+folder point there instead; without it, such a card is not released.
+
 The token is read from ``HF_TOKEN``; ``HF_ENDPOINT`` selects another Hub, as for any
 ``huggingface_hub`` client. After a release, users load a module with
 ``evaluate.load("NAME/<module>")``.
@@ -41,6 +47,9 @@ CARD_KEYS = ("title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "ap
 CARD_SECTIONS = ("Metric Description", "How to Use", "Inputs", "Output Values", "Examples", "Limitations and Bias", "Citation")
 SKIPPED_NAMES = ("__pycache__",)
 SAFE_PATH = re.compile(r"^[\w.\-/]+$")  # paths are passed to upload_folder as patterns: no glob characters
+# The target of a Markdown link ``](target)``, a reference definition ``[label]: target`` or an
+# HTML ``href``/``src``, when it leaves the folder.
+LINK_OUT_OF_FOLDER = re.compile(r"""(\]\(\s*<?|^\s*\[[^\]]+\]:\s*<?|(?:href|src)=["'])\.\./""", flags=re.M)
 
 
 class ReleaseError(Exception):
@@ -69,8 +78,27 @@ def files_to_upload(folder: Path) -> list:
     return files
 
 
-def describe_file(folder: Path, relative: str) -> str:
+def links_out_of_folder(text: str) -> int:
+    """How many links of a card leave its folder."""
+    return len(LINK_OUT_OF_FOLDER.findall(text))
+
+
+def rewrite_links(text: str, source_url: str) -> str:
+    """The card with every link that leaves its folder (``../docs/x.md#y``) pointing at
+    ``source_url`` (``<source_url>/docs/x.md#y``): on the Hub the folder is all there is."""
+    return LINK_OUT_OF_FOLDER.sub(lambda match: f"{match.group(1)}{source_url.rstrip('/')}/", text)
+
+
+def uploaded_content(folder: Path, relative: str, source_url) -> bytes:
+    """The bytes a Space receives: the file as committed, except the card's outward links."""
     content = (folder / relative).read_bytes()
+    if relative == "README.md" and source_url:
+        content = rewrite_links(content.decode("utf-8"), source_url).encode("utf-8")
+    return content
+
+
+def describe_file(folder: Path, relative: str, source_url=None) -> str:
+    content = uploaded_content(folder, relative, source_url)
     return f"  {relative}  {len(content)} bytes  sha256:{hashlib.sha256(content).hexdigest()[:16]}"
 
 
@@ -96,7 +124,7 @@ def read_front_matter(folder: Path):
     return header, text
 
 
-def check_card(folder: Path) -> list:
+def check_card(folder: Path, source_url=None) -> list:
     try:
         header, text = read_front_matter(folder)
     except ReleaseError as error:
@@ -116,6 +144,10 @@ def check_card(folder: Path) -> list:
     for section in CARD_SECTIONS:
         if section not in headings:
             problems.append(f"README.md: lacks a '{section}' section")
+    outward = links_out_of_folder(text)
+    if outward and not source_url:
+        problems.append(f"README.md: {outward} links leave the folder (../...), which the Hub does not hold; "
+                        "pass --source-url <the repository's address at this revision> to point them there")
     return problems
 
 
@@ -269,7 +301,7 @@ def check_folder_files(folder: Path) -> list:
     return problems
 
 
-def validate(folder: Path) -> tuple:
+def validate(folder: Path, source_url=None) -> tuple:
     """All problems with one module folder (empty if it can be released), and a summary."""
     name = folder.name
     missing = [problem for problem in check_folder_files(folder) if problem.startswith("missing")]
@@ -277,7 +309,7 @@ def validate(folder: Path) -> tuple:
         return missing, ""
     problems = check_folder_files(folder)
     problems += [f"{path}: unsafe file name for upload" for path in files_to_upload(folder) if not SAFE_PATH.match(path)]
-    problems += check_card(folder)
+    problems += check_card(folder, source_url)
     try:
         sdk_version = read_front_matter(folder)[0].get("sdk_version")
     except ReleaseError:
@@ -295,18 +327,25 @@ def validate(folder: Path) -> tuple:
 # ----------------------------------------------------------------------------------------
 
 
-def upload(folder: Path, repo_id: str, files: list, token: str) -> str:
+def upload(folder: Path, repo_id: str, files: list, token: str, source_url=None) -> str:
+    import tempfile
+
     from huggingface_hub import HfApi
 
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="space", space_sdk="gradio", exist_ok=True)
-    commit = api.upload_folder(
-        folder_path=str(folder),
-        repo_id=repo_id,
-        repo_type="space",
-        allow_patterns=files,
-        commit_message=f"Release {folder.name}",
-    )
+    with tempfile.TemporaryDirectory() as staging:  # what the Space receives, card links rewritten
+        for relative in files:
+            target = Path(staging) / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(uploaded_content(folder, relative, source_url))
+        commit = api.upload_folder(
+            folder_path=staging,
+            repo_id=repo_id,
+            repo_type="space",
+            allow_patterns=files,
+            commit_message=f"Release {folder.name}",
+        )
     return commit.commit_url
 
 
@@ -314,11 +353,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--namespace", required=True, help="Hub user or organisation that owns the Spaces")
     parser.add_argument("--dry-run", action="store_true", help="validate and print what would be uploaded; upload nothing")
+    parser.add_argument("--source-url", help="the repository's address at the released revision "
+                        "(e.g. https://github.com/OWNER/REPO/blob/v1.0): card links into ../docs point there on the Hub")
     parser.add_argument("modules", nargs="*", help="module folders to release (default: all)")
     args = parser.parse_args(argv)
 
     if not re.fullmatch(r"[\w.-]+", args.namespace):
         parser.error(f"--namespace: expected a Hub user or organisation name, found {args.namespace!r}")
+    if args.source_url is not None and not re.fullmatch(r"https?://[^\s()<>\"']+", args.source_url):
+        parser.error(f"--source-url: expected an http(s) address such as https://github.com/OWNER/REPO/blob/v1.0, "
+                     f"found {args.source_url!r}")
     folders = vendor.module_folders()
     known = {folder.name: folder for folder in folders}
     unknown = [name for name in args.modules if name not in known]
@@ -346,7 +390,7 @@ def main(argv=None) -> int:
     # 2. Validate every selected folder before uploading anything.
     failed = False
     for folder in selected:
-        problems, summary = validate(folder)
+        problems, summary = validate(folder, args.source_url)
         if problems:
             failed = True
             print(f"error: {folder.name} cannot be released:", file=sys.stderr)
@@ -364,10 +408,10 @@ def main(argv=None) -> int:
         verb = "would upload" if args.dry_run else "uploading"
         print(f"{verb} {folder.name}/ to Space {repo_id} (sdk gradio, created if missing), {len(files)} files:")
         for relative in files:
-            print(describe_file(folder, relative))
+            print(describe_file(folder, relative, args.source_url))
         print(f'  then: evaluate.load("{repo_id}")')
         if not args.dry_run:
-            print(f"  committed: {upload(folder, repo_id, files, token)}")
+            print(f"  committed: {upload(folder, repo_id, files, token, args.source_url)}")
     if args.dry_run:
         print("dry run: nothing was uploaded")
     return 0

@@ -10,6 +10,8 @@ from conftest import MODULE_NAMES, REPO_ROOT
 
 from shared.tooling.release import CARD_KEYS as FRONT_MATTER_KEYS  # the release command validates the same card
 from shared.tooling.release import CARD_SECTIONS as SECTIONS
+from shared.tooling import release
+from test_readme import github_anchors
 
 
 def front_matter(name):
@@ -59,21 +61,32 @@ def slug(heading):
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
-def test_card_links_stay_inside_the_folder(name):
-    """A Space holds only its folder: no link may leave it, and every in-page anchor exists."""
+def test_card_links_lead_to_what_exists_and_leave_the_folder_only_for_the_docs(name):
+    """A Space holds only its folder: a link may leave it only for the repository's docs/ pages,
+    which the release points at the source repository (`--source-url`); every link and anchor exists."""
     folder = (REPO_ROOT / name).resolve()
     text = (folder / "README.md").read_text(encoding="utf-8")
-    assert "](../" not in text and 'href="../' not in text
     targets = (re.findall(r"\]\(\s*<?([^)\s>]+)", text)  # [text](target "title")
                + re.findall(r"^\s*\[[^\]]+\]:\s*<?([^\s>]+)", text, flags=re.M)  # [label]: target
                + re.findall(r"(?:href|src)=[\"']([^\"']+)", text))  # HTML
     anchors = {slug(heading) for _, _, heading in headings(name)}
+    outward = 0
     for target in targets:
         if target.startswith("#"):
             assert target[1:] in anchors, f"{name}/README.md links to {target}, which is no heading of the card"
         elif not re.match(r"^[a-z][a-z0-9+.\-]*:", target, flags=re.I):  # not https:, mailto:, ...
-            path = (folder / target.split("#", 1)[0]).resolve()
-            assert path.is_relative_to(folder) and path.exists(), f"{name}/README.md links to {target}, outside its folder"
+            path, _, anchor = target.partition("#")
+            resolved = (folder / path).resolve()
+            assert resolved.exists(), f"{name}/README.md links to {target}, which does not exist"
+            if not resolved.is_relative_to(folder):
+                outward += 1
+                assert resolved.is_relative_to(REPO_ROOT / "docs") and target.startswith("../docs/"), \
+                    f"{name}/README.md links to {target}: out of its folder, only ../docs/ pages may be linked"
+            if anchor:
+                assert anchor in github_anchors(resolved.read_text(encoding="utf-8")), f"{name}/README.md: no heading #{anchor} in {path}"
+    # The release rewrites exactly these links (and refuses them without --source-url).
+    assert release.links_out_of_folder(text) == outward
+    assert "](../" not in release.rewrite_links(text, "https://example.org/r/blob/v1")
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)

@@ -27,6 +27,8 @@ from fake_hub import FakeHub, client_env
 from shared.tooling import vendor
 
 NAMESPACE = "release-test"
+SOURCE_URL = "https://example.org/owner/repo/blob/v1.0"  # --source-url: where card links into ../docs point on the Hub
+OUTWARD_LINKS = "\nSee [the intervals page](../docs/intervals.md#how) and [clusters].\n\n[clusters]: ../docs/clusters.md\n"
 TOKEN = "hf_test_token_for_the_loopback_hub"
 SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 
@@ -104,12 +106,15 @@ def released(tmp_path_factory):
     (repo / MODULE_NAMES[0] / "__pycache__").mkdir()
     (repo / MODULE_NAMES[0] / "__pycache__" / "stale.cpython-311.pyc").write_bytes(b"\0")
     (repo / MODULE_NAMES[0] / ".notes").write_text("local notes")
+    # Links that leave the folder, in both Markdown forms: the Hub must get them pointing at SOURCE_URL.
+    with open(repo / MODULE_NAMES[0] / "README.md", "a", encoding="utf-8") as card:
+        card.write(OUTWARD_LINKS)
     with FakeHub(token=TOKEN) as hub:
-        dry_run = run_release(repo, client_env(tmp, hub), "--dry-run")
+        dry_run = run_release(repo, client_env(tmp, hub), "--dry-run", "--source-url", SOURCE_URL)
         requests_during_dry_run = list(hub.requests)
         # One Space exists already, so create_repo takes its exist_ok path for it.
         hub.spaces[f"{NAMESPACE}/{MODULE_NAMES[0]}"] = {"sdk": "gradio", "private": False, "files": {}, "sha": "0" * 40}
-        release = run_release(repo, client_env(tmp, hub, token=TOKEN))
+        release = run_release(repo, client_env(tmp, hub, token=TOKEN), "--source-url", SOURCE_URL)
         yield {"tmp": tmp, "repo": repo, "hub": hub, "dry_run": dry_run, "dry_run_requests": requests_during_dry_run, "release": release}
 
 
@@ -123,6 +128,8 @@ def test_dry_run_prints_exactly_what_would_be_uploaded_and_uploads_nothing(relea
         assert [path for path, _, _ in plan[name]] == expected_listing(folder)
         for path, size, digest in plan[name]:
             content = (folder / path).read_bytes()
+            if path == "README.md":  # what is uploaded: links out of the folder point at --source-url
+                content = content.replace(b"](../", f"]({SOURCE_URL}/".encode()).replace(b"]: ../", f"]: {SOURCE_URL}/".encode())
             assert size == len(content) and hashlib.sha256(content).hexdigest().startswith(digest)
         assert f"would upload {name}/ to Space {NAMESPACE}/{name} (sdk gradio" in dry_run.stdout
         assert f"checked {name}: files, card, requirements, imports, app," in dry_run.stdout
@@ -143,9 +150,24 @@ def test_release_uploads_each_folder_to_its_own_gradio_space(released):
         space = hub.spaces[f"{NAMESPACE}/{name}"]
         assert space["sdk"] == "gradio"
         assert sorted(space["files"]) == [path for path, _, _ in dry_run_plan[name]]  # exactly the dry run's list
+        for path, size, digest in dry_run_plan[name]:  # the dry run described the bytes that were uploaded
+            assert (size, digest) == (len(space["files"][path]), hashlib.sha256(space["files"][path]).hexdigest()[:16])
         for path, content in space["files"].items():
-            assert content == (repo / name / path).read_bytes(), f"{name}/{path} differs on the Hub"
-        assert f"committed: {hub.endpoint}/spaces/{NAMESPACE}/{name}/commit/{space['sha']}" in release.stdout
+            committed = (repo / name / path).read_bytes()
+            if path != "README.md":
+                assert content == committed, f"{name}/{path} differs on the Hub"
+                continue
+            # The card is the committed one, but every link out of the folder points at the source repository.
+            card = content.decode("utf-8")
+            assert "](../" not in card and "]: ../" not in card
+            outward = committed.decode("utf-8").count("](../") + committed.decode("utf-8").count("]: ../")
+            assert card.count(f"]({SOURCE_URL}/") + card.count(f"]: {SOURCE_URL}/") == outward
+            assert card.replace(f"{SOURCE_URL}/", "../") == committed.decode("utf-8")
+    card = hub.spaces[f"{NAMESPACE}/{MODULE_NAMES[0]}"]["files"]["README.md"].decode("utf-8")
+    assert f"[the intervals page]({SOURCE_URL}/docs/intervals.md#how)" in card and f"[clusters]: {SOURCE_URL}/docs/clusters.md" in card
+    for name in MODULE_NAMES:
+        sha = hub.spaces[f"{NAMESPACE}/{name}"]["sha"]
+        assert f"committed: {hub.endpoint}/spaces/{NAMESPACE}/{name}/commit/{sha}" in release.stdout
     assert hub.unhandled == []
     assert refused_connections(released["tmp"]) == []
 
@@ -247,6 +269,8 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     app = (folder / "app.py").read_text(encoding="utf-8")
     (folder / "app.py").write_text("import sklearn\n" + app + "\napp = None\n", encoding="utf-8")
     (folder / "inputs.py").write_text("# a copy left over from the old layout\n", encoding="utf-8")
+    with open(folder / "README.md", "a", encoding="utf-8") as file:  # a link out of the folder, and no --source-url
+        file.write(OUTWARD_LINKS)
 
     with FakeHub(token=TOKEN) as hub:
         result = run_release(repo, client_env(tmp_path, hub, token=TOKEN))
@@ -260,6 +284,7 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     assert "app.py imports 'sklearn'" in errors and "neither lists nor pulls in" in errors
     assert "app.py: expected a Gradio app named `app`, found NoneType" in errors
     assert "documented examples fail" in errors and "{'balanced_accuracy': 0.5}" in errors
+    assert "README.md: 2 links leave the folder (../...)" in errors and "pass --source-url" in errors
     assert "uploading" not in result.stdout
     assert hub.requests == []  # validation failed, so nothing reached the Hub
     assert refused_connections(tmp_path) == []

@@ -32,6 +32,17 @@ from shared.tooling import vendor  # noqa: E402
 vendor.vendor(check=False)
 
 
+def card_and_linked_pages(name: str) -> str:
+    """A module's card followed by every ``docs/`` page it links to (``../docs/<page>.md``), each
+    once: a card summarises a capability and links to its page, and a figure may be quoted in
+    either; tests that check a quote against its study read both."""
+    import re
+
+    card = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    pages = dict.fromkeys(re.findall(r"\.\./docs/([\w\-]+\.md)", card))
+    return "\n\n".join([card, *((REPO_ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)])
+
+
 def load_module(name: str, **kwargs):
     """``evaluate.load`` of a module folder of this repository, as a user would."""
     import evaluate

@@ -212,6 +212,13 @@ def test_card_examples_compute_in_the_browser(browser, name):
 
 
 LAPTOP = {"width": 1280, "height": 800}
+# The Options tabs of each Space: judges for the modules that rank judges, prevalence for informedness's.
+OPTION_GROUPS = {
+    "balanced_accuracy": ["Basic", "Intervals", "Judges"],
+    "balanced_accuracy_multilabel": ["Basic", "Intervals"],
+    "balanced_topk_accuracy": ["Basic", "Intervals"],
+    "informedness": ["Basic", "Intervals", "Judges", "Prevalence"],
+}
 
 
 def card_heading(name):
@@ -266,11 +273,17 @@ def test_the_first_page_fits_a_laptop_screen(browser, name):
         })""")
         assert all(count == 1 for _, count in lines), lines
 
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"space_{name}_first_load.png"), full_page=True)
+
         open_panel(page, "card-panel")
         card = page.locator("#card")
         assert card.is_visible() and card_heading(name) in card.inner_text()
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"space_{name}_first_load.png"), full_page=True)
+
+        # One click opens the options, grouped in tabs: only the groups the module has.
+        open_panel(page, "options")
+        tabs = [tab.inner_text().strip() for tab in page.locator("#option-groups [role=tab]").all()]
+        assert tabs == OPTION_GROUPS[name]
 
 
 def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_path):

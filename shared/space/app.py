@@ -12,7 +12,12 @@ uses the removed ``gr.inputs``. One builder serves all modules:
 * outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
   per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
   against k; with a baseline, both judges' recall per class and the difference with its
-  interval), and the metric card below.
+  interval; two panels to a row), and the metric card one click away.
+
+The page fits a laptop screen (about 2.5 screens at 1280 x 800 on first load): the options
+are in a collapsed panel, one tab per group (``presentation.GROUPS``), each with a one-line
+help; the examples table shows the values typed and the options an example sets (one
+column), not a column per control; the card is in a collapsed panel at the bottom.
 
 Input is parsed as data only (JSON, numbers, strings), never evaluated as code. Oversized
 or malformed input and every error of the metric come back as a readable message in the
@@ -46,8 +51,10 @@ from .controls import Control
 from .controls import SecondPredictions
 from .controls import default_options
 from .controls import shorten
+from .controls import short_help
 from .controls import describe_arguments
 from .controls import parse_option_values
+from .presentation import GROUPS
 from .parsing import BASELINE
 from .parsing import JUDGES
 from .parsing import MAX_UPLOAD_BYTES
@@ -158,6 +165,8 @@ def _short_repr(value: Any) -> str:
 
 
 
+PANELS_PER_ROW = 2
+
 PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "comparison", "prevalence")
 
 
@@ -211,9 +220,12 @@ def draw(plots: Sequence[str], metric, predictions, references, arguments: Dict[
             raise ValueError(f"plots: expected names among {PLOTS}, found {plot!r}.")
     if not panels:
         return None
-    figure = Figure(figsize=(4.8 * len(panels), 4.2), layout="constrained")
+    # Two panels to a row: four side by side were too small to read beside the result.
+    columns = min(PANELS_PER_ROW, len(panels))
+    rows = -(-len(panels) // columns)
+    figure = Figure(figsize=(4.8 * columns, 4.2 * rows), layout="constrained")
     for index, panel in enumerate(panels):
-        panel(figure.add_subplot(1, len(panels), index + 1))
+        panel(figure.add_subplot(rows, columns, index + 1))
     return figure
 
 
@@ -231,16 +243,17 @@ CSS = """
 .space-status.error { background: #fef3f2; color: #b42318; border: 1px solid #fecdca; }
 """
 
-# The examples table has a column per control (up to 19): at their natural widths they run
-# past the page's right edge, into a scroll box. Fixed to the page's width, cells wrap
-# (long values and names anywhere), in a smaller font. No spacing between cells (a line
-# drawn inside each instead), so that a click anywhere on a row lands on the row. Page-wide
-# rules cannot go in a component's css_template (scoped to it), and Gradio 6 takes page CSS
-# only at launch(), which a Space calls without arguments: so a <style> element in the page.
+# The examples table (predictions, references, options) is fixed to the page's width: long
+# values wrap anywhere, in a smaller font; headers are whole words. No spacing between cells
+# (a line drawn inside each instead), so that a click anywhere on a row lands on the row.
+# Page-wide rules cannot go in a component's css_template (scoped to it), and Gradio 6 takes
+# page CSS only at launch(), which a Space calls without arguments: so a <style> element.
 PAGE_CSS = """
 #examples table { table-layout: fixed; width: 100%; font-size: 0.85em; border-spacing: 0; }
-#examples th, #examples td { white-space: normal; overflow-wrap: anywhere; word-break: break-word; padding: 0.35em;
+#examples th, #examples td { white-space: normal; padding: 0.35em;
   box-shadow: inset -1px 0 0 var(--border-color-primary, #e5e7eb); }
+#examples td { overflow-wrap: anywhere; word-break: break-word; }
+#examples th { overflow-wrap: normal; word-break: keep-all; }
 """
 
 
@@ -258,6 +271,21 @@ def status_html(page: Optional[Page]) -> str:
         f'<div class="space-status {kind}" data-run="{next(_run_ids)}" role="status">'
         f"{mark} {html.escape(page.message, quote=False)}</div>"
     )
+
+
+def example_table(examples: Sequence[Sequence[str]]) -> List[List[str]]:
+    """The examples table's rows: predictions, references and the options an example sets
+    (compact JSON; empty when it keeps every default). A click fills in every control
+    (``example_rows``), so the table needs no column per control.
+
+    >>> example_table([["[0, 1]", "[1, 1]", "{}"], ["[0]", "[0]", '{"confidence_level": 0.95}']])
+    [['[0, 1]', '[1, 1]', ''], ['[0]', '[0]', '{"confidence_level": 0.95}']]
+    """
+    rows = []
+    for predictions, references, options_text in examples:
+        given = parse_options(options_text)
+        rows.append([predictions, references, json.dumps(given) if given else ""])
+    return rows
 
 
 def example_rows(options: Sequence[Control], examples: Sequence[Sequence[str]]) -> List[list]:
@@ -313,6 +341,23 @@ def prefill_row(options: Sequence[Control], rows: Sequence[Sequence[Any]]) -> Li
     return [rows[0][0], rows[0][1], *defaults] if rows else ["", "", *defaults]
 
 
+def group_rows(options: Sequence[Control], width: int = 4) -> List[List[Optional[Control]]]:
+    """One group's controls as rows of ``width``: value controls first, then the
+    checkboxes together; a short row of values is padded with None (an empty cell).
+
+    >>> [[control and control.name for control in row] for row in group_rows(
+    ...     [Flag("adjusted"), Control("k"), Control("seed"), Flag("return_per_class")], width=3)]
+    [['k', 'seed', None], ['adjusted', 'return_per_class']]
+    """
+    fields = [option for option in options if not isinstance(option, Flag)]
+    flags = [option for option in options if isinstance(option, Flag)]
+    rows: List[List[Optional[Control]]] = []
+    for start in range(0, len(fields), width):
+        row: List[Optional[Control]] = list(fields[start : start + width])
+        rows.append(row + [None] * (width - len(row)))
+    return rows + [flags[start : start + width] for start in range(0, len(flags), width)]
+
+
 DEFAULT_PLOTS = {
     "balanced_accuracy": ("confusion", "recall", "roc", "comparison"),
     "informedness": ("confusion", "informedness", "comparison", "prevalence"),
@@ -360,7 +405,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                     )
                     for option in options:
                         if isinstance(option, SecondPredictions):  # beside predictions, not among the options
-                            info = option.info or shorten(documented.get(option.name, ""))
+                            info = option.info or short_help(documented.get(option.name, ""))
                             controls[option.name] = option.component(gr, info or None, initial[2 + options.index(option)])
             with gr.Tab("Upload CSV", id="csv") as csv_tab:
                 csv_file = gr.File(label="CSV with the columns predictions, references (optionally "
@@ -371,27 +416,35 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                     f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
                     + unlabeled_csv_note(metric)
                 )
-        with gr.Accordion("Options", open=True):
-            # Value controls four to a row, then the checkboxes together.
-            fields = [option for option in options if not isinstance(option, (Flag, SecondPredictions))]
-            flags = [option for option in options if isinstance(option, Flag)]
-            for group in [fields[i : i + 4] for i in range(0, len(fields), 4)] + ([flags] if flags else []):
-                with gr.Row(equal_height=False):
-                    for option in group:
-                        info = option.info or shorten(documented.get(option.name, ""))
-                        # Module defaults: also what an API client gets for an option it leaves out.
-                        value = initial[2 + options.index(option)]
-                        controls[option.name] = option.component(gr, info or None, value)
-                    for _ in range(4 - len(group) if len(group) < 4 and group is not flags else 0):
-                        gr.HTML("", padding=False)  # keeps the columns of a short row aligned
+        # Collapsed, one tab per group: twenty controls with their help were a screen and a half.
+        with gr.Accordion("Options", open=False, elem_id="options"):
+            groups = {}
+            for option in options:
+                if not isinstance(option, SecondPredictions):  # beside predictions, not among the options
+                    groups.setdefault(option.group, []).append(option)
+            ordered = sorted(groups, key=lambda group: list(GROUPS).index(group) if group in GROUPS else len(GROUPS))
+            with gr.Tabs(elem_id="option-groups"):
+                for group in ordered:
+                    with gr.Tab(GROUPS.get(group, group), id=f"options-{group}", elem_id=f"options-{group}"):
+                        for row in group_rows(groups[group]):
+                            with gr.Row(equal_height=False):
+                                for control in row:
+                                    if control is None:
+                                        gr.HTML("", padding=False)  # keeps the columns of a short row aligned
+                                        continue
+                                    info = control.info or short_help(documented.get(control.name, ""))
+                                    # Module defaults: also what an API client gets for an option it leaves out.
+                                    value = initial[2 + options.index(control)]
+                                    controls[control.name] = control.component(gr, info or None, value)
         controls = [controls[option.name] for option in options]
         button = gr.Button("Compute", variant="primary", elem_id="compute")
         # Labelled: API clients see the output as "status", not as the component's number (value_44).
         status = gr.HTML(status_html(None), label="status", elem_id="status", padding=False, css_template=CSS)
         with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=280):
+            # Wide enough that a key and its number share a line; the plots get the rest.
+            with gr.Column(scale=2, min_width=400):
                 result = gr.Code(label="result", language="json", elem_id="result", interactive=False, wrap_lines=True)
-            with gr.Column(scale=4):
+            with gr.Column(scale=3):
                 plot = gr.Plot(label="plots", elem_id="plot", format="png")
 
         def on_compute(chosen_source, predictions_text, references_text, csv_path, *option_values):
@@ -417,12 +470,21 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
         csv_tab.select(lambda: "csv", outputs=source, **page_only)
         csv_file.upload(lambda: "csv", outputs=source, **page_only)
         if rows:
-            # One page of examples: gradio pages them by 10, hiding the rest behind a pager.
-            shown = gr.Examples(examples=rows, inputs=[predictions, references, *controls], examples_per_page=max(10, len(rows)),
-                                label="Examples (click to fill in)", elem_id="examples")
-            # An example fills the text boxes: show them and compute on them.
-            shown.dataset.click(lambda: ("paste", gr.Tabs(selected="paste")), outputs=[source, tabs], **page_only)
+            # Three columns (predictions, references, the options an example sets), one page
+            # (gradio pages them by 10, hiding the rest behind a pager). A click fills in
+            # every control, shows the pasted-values tab, and computes nothing yet.
+            shown = gr.Dataset(
+                components=["textbox", "textbox", "textbox"], headers=["predictions", "references", "options"],
+                samples=example_table(examples), type="index", layout="table", samples_per_page=max(10, len(rows)),
+                label="Examples (click to fill in)", elem_id="examples",
+            )
+            shown.click(
+                lambda index: ["paste", gr.Tabs(selected="paste"), *rows[index]],
+                inputs=shown, outputs=[source, tabs, predictions, references, *controls], **page_only,
+            )
         gr.HTML(f"<style>{PAGE_CSS}</style>", elem_id="page-style", padding=False, container=False)
-        gr.Markdown("---")
-        gr.Markdown(body, elem_id="card")
+        # The card (several screens) one click away, not appended to the page.
+        with gr.Accordion("Metric card: how to use it, every option, intervals, references", open=False,
+                          elem_id="card-panel"):
+            gr.Markdown(body, elem_id="card")
     return app

@@ -49,12 +49,54 @@ def shorten(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
+def short_help(described: str, limit: int = 90) -> str:
+    """A control's one-line help from its argument's docs (``describe_arguments``): the
+    description's first sentence (two if the first is very short) without the leading
+    ``(type, default)``, which the control and its placeholder already show, at most
+    ``limit`` characters; the card has the rest.
+
+    >>> short_help('(int, optional): seed of the generator, for reproducible intervals. Default None.')
+    'seed of the generator, for reproducible intervals.'
+    >>> short_help('(bool, defaults to False): also return `classes` and `support`; nothing else.')
+    'also return `classes` and `support`.'
+    >>> short_help('(float): binary only. A number turns scores into labels. Default None.')
+    'binary only. A number turns scores into labels.'
+    >>> short_help('(float in (0, 1), optional): e.g. 0.95 adds an interval (i.e. a range). Default None.')
+    'e.g. 0.95 adds an interval (i.e. a range).'
+    """
+    text = re.sub(r"\s+", " ", described).strip()
+    if text.startswith("("):  # the type, whose parentheses may nest: "(float in (0, 1), optional):"
+        end = closing_parenthesis(text)
+        text = text[end + 1 :].lstrip(":").strip()
+    depth = 0
+    for end, character in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        ends = character in ".;" and text[end + 1 : end + 2] in (" ", "") and not text[: end + 1].endswith(("e.g.", "i.e."))
+        if depth == 0 and ends and end >= 30:  # a sentence too short to help ("binary only.") takes the next too
+            return shorten(text[:end] + ".", limit)
+    return shorten(text, limit)
+
+
+def closing_parenthesis(text: str) -> int:
+    """The index of the parenthesis that closes the one ``text`` opens with (its last index if none)."""
+    depth = 0
+    for end, character in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(character, 0)
+        if depth == 0:
+            return end
+    return len(text) - 1
+
+
 @dataclass
 class Control:
-    """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs."""
+    """One keyword argument of ``compute`` shown as a control; ``info`` defaults to its docs.
+
+    ``group``: the tab of the Options panel it is shown in (``presentation.GROUPS``).
+    """
 
     name: str
     info: Optional[str] = None
+    group: str = "basic"
 
     def component(self, gr, info: Optional[str], value: Any):
         """The Gradio control, showing ``value`` (a value of ``shown``)."""
@@ -260,19 +302,20 @@ def default_options(metric) -> List[Control]:
 
 def argument_control(name: str, default: Any, check: Optional[Callable[[Any, str], Any]], shown: Presentation) -> Control:
     """The control of one argument; ``check`` is its option's check (None for an input)."""
+    group = shown.group
     if isinstance(default, bool):
-        return Flag(name, default=default)
+        return Flag(name, group=group, default=default)
     if name == BASELINE:
-        return SecondPredictions(name, placeholder=shown.placeholder)
+        return SecondPredictions(name, group=group, placeholder=shown.placeholder)
     if name == JUDGES:
-        return JudgeLabels(name, placeholder=shown.placeholder)
+        return JudgeLabels(name, group=group, placeholder=shown.placeholder)
     choices = offered_choices(name, default, check, shown) if check is not None else {}
     if choices:
-        return Choice(name, choices=choices)
+        return Choice(name, group=group, choices=choices)
     placeholder = shown.placeholder or ("default" if default is None else f"default: {default!r}")
     if check is None or shown.listed:
-        return Values(name, placeholder=placeholder)
-    return Value(name, placeholder=placeholder, maximum=shown.maximum, percent=shown.percent)
+        return Values(name, group=group, placeholder=placeholder)
+    return Value(name, group=group, placeholder=placeholder, maximum=shown.maximum, percent=shown.percent)
 
 
 def offered_choices(name: str, default: Any, check: Callable[[Any, str], Any], shown: Presentation) -> Dict[str, Any]:

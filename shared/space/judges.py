@@ -61,7 +61,8 @@ def _draw_difference(axes, result: Dict[str, Any], name: str) -> None:
     span = max([abs(x) for x in [difference, *(interval or [])] if x == x] + [0.05]) * 1.3
     axes.set_xlim(-span, span)
     axes.set_yticks([])
-    axes.set_xlabel(f"{name} of predictions − of baseline_predictions")
+    # On two lines: one line is wider than the panel, which two to a row puts at the figure's edge.
+    axes.set_xlabel(f"{name} of predictions\n− of baseline_predictions")
     title = f"Difference: {difference:+.4f}" if difference == difference else "Difference: undefined"
     if p_value is not None:
         title += f", p = {p_value:.3g}" if p_value == p_value else ", p undefined"

@@ -20,6 +20,10 @@ from ..glue.options import PREVALENCE_METHODS
 MAX_PAGE_CLASSES = 100_000
 MAX_PAGE_RESAMPLES = 100_000
 
+# The tabs of the (collapsed) Options panel, in page order, with their titles; a page shows
+# only the groups its module has controls in.
+GROUPS = {"basic": "Basic", "intervals": "Intervals", "judges": "Judges", "prevalence": "Prevalence"}
+
 
 @dataclass(frozen=True)
 class Presentation:
@@ -39,12 +43,14 @@ class Presentation:
     none_text: str = "default"
     candidates: Tuple[Any, ...] = ()
     modules: Tuple[str, ...] = ()
+    group: str = "basic"
 
 
 # In page order: the data, what is counted, per-sample inputs, the interval, a judge's uses, flags.
 PRESENTATIONS = (
     Presentation("baseline_predictions", placeholder="a second judge's labels, same format; empty: one judge"),
-    Presentation("judges", placeholder='several judges to rank: {"gpt": [0, 1, 1], "llama": [0, 0, 1]} (predictions may stay empty)'),
+    Presentation("judges", placeholder='several judges to rank: {"gpt": [0, 1, 1], "llama": [0, 0, 1]} (predictions may stay empty)',
+                 group="judges"),
     Presentation("from_probas"),
     Presentation("task", none_text="infer"),
     Presentation("k", placeholder="1"),
@@ -64,26 +70,29 @@ PRESENTATIONS = (
     Presentation("class_mask", placeholder="e.g. [1, 2]", listed=True),
     Presentation("sample_weight", placeholder="one weight per row", modules=("balanced_accuracy_multilabel",)),
     Presentation("sample_weight", placeholder="one weight per sample"),
-    Presentation("clusters", placeholder="one conversation (or image) id per sample: intervals then count clusters"),
+    Presentation("clusters", placeholder="one conversation (or image) id per sample: intervals then count clusters",
+                 group="intervals"),
     # The values ZERO_DIVISION_DOC names; a module whose check refuses one (informedness: 1.0) does not offer it.
     Presentation("zero_division", candidates=("skip", 0.0, 1.0)),
-    Presentation("confidence_level", placeholder="e.g. 0.95 or 95%", percent=True),
-    Presentation("ci_method"),
-    Presentation("n_resamples", placeholder="10000", maximum=MAX_PAGE_RESAMPLES),
-    Presentation("seed", placeholder="e.g. 0"),
+    Presentation("confidence_level", placeholder="e.g. 0.95 or 95%", percent=True, group="intervals"),
+    Presentation("ci_method", group="intervals"),
+    Presentation("n_resamples", placeholder="10000", maximum=MAX_PAGE_RESAMPLES, group="intervals"),
+    Presentation("seed", placeholder="e.g. 0", group="intervals"),
     # A judge's labels on unlabeled data and its golden set's groups (corrected prevalence, per-group diagnostics).
-    Presentation("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]"),
-    Presentation("unlabeled_baseline_predictions", placeholder="a second model's judged labels"),
-    Presentation("prevalence_method", candidates=PREVALENCE_METHODS),
+    Presentation("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]", group="prevalence"),
+    Presentation("unlabeled_baseline_predictions", placeholder="a second model's judged labels", group="prevalence"),
+    Presentation("prevalence_method", candidates=PREVALENCE_METHODS, group="prevalence"),
     # Informedness is the same for either class: there pos_label only names the corrected class.
     Presentation("pos_label", placeholder="the class whose prevalence is corrected (two classes)",
-                 modules=("informedness",)),
-    Presentation("groups", placeholder="one group id per golden sample"),
+                 modules=("informedness",), group="prevalence"),
+    Presentation("groups", placeholder="one group id per golden sample", group="prevalence"),
     Presentation("adjusted"),
     Presentation("return_markedness"),
     Presentation("return_per_class"),
     Presentation("return_per_label"),
     Presentation("return_confusion_matrix"),
+    # Last, where it stood before it had an entry: the API's parameters keep their order.
+    Presentation("return_judge_p_values", group="judges"),
 )
 
 

@@ -4,7 +4,8 @@ Debian's chromium (installed here when missing) driven by Playwright; each app i
 on 127.0.0.1 exactly as a Space runs it (its ``app.py``), and the page may reach nothing
 but that address. The test clicks each of the card's examples, computes, reads the result
 off the page and compares it with a direct ``compute``, checks that the plot rendered,
-and saves a screenshot per module under ``test-artifacts/``.
+and saves a screenshot per module under ``test-artifacts/``. On a 1280 x 800 screen the
+first page is at most 2.5 screens tall, with the options and the card collapsed.
 """
 
 import contextlib
@@ -88,11 +89,33 @@ def opened(browser, url):
     page.route("**/*", only_loopback)
     page.goto(url, wait_until="domcontentloaded")
     page.locator("#compute").wait_for()
-    page.locator("#card").wait_for()  # the page is rendered down to the card
+    page.locator("#card-panel").wait_for()  # the page is rendered down to the (collapsed) card
     try:
         yield page
     finally:
         page.close()
+
+
+def open_panel(page, panel_id):
+    """Open a collapsed accordion (the Options panel, the card) by its label; a no-op if open."""
+    content = page.locator(f"#{panel_id} > [data-testid=accordion-content]")
+    if not content.is_visible():
+        page.locator(f"#{panel_id} > button.label-wrap").click()
+        content.wait_for()
+
+
+def show_option(page, name, group):
+    """The control of option ``name``, shown: the Options panel opened at its group's tab."""
+    open_panel(page, "options")
+    page.locator("#option-groups [role=tab]", has_text=group).click()
+    control = page.locator(f"#option-{name}")
+    control.wait_for()
+    return control
+
+
+def option_box(page, name, group):
+    """The text box of a one-line option (an input or a textarea, as gradio renders it)."""
+    return show_option(page, name, group).locator("input, textarea").first
 
 
 def compute_in_page(page):
@@ -181,10 +204,86 @@ def test_card_examples_compute_in_the_browser(browser, name):
             )
             compute_in_page(page)
             plot_width(page)
-        assert page.locator("#card").inner_text().strip(), "the card's text is missing below the app"
+        open_panel(page, "card-panel")
+        assert page.locator("#card").inner_text().strip(), "the card's text is missing from its panel"
         assert_no_traceback(page)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"space_{name}.png"), full_page=True)
+
+
+LAPTOP = {"width": 1280, "height": 800}
+# The Options tabs of each Space: judges for the modules that rank judges, prevalence for informedness's.
+OPTION_GROUPS = {
+    "balanced_accuracy": ["Basic", "Intervals", "Judges"],
+    "balanced_accuracy_multilabel": ["Basic", "Intervals"],
+    "balanced_topk_accuracy": ["Basic", "Intervals"],
+    "informedness": ["Basic", "Intervals", "Judges", "Prevalence"],
+}
+
+
+def card_heading(name):
+    """The card's first line after its YAML front matter (its title), read from the README itself."""
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    body = text.split("---", 2)[2] if text.startswith("---") else text
+    return next(line for line in body.splitlines() if line.strip()).lstrip("#").strip()
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_the_first_page_fits_a_laptop_screen(browser, name):
+    """Was: at 1280 x 800 the informedness Space was 18,137 px tall (the card appended in full,
+    20 options open, an examples table of 25 columns with headers broken mid-word).
+    Now, on first load: at most 2.5 screens; the inputs, Compute, the result and the plots
+    above the collapsed options-free part of the page (Compute on the first screen); the
+    Options panel collapsed; at most 6 columns of examples, each header on one line; the
+    card one click away."""
+    with served(name) as (url, namespace), opened(browser, url) as page:
+        page.set_viewport_size(LAPTOP)
+        parts = ["predictions", "references", "compute", "result", "plot", "examples", "card-panel"]
+        for part in parts:  # rendered (gradio mounts some parts a moment after the others)
+            page.locator(f"#{part}").wait_for(state="attached")
+        page.locator("#examples tbody tr").first.wait_for()
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        assert height <= 2.5 * LAPTOP["height"], f"{name}: the first page is {height} px tall"
+
+        assert not page.locator("#options > [data-testid=accordion-content]").is_visible()
+        assert not page.locator("#option-groups").is_visible()
+        assert not page.locator("#card").is_visible()
+
+        # Where things are, in page coordinates (the page is scrolled to the top).
+        boxes = page.evaluate("""ids => Object.fromEntries(ids.map(id => {
+            const box = document.querySelector('#' + id).getBoundingClientRect();
+            return [id, {top: box.top + window.scrollY, bottom: box.bottom + window.scrollY, height: box.height}];
+        }))""", parts)
+        for part in ("predictions", "references", "compute", "result", "plot"):
+            assert boxes[part]["height"] > 0 and boxes[part]["bottom"] <= height, (part, boxes[part], height)
+            assert boxes[part]["bottom"] <= boxes["card-panel"]["top"], (part, boxes[part])
+        assert boxes["compute"]["bottom"] <= LAPTOP["height"], boxes["compute"]  # on the first screen
+
+        columns = page.evaluate("""() => [...document.querySelectorAll('#examples thead th')]
+            .filter(th => th.getBoundingClientRect().width > 0).length""")
+        assert 1 <= columns <= 6, columns
+        rows = page.locator("#examples tbody tr")
+        assert rows.count() == len(namespace["EXAMPLES"])
+        assert all(rows.nth(index).locator("td").count() == columns for index in range(rows.count()))
+        # Each header on one line: the rectangles of its text's lines share one top.
+        lines = page.evaluate("""() => [...document.querySelectorAll('#examples thead th')].map(th => {
+            const range = document.createRange();
+            range.selectNodeContents(th);
+            return [th.innerText, new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size];
+        })""")
+        assert all(count == 1 for _, count in lines), lines
+
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"space_{name}_first_load.png"), full_page=True)
+
+        open_panel(page, "card-panel")
+        card = page.locator("#card")
+        assert card.is_visible() and card_heading(name) in card.inner_text()
+
+        # One click opens the options, grouped in tabs: only the groups the module has.
+        open_panel(page, "options")
+        tabs = [tab.inner_text().strip() for tab in page.locator("#option-groups [role=tab]").all()]
+        assert tabs == OPTION_GROUPS[name]
 
 
 def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_path):
@@ -194,7 +293,7 @@ def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_p
         # One value per line, threshold typed as a bare word, a checkbox.
         page.locator("#predictions textarea").fill("0.2\n0.9\n0.1\n0.3\n0.8")
         page.locator("#references textarea").fill("0\n1\n1\n0\n1")
-        page.locator("#option-threshold input, #option-threshold textarea").first.fill("auto")
+        option_box(page, "threshold", "Basic").fill("auto")
         page.locator("#option-return_per_class input").check()
         page.locator("#option-task input").first.click()
         page.get_by_role("option", name="infer").click()
@@ -206,15 +305,15 @@ def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_p
         three_panels = plot_width(page)
 
         # A confidence level typed as people write it (was, issue 26: "found str"), with a fixed threshold.
-        page.locator("#option-threshold input, #option-threshold textarea").first.fill("0.5")
-        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("95%")
+        option_box(page, "threshold", "Basic").fill("0.5")
+        option_box(page, "confidence_level", "Intervals").fill("95%")
         status, failed = compute_in_page(page)
         assert not failed and "confidence_level=0.95" in status, status
         expected = metric.compute(predictions=[0.2, 0.9, 0.1, 0.3, 0.8], references=[0, 1, 1, 0, 1],
                                   threshold=0.5, return_per_class=True, confidence_level=0.95)
         assert result_in_page(page) == as_json(expected)
-        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("")
-        page.locator("#option-threshold input, #option-threshold textarea").first.fill("auto")
+        option_box(page, "confidence_level", "Intervals").fill("")
+        option_box(page, "threshold", "Basic").fill("auto")
 
         # Bad input: a readable message in the page, the plot cleared, and no traceback.
         page.locator("#predictions textarea").fill("[0, 1")
@@ -254,7 +353,7 @@ def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_p
         page.get_by_role("tab", name="Paste values").click()
         page.locator("#predictions textarea").fill("[0, 1, 0, 0]")
         page.locator("#references textarea").fill("[0, 1, 1, 0]")
-        page.locator("#option-threshold input, #option-threshold textarea").first.fill("")
+        option_box(page, "threshold", "Basic").fill("")
         status, failed = compute_in_page(page)
         assert not failed, status
         assert result_in_page(page)["balanced_accuracy"] == 0.75
@@ -268,8 +367,8 @@ def test_scores_pasted_one_row_per_line(browser):
     with served("balanced_topk_accuracy") as (url, _), opened(browser, url) as page:
         page.locator("#predictions textarea").fill("0.7, 0.2, 0.1\n0.1, 0.3, 0.6\n0.05, 0.05, 0.9\n0.05, 0.9, 0.05")
         page.locator("#references textarea").fill("0\n1\n2\n1")
-        page.locator("#option-k input, #option-k textarea").first.fill("")
-        page.locator("#option-k_list textarea, #option-k_list input").first.fill("1, 2")
+        option_box(page, "k", "Basic").fill("")
+        option_box(page, "k_list", "Basic").fill("1, 2")
         page.locator("#option-return_per_class input").uncheck()
         status, failed = compute_in_page(page)
         assert not failed, status
@@ -297,7 +396,7 @@ def test_judges_csv_ranks_the_judges_on_a_laptop_screen(browser, tmp_path):
         page.set_viewport_size({"width": 1280, "height": 4000})  # tall: the JSON pane renders only the lines in view
         page.get_by_role("tab", name="Upload CSV").click()
         upload(page, path)
-        page.locator("#option-confidence_level input, #option-confidence_level textarea").first.fill("0.95")
+        option_box(page, "confidence_level", "Intervals").fill("0.95")
         status, failed = compute_in_page(page)
         assert not failed, status
         expected = metric.compute(references=references.tolist(), judges={name: labels.tolist() for name, labels in judges.items()},

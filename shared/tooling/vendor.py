@@ -275,20 +275,24 @@ def vendor(check: bool, root: Path = REPO_ROOT) -> List[Path]:
     return stale
 
 
+def line_sources(path: Path) -> dict:
+    """``{line: "shared/<file>:<line>"}`` for every line of a generated helper that is a line of
+    ``shared/`` (read from the section banners, in one pass)."""
+    sources, section = {}, None
+    for number, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        match = _BANNER.match(text)
+        if match:
+            section = (match.group("file"), int(match.group("offset")), int(match.group("last")))
+        elif section is not None and section[1] < number <= section[2]:
+            sources[number] = f"shared/{section[0]}:{number - section[1]}"
+    return sources
+
+
 def where(location: str) -> str:
     """``"<helper file>:<line>"`` -> ``"shared/<file>:<line>"`` (from the section banners)."""
     path_text, _, line_text = location.rpartition(":")
-    path, line = Path(path_text), int(line_text)
-    found = None
-    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if number > line:
-            break
-        match = _BANNER.match(text)
-        if match:
-            found = (match.group("file"), int(match.group("offset")), int(match.group("last")))
-    if found is None or not found[1] < line <= found[2]:
-        return f"{location}: the generated header or a banner, not a line of shared/"
-    return f"shared/{found[0]}:{line - found[1]}"
+    found = line_sources(Path(path_text)).get(int(line_text))
+    return found or f"{location}: the generated header or a banner, not a line of shared/"
 
 
 def main(argv=None) -> int:

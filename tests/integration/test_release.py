@@ -398,20 +398,26 @@ def test_vendor_check_reports_a_missing_or_edited_helper(tmp_path):
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_every_line_of_a_helper_traces_back_to_its_shared_file(name):
     vendor.vendor(check=False)
+    files = {}  # shared/ sources, read once
     for helper in ("shared_core.py", "shared_space.py"):
         path = REPO_ROOT / name / helper
         lines = path.read_text(encoding="utf-8").splitlines()
+        sources = vendor.line_sources(path)
         traced = 0
         for number, text in enumerate(lines, 1):
-            source = vendor.where(f"{path}:{number}")
+            source = sources.get(number, "")
             if not source.startswith("shared/"):
                 continue
             file, line = source.rsplit(":", 1)
-            original = (REPO_ROOT / file).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+            original = files.setdefault(file, (REPO_ROOT / file).read_text(encoding="utf-8").splitlines())[int(line) - 1]
             # Relative imports are commented out in place; every other line is the source's own.
             assert text == original or ("# vendored: " in text or text.strip().startswith("#")) and original.strip() in text
             traced += 1
         assert traced > 0.95 * len(lines)
+        # `--where`, line by line, says what the one-pass map says (every 97th line, banners and headers included).
+        for number in [*range(1, len(lines) + 1, 97), len(lines)]:
+            assert vendor.where(f"{path}:{number}") == sources.get(
+                number, f"{path}:{number}: the generated header or a banner, not a line of shared/")
 
 
 def test_a_traceback_from_a_helper_leads_back_to_shared():

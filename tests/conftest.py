@@ -89,6 +89,29 @@ def pytest_configure(config):
     config.addinivalue_line("filterwarnings", "ignore:Informedness is undefined for class:UserWarning")
 
 
+# The files whose tests take tens of seconds each (child processes, a browser, fuzzing, whole
+# scripts), longest first. They start first, so that the two workers of `make test` (`-n 2`)
+# end together on short tests rather than one of them waiting on a long test started last.
+LONGEST_FIRST = (
+    "integration/test_benchmark_smoke.py",
+    "integration/test_release.py",
+    "properties/test_fuzz.py",
+    "integration/test_cluster_study_smoke.py",
+    "integration/test_distributed.py",
+    "integration/test_dask_example.py",
+    "integration/test_space_browser.py",
+    "integration/test_demo.py",
+    "integration/test_hub_load_smoke.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The files of ``LONGEST_FIRST`` first, in that order; every other test after them in its
+    usual order (a stable sort: each file's tests keep theirs, so module fixtures are made once)."""
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(Path(str(item.fspath)).relative_to(REPO_ROOT / "tests").as_posix(), len(rank)))
+
+
 @pytest.fixture
 def load(tmp_path):
     """Load a metric module by folder name with a cache dir private to the test."""

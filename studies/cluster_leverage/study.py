@@ -1,0 +1,180 @@
+"""Where the clustered design effect takes its leverage and degrees of freedom from.
+
+The shipped design effect (``shared/stats/design_effect.py``) takes each cluster's leverage,
+and the effective number of clusters behind its t quantile (Kish's, of the leverages), from
+the cluster's share of the squared influence, which depends on residuals, and never lets the
+variance ratio fall below 1. This study measures alternatives on the two things they trade:
+
+- the coverage of the default 95% interval of balanced accuracy when cluster sizes vary and
+  larger conversations are harder (``examples/cluster_study.py``'s setting F, lognormal sizes);
+- the type-I error at 0.05 of the paired comparison (``baseline_predictions``) of two equally
+  good systems whose errors share a cluster's difficulty (the long-tail study's paired cells).
+
+Variants (each replaces ``design_effect`` in the vendored module for the run; nothing shipped):
+
+- ``shipped``: residual shares for leverage and degrees of freedom, ratio floored at 1;
+- ``design``: both from the design: each cluster's items per class times the class's mean
+  squared influence (no cluster's own residuals), ratio floored at 1;
+- ``design df``: residual leverage, degrees of freedom from the design shares;
+- ``no floor, G - 1``: residual leverage, the ratio as measured (no floor), t on G - 1.
+
+Usage (from the repository root)::
+
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_leverage/study.py [--sets 400] [--paired-sets 600]
+"""
+
+import argparse
+import dataclasses
+import sys
+import time
+import warnings
+from datetime import date
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+import cluster_study  # noqa: E402  (setting F: its models, truth and simulation)
+
+VARIANTS = ("shipped", "design", "design df", "no floor, G - 1")
+
+
+def helper_of(metric):
+    """The vendored ``shared_core`` module a loaded metric runs on."""
+    script = sys.modules[type(metric).__module__]
+    return sys.modules[script.__name__.rsplit(".", 1)[0] + ".shared_core"]
+
+
+def design_shares(core, counts, influence):
+    """Each cluster's items per reference class times the class's mean squared influence."""
+    rows = counts.clusters.rows
+    if hasattr(counts, "system"):  # a paired comparison: the difference's influence per row
+        classes = counts.system.encoded.classes
+        rows, system = core.row_influence(rows, classes, "predictions", influence[0])
+        _, baseline = core.row_influence(rows, classes, "baseline_predictions", influence[1])
+        values = system - baseline
+    else:
+        rows, values = core.row_influence(rows, counts.encoded.classes, "predictions", influence)
+    squared = rows.n.astype(np.float64)
+    _, stratum = np.unique(rows.keys["references"], return_inverse=True)
+    stratum = stratum.reshape(-1)
+    per_class = np.bincount(stratum, squared * values**2) / np.maximum(np.bincount(stratum, squared), 1e-300)
+    return np.bincount(core.cluster_positions(rows), squared * per_class[stratum])
+
+
+def install(core, variant):
+    shipped = core.__dict__.setdefault("shipped_design_effect", core.design_effect)
+    if variant == "shipped":
+        core.design_effect = shipped
+        return
+
+    def design_effect(counts, influence, confidence_level, warn=True):
+        clusters = counts.clusters
+        if clusters.reason is not None or not clusters.counted:
+            return shipped(counts, influence, confidence_level, warn)
+        influence = influence() if callable(influence) else influence
+        sums = counts.cluster_sums(influence)
+        num_clusters = sums.num_clusters
+        if num_clusters < 2 or sums.singletons or sums.sums is None:
+            return shipped(counts, influence, confidence_level, warn)
+        residual = sums.shares / sums.shares.sum()
+        design = design_shares(core, counts, influence)
+        design = design / design.sum()
+        leverage = design if variant == "design" else residual
+        clustered = float(np.sum(sums.sums**2 / np.maximum(1.0 - leverage, 0.05)))
+        measured = clustered / sums.independent
+        if variant == "no floor, G - 1":
+            freedom, ratio = num_clusters - 1.0, measured
+        else:
+            shares = residual if variant == "shipped" else design
+            freedom, ratio = max(1.0, min(float(num_clusters), 1.0 / float(np.sum(shares**2))) - 1.0), max(measured, 1.0)
+        probability = 0.5 + confidence_level / 2.0
+        widening = (core.t_quantile(probability, freedom) / NormalDist().inv_cdf(probability)) ** 2
+        return core.DesignEffect(ratio * widening, num_clusters, None, measured, clusters.from_leading_axis)
+
+    core.design_effect = design_effect
+
+
+def coverage_cells(modules, sets):
+    rows = []
+    picked = [setting for setting in cluster_study.settings()
+              if setting.case == "F" and setting.metric == "balanced_accuracy" and "lognormal" in setting.label]
+    core = helper_of(modules.loaded["balanced_accuracy"])
+    for setting in picked:
+        setting = dataclasses.replace(setting, methods=("score",))
+        truth = cluster_study.population_value(setting, None, 2025)[0]
+        row = [setting.label]
+        for variant in VARIANTS:
+            install(core, variant)
+            found, _ = cluster_study.run_setting(setting, modules, sets, 200, 2025)
+            values = found[(None, "score")]["clustered"]
+            kept = np.isfinite(values[:, 1])
+            covered = np.mean((values[kept, 1] <= truth) & (truth <= values[kept, 2]))
+            row.append(f"{covered:.3f} / {np.mean(values[kept, 2] - values[kept, 1]):.3f}")
+        install(core, "shipped")
+        rows.append(row)
+    return rows
+
+
+def paired_cells(metric, sets):
+    core = helper_of(metric)
+    rows = []
+    for num_clusters, items, spread in ((15, 14, 1.0), (50, 4, 1.0), (30, 6, 0.0)):
+        row = [f"two equal systems, K=3, prior .65/.30/.05, G={num_clusters} clusters of ~{items}, sd {spread:g}"]
+        for variant in VARIANTS:
+            install(core, variant)
+            rng = np.random.default_rng(num_clusters)
+            prior = np.array([0.65, 0.30, 0.05])
+            rejected = kept = 0
+            for _ in range(sets):
+                cluster = np.repeat(np.arange(num_clusters), 1 + rng.poisson(items - 1, num_clusters))
+                reference = rng.choice(3, cluster.size, p=prior)
+                if np.bincount(reference, minlength=3).min() == 0:
+                    continue
+                chance = 1 / (1 + np.exp(-(np.log(4) + spread * rng.normal(size=num_clusters)[cluster])))
+                wrong = (reference + 1 + rng.integers(0, 2, cluster.size)) % 3
+                system = np.where(rng.random(cluster.size) < chance, reference, wrong)
+                baseline = np.where(rng.random(cluster.size) < chance, reference, wrong)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    p_value = metric.compute(references=reference, predictions=system, baseline_predictions=baseline,
+                                             clusters=cluster)["balanced_accuracy_difference_p_value"]
+                if p_value == p_value:
+                    kept += 1
+                    rejected += p_value < 0.05
+            row.append(f"{rejected / kept:.3f}")
+        install(core, "shipped")
+        rows.append(row)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", type=int, default=400, help="sets per coverage cell (default 400)")
+    parser.add_argument("--paired-sets", type=int, default=600, help="sets per paired cell (default 600)")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    modules = cluster_study.Modules()
+    coverage = coverage_cells(modules, args.sets)
+    paired = paired_cells(modules.loaded["balanced_accuracy"], args.paired_sets)
+    command = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_leverage/study.py" + (
+        f" --sets {args.sets}" if args.sets != 400 else "") + (f" --paired-sets {args.paired_sets}" if args.paired_sets != 600 else "")
+    header = "| cell | " + " | ".join(VARIANTS) + " |"
+    rule = "|---|" + "---|" * len(VARIANTS)
+    lines = ["# Leverage and degrees of freedom of the clustered design effect: residuals or the design", "",
+             f"Written by `{command}` on {date.today().isoformat()} ({(time.perf_counter() - started) / 60:.1f} min). "
+             f"The variants are described in the script's docstring; `shipped` is `shared/` as the modules vendor it.", "",
+             f"## Coverage of the default 95% interval (balanced accuracy, binary conversations; {args.sets:,} sets a cell)", "",
+             "Coverage / mean width. Below 0.93 fails the project's rule.", "", header, rule,
+             *(f"| {' | '.join(row)} |" for row in coverage), "",
+             f"## Paired comparison: type-I error at 0.05 ({args.paired_sets:,} sets a cell; target 0.03-0.06)", "", header, rule,
+             *(f"| {' | '.join(row)} |" for row in paired), ""]
+    (HERE / "results.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

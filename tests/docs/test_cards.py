@@ -1,6 +1,8 @@
 """Each module folder is a complete Space: card front matter and sections, app, requirements."""
 
+import ast
 import re
+import types
 
 import pytest
 
@@ -133,3 +135,109 @@ def test_script_has_one_import_per_line(name):
     """evaluate's import scanner fails on `import a, b`."""
     for line in (REPO_ROOT / name / f"{name}.py").read_text().splitlines():
         assert not re.match(r"^import\s+\w+\s*,", line), line
+
+
+# ---------------------------------------------------------------- a card in Evaluate's shape: short, depth in docs/
+
+CARD_BYTES = 12_288  # Evaluate's canonical cards are 4-9 KB; the studies, tables and derivations live in docs/
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_is_at_most_12_kib(name):
+    size = len((REPO_ROOT / name / "README.md").read_bytes())
+    assert size <= CARD_BYTES, f"{name}/README.md is {size:,} bytes; move depth to a docs/ page and link it"
+
+
+def bibtex_entries(text):
+    """The ``@type{key,`` entries inside the text's ```bibtex blocks."""
+    blocks = re.findall(r"^```bibtex\n(.*?)^```", text, flags=re.S | re.M)
+    return [entry for block in blocks for entry in re.findall(r"^@\w+\s*\{\s*([^,\s]+)\s*,", block, flags=re.M)]
+
+
+def test_bibtex_entries_are_counted():
+    text = "```bibtex\n@article{a,\n  title={T}\n}\n@inproceedings{b,\n}\n```\n@misc{outside,\n"
+    assert bibtex_entries(text) == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_cites_at_most_three_bibtex_entries(name):
+    entries = bibtex_entries((REPO_ROOT / name / "README.md").read_text(encoding="utf-8"))
+    assert 1 <= len(entries) <= 3, f"{name}/README.md: {len(entries)} BibTeX entries {entries}; the rest belong on the docs/ pages"
+
+
+@pytest.mark.parametrize("name", MODULE_NAMES)
+def test_card_tells_what_is_not_how_it_came_to_be(name):
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"\bissue\s*#?\d+|#\d{2,}\b", text, flags=re.I)
+    assert not found, f"{name}/README.md names issues (project history): {found}"
+
+
+def card_output_checks(text):
+    """(source, expected repr) of each statement in a ```python block of the card that is followed by an
+    output comment (``# {...}``, ``# (...)``, ``# [...]``), with the statements before it to run first."""
+    checks = []
+    for block in re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M):
+        if ">>> " in block:
+            continue  # doctest blocks: test_card_doctests_are_exact
+        lines = block.splitlines()
+        tree = ast.parse(block)
+        setup = []
+        for node in tree.body:
+            source = ast.get_source_segment(block, node)
+            following = next((line for line in lines[node.end_lineno:] if line.strip()), "")
+            if re.match(r"^# [\[({]", following):
+                assert isinstance(node, ast.Expr), source
+                checks.append(("\n".join(setup), source, following[2:]))
+                setup = []
+            elif not isinstance(node, (ast.Import, ast.ImportFrom)):  # the test binds `evaluate` to the local folders
+                setup.append(source)
+    return checks
+
+
+def run_card_examples(name):
+    """The card's output comments against what the code above them prints, the module loaded from its folder."""
+    from conftest import load_module
+
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    namespace = {"evaluate": types.SimpleNamespace(load=lambda path, **kwargs: load_module(path.rsplit("/", 1)[-1], **kwargs)),
+                 "metric": load_module(name)}
+    checked = 0
+    for setup, source, expected in card_output_checks(text):
+        exec(setup, namespace)
+        assert repr(eval(source, namespace)) == expected, source
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_card_output_comments_are_exact(name):
+    assert run_card_examples(name) >= 3
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_card_doctests_are_exact(name):
+    """Every ``>>>`` example of the card (Examples and the rest) prints what it shows."""
+    import doctest
+    import math
+
+    from conftest import load_module
+
+    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    blocks = "\n".join(block for block in re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M) if ">>> " in block)
+    test = doctest.DocTestParser().get_doctest(blocks, {"metric": load_module(name), "nan": math.nan}, name, None, 0)
+    assert len(test.examples) >= 5
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_the_balanced_accuracy_cards_default_interval_is_the_score_interval_by_definition():
+    """The card's 50-of-950 example: its interval is the score interval written out with SciPy."""
+    import sys
+
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "support"))
+    from score_reference import score_sum_reference
+
+    low, high = score_sum_reference([40, 900], [50, 950], [0.5, 0.5])
+    text = (REPO_ROOT / "balanced_accuracy" / "README.md").read_text(encoding="utf-8")
+    assert f"'balanced_accuracy_ci': [{str(low)[:6]}..., {str(float(high))[:6]}...]" in text

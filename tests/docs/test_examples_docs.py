@@ -1,4 +1,5 @@
-"""Numbers the cards quote from examples/ and from edge cases: each is recomputed here.
+"""Numbers the cards quote from examples/ and from edge cases: each is recomputed here. A figure may
+be on the card or on a docs/ page the card links to (``card_and_linked_pages``).
 
 The balanced_accuracy card's prevalence-correction recipe lives in
 examples/prevalence_correction.py and its coverage table in examples/coverage_results.md;
@@ -12,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT, load_module
+from conftest import REPO_ROOT, card_and_linked_pages, load_module
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import coverage_study  # noqa: E402
@@ -34,7 +35,7 @@ def test_prevalence_recipe_prints_the_cards_numbers_and_is_the_studys_code():
         [sys.executable, str(REPO_ROOT / "examples" / "prevalence_correction.py")], capture_output=True, text=True, check=True
     ).stdout
     assert "corrected prevalence 0.0895, 95% interval [0.0443, 0.1368]" in printed
-    text = card("balanced_accuracy")
+    text = card_and_linked_pages("balanced_accuracy")
     assert "0.0895, 95% interval [0.0443,\n0.1368]" in text
     assert "def corrected_prevalence" not in text  # moved to examples/, the card names it
     assert "examples/prevalence_correction.py" in text
@@ -72,16 +73,16 @@ def test_coverage_summaries_count_the_table():
     assert counts == [10, 19, 16, 9]
     default = [coverage_of(cells[0]) for _, cells in rows]
     assert min(default) >= 0.93 and sum(value > 0.97 for value in default) == 11
-    text = " ".join(card("balanced_accuracy").split())
+    text = " ".join(card_and_linked_pages("balanced_accuracy").split())
     assert f"the default covered {min(default):.3f}–{max(default):.3f} in all 21 settings" in text
     assert "conservative, in 11 of them" in text
     assert "`agresti_coull` stayed in 93–97% in 19 of 21 settings, `wilson` in 16, the bootstrap in 9" in text
     binary = [cells for label, cells in rows if label.startswith("binary")]
     assert len(binary) == 18 and all(coverage_of(cells[0]) >= 0.93 for cells in binary)
     assert sum(coverage_of(cells[0]) > 0.97 for cells in binary) == 10
-    assert "at least 0.93 in all 18 binary settings, above 0.97 in 10 of them" in " ".join(card("informedness").split())
-    assert "19 of 21" not in card("informedness")
-    assert "examples/coverage_results.md" in card("balanced_accuracy")
+    assert "at least 0.93 in all 18 binary settings, above 0.97 in 10 of them" in " ".join(card_and_linked_pages("informedness").split())
+    assert "19 of 21" not in card("informedness")  # the card itself; its intervals page quotes it for balanced accuracy
+    assert "examples/coverage_results.md" in card_and_linked_pages("balanced_accuracy")
 
 
 # ---------------------------------------------------------------- edge cases the cards describe
@@ -104,7 +105,7 @@ def test_balanced_accuracy_edge_cases_in_the_card():
     former = (np.mean(recalls[:2]) - 1 / 2) / (1 - 1 / 2)
     unmasked = metric.compute(references=references, predictions=guesses, adjusted=True)
     assert round(former, 3) == -0.804 and round(unmasked["balanced_accuracy"], 3) == 0.005
-    text = card("balanced_accuracy")
+    text = card_and_linked_pages("balanced_accuracy")
     assert "warns and returns\n  0.8" in text and "(0.4 here)" in text and "−0.804" in text and "0.005" in text
     assert "is refused** (ValueError)" in text
 
@@ -116,7 +117,7 @@ def test_informedness_zero_division_edge_case_in_the_card():
     assert metric.compute(references=references, predictions=predictions, zero_division=0.0)["informedness"] == pytest.approx(0.25)
     with pytest.raises(ValueError, match="^zero_division: expected 'skip' or 0.0 for informedness"):
         metric.compute(references=references, predictions=predictions, zero_division=1.0)
-    text = card("informedness")
+    text = card_and_linked_pages("informedness")
     assert '`"skip"` gives 0.5 and `zero_division=0.0` gives 0.25. **1.0 is refused**' in " ".join(text.split())
 
 
@@ -154,18 +155,19 @@ def test_micro_multilabel_moves_with_prevalence_and_macro_does_not():
 
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel"])
 def test_cards_have_use_and_reference_sections_and_name_the_type_errors(name):
-    text = card(name)
-    headings = re.findall(r"^## (.+)$", text, flags=re.M)
+    headings = re.findall(r"^## (.+)$", card(name), flags=re.M)
     assert headings.index("When to Use and When Not to Use") < headings.index("Metric Description")
     assert "Further References" in headings
+    text = card_and_linked_pages(name)
     assert "TypeError" in text and "mix strings and" in text and "complex `sample_weight`" in text
 
 
-# ---------------------------------------------------------------- the two-split threshold recipe (issue 26)
+# ---------------------------------------------------------------- the two-split threshold recipe
 
 
 def card_section(name, heading):
-    text = card(name)
+    """The section under ``heading`` in the card or a docs/ page it links to, up to the next heading."""
+    text = card_and_linked_pages(name)
     start = text.index(heading)
     following = re.search(r"\n#{2,} ", text[start + len(heading):])  # the next heading (## or ###)
     return text[start:start + len(heading) + following.start() if following else None]
@@ -185,7 +187,7 @@ def youden_by_brute_force(references, scores):
 @pytest.mark.parametrize(
     "name, heading, globs",
     [
-        ("balanced_accuracy", "### A tuned threshold is optimistic", {}),
+        ("balanced_accuracy", "## A tuned threshold is optimistic", {}),  # docs/balanced-accuracy.md
         ("balanced_accuracy_multilabel", "### Per-label thresholds are optimistic on the data they were tuned on", {}),
     ],
 )
@@ -257,9 +259,9 @@ def two_class_summary(rows, column, sets):
 
 
 def card_comparison_rows(name):
-    text = card(name)
-    section = text[text.index("### Comparing two judges"):]
-    section = section[:section.index("**Worked example")]
+    """The summary table of docs/comparing-judges.md for the module (linked from its card)."""
+    title = {"balanced_accuracy": "balanced accuracy", "informedness": "informedness"}[name]
+    section = card_section(name, f"### Coverage and type-I error ({title})")
     assert "Measured by `python examples/comparison_study.py`" in section
     rows = {}
     for line in section.splitlines():
@@ -277,8 +279,8 @@ def test_the_cards_comparison_tables_are_the_studys():
         "balanced_accuracy": {
             "Newcombe/MOVER, method 10 as published (default)": after["balanced accuracy newcombe"],
             'smoothed bootstrap (`ci_method="bootstrap"`)': after["balanced accuracy bootstrap"],
-            "before issue 22: method 10 with uncorrected φ": before["balanced accuracy newcombe"],
-            "before issue 22: bootstrap of the observed shares": before["balanced accuracy bootstrap"],
+            "not used: method 10 with uncorrected φ": before["balanced accuracy newcombe"],
+            "not used: bootstrap of the observed shares": before["balanced accuracy bootstrap"],
         },
         "informedness": {
             "two classes, default (Newcombe/MOVER as published, doubled)": two_class_summary(two_classes, 4, sets["newcombe"]),
@@ -287,10 +289,10 @@ def test_the_cards_comparison_tables_are_the_studys():
             "three classes, delta method, macro": after["informedness delta (macro)"],
             "three classes, delta method, weighted": after["informedness delta (weighted)"],
             'three classes, `ci_method="bootstrap"` (bookmaker)': after["informedness bootstrap (bookmaker)"],
-            "before issue 22: two classes, uncorrected φ": two_class_summary(two_classes, 10, sets["before newcombe"]),
-            "before issue 22: two classes, bootstrap of the observed shares": two_class_summary(two_classes, 11, sets["before bootstrap"]),
-            "before issue 22: three classes, delta method (bookmaker)": before["informedness delta (bookmaker)"],
-            "before issue 22: three classes, bootstrap (bookmaker)": before["informedness bootstrap (bookmaker)"],
+            "not used: two classes, uncorrected φ": two_class_summary(two_classes, 10, sets["before newcombe"]),
+            "not used: two classes, bootstrap of the observed shares": two_class_summary(two_classes, 11, sets["before bootstrap"]),
+            "not used: three classes, delta method on the observed shares (bookmaker)": before["informedness delta (bookmaker)"],
+            "not used: three classes, bootstrap of the observed shares (bookmaker)": before["informedness bootstrap (bookmaker)"],
         },
     }
     for name, rows in expected.items():
@@ -298,10 +300,10 @@ def test_the_cards_comparison_tables_are_the_studys():
     # Every current method covers at least 0.93 everywhere and refuses nowhere, as the cards say.
     for method, (_, least, below, _, refused) in after.items():
         assert float(least.split(" ± ")[0]) >= 0.93 and below == "0" and refused == "none", method
-    # The former bootstrap at n = 100, which the card once quoted as 0.60-0.93.
+    # The bootstrap of the observed shares at n = 100 (0.60-0.93 on a grid of larger classes).
     at_100 = [float(re.match(r"\**([\d.]+)", row[11]).group(1)) for row in two_classes if row[1] == "100"]
-    text = " ".join(card("balanced_accuracy").split())
-    assert f"the former bootstrap covered {min(at_100):.2f}–{max(at_100):.3f} at n = 100" in text
+    text = " ".join(card_and_linked_pages("balanced_accuracy").split())
+    assert f"the bootstrap of the observed shares covered {min(at_100):.2f}–{max(at_100):.3f} at n = 100" in text
 
 
 # ---------------------------------------------------------------- the cluster study's tables in the cards
@@ -322,19 +324,22 @@ def cluster_study_rows():
 
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_accuracy_multilabel"])
 def test_the_cards_cluster_tables_are_the_studys(name):
+    """Every row of every cluster-coverage table in the card and the docs/ pages it links to (clusters.md)
+    is the study's; at least 4 of them are the module's own."""
     study = cluster_study_rows()
-    text = card(name)
-    section = text[text.index("### Cluster"):]
-    section = section[:section.index("\n## ") if "\n## " in section else len(section)]
-    section = section[:section.index("\n### ", 1) if "\n### " in section[1:] else len(section)]
-    assert "`python examples/cluster_study.py`" in section
-    quoted = 0
-    for line in section.splitlines():
+    text = card_and_linked_pages(name)
+    assert "`python examples/cluster_study.py`" in text
+    quoted, in_table = 0, False
+    for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if line.startswith("| ") and len(cells) == 6 and cells[0] != "setting":
+        if line.startswith("| setting | clusters | metric | ci_method |"):
+            in_table = True
+        elif not line.startswith("|"):
+            in_table = False
+        elif in_table and len(cells) == 6 and not set(cells[0]) <= set("-"):
             setting, clusters, metric, method, with_clusters, before = cells
             assert study[(setting, metric, method)] == (clusters, with_clusters, before), line
-            quoted += 1
+            quoted += metric.split(" ")[0] == name
     assert quoted >= 4
 
 
@@ -368,7 +373,7 @@ def test_long_tail_study_default_covers_every_cell_and_the_paired_test_keeps_its
     # The paired p-value with clusters keeps its level (never above 0.06 at 0.05); with 15 clusters it is
     # conservative (the card says so), its Satterthwaite degrees of freedom set by the clusters holding the rare class.
     assert len(type_one) >= 3 and all(rate <= 0.06 for rate in type_one.values()), type_one
-    text = " ".join(card("balanced_accuracy").split())
+    text = " ".join(card_and_linked_pages("balanced_accuracy").split())
     rates = [type_one[next(name for name in type_one if f"G={g} " in name)] for g in (200, 50, 15)]
     assert "type-I error at 0.05 was {:.3f} with every item its own cluster, {:.3f} with 50 clusters and {:.3f}".format(*rates) in text
 
@@ -376,7 +381,7 @@ def test_long_tail_study_default_covers_every_cell_and_the_paired_test_keeps_its
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel"])
 def test_the_cards_quote_the_long_tail_studys_worst_cell(name):
     _, (worst, cell), _ = long_tail_results()
-    text = " ".join(card(name).split())
+    text = " ".join(card_and_linked_pages(name).split())
     assert "studies/long_tail_modules/study.py" in text
     assert f"{worst:.3f} ({cell})" in text
 
@@ -393,7 +398,7 @@ def test_the_informedness_card_quotes_the_multiclass_studys_worst_cell():
     scores = [float(re.match(r"\**([\d.]+)", cells[6 if len(cells) == 8 else 2].strip()).group(1))
               for cells in (line.strip().strip("|").split("|") for line in rows) if len(cells) in (5, 8)]
     assert scores and min(scores) >= float(worst) >= 0.93
-    informedness_card = " ".join(card("informedness").split())
+    informedness_card = " ".join(card_and_linked_pages("informedness").split())
     assert f"`ci_method=\"score\"` covered {worst} or more in all 518 cells" in informedness_card
     assert f"fell to 0.915 near the ceiling" in informedness_card and f"and {delta} with a class of 3" in informedness_card
     page = " ".join((REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8").split())

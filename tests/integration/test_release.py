@@ -24,6 +24,7 @@ from evaluate.loading import get_imports
 
 from conftest import MODULE_NAMES, REPO_ROOT, load_module
 from fake_hub import FakeHub, client_env
+from shared.tooling import release
 from shared.tooling import vendor
 
 NAMESPACE = "release-test"
@@ -250,7 +251,8 @@ def test_release_generates_the_helpers_over_a_hand_edited_copy(tmp_path):
     subprocess.run([sys.executable, "-m", "shared.tooling.vendor"], cwd=repo, check=True, capture_output=True)
     generated = helper.read_text(encoding="utf-8")
     helper.write_text(generated.replace("def as_array(", "def as_array_edited_by_hand(", 1), encoding="utf-8")
-    result = run_release(repo, client_env(tmp_path), "--dry-run")
+    # The card links into ../docs/, so a release names where those pages are (--source-url).
+    result = run_release(repo, client_env(tmp_path), "--dry-run", "--source-url", SOURCE_URL)
     assert result.returncode == 0, result.stderr
     assert "generated: balanced_accuracy/shared_core.py" in result.stdout
     assert helper.read_text(encoding="utf-8") == generated  # regenerated from shared/
@@ -263,6 +265,7 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     card = (folder / "README.md").read_text(encoding="utf-8")
     card = card.replace("## Limitations and Bias", "## Caveats").replace("\nemoji:", "\nicon:")
     (folder / "README.md").write_text(card, encoding="utf-8")
+    outward = release.links_out_of_folder(card) + 2  # the card's own links into ../docs/, and the two appended below
     requirements = (folder / "requirements.txt").read_text(encoding="utf-8")
     (folder / "requirements.txt").write_text(requirements.replace("gradio==", "gradio>="), encoding="utf-8")
     script = (folder / "balanced_accuracy.py").read_text(encoding="utf-8")
@@ -287,7 +290,7 @@ def test_release_validation_fails_on_a_broken_folder_and_uploads_nothing(tmp_pat
     assert "app.py imports 'sklearn'" in errors and "neither lists nor pulls in" in errors
     assert "app.py: expected a Gradio app named `app`, found NoneType" in errors
     assert "documented examples fail" in errors and "{'balanced_accuracy': 0.5}" in errors
-    assert "README.md: 2 links leave the folder (../...)" in errors and "pass --source-url" in errors
+    assert f"README.md: {outward} links leave the folder (../...)" in errors and "pass --source-url" in errors
     assert "uploading" not in result.stdout
     assert hub.requests == []  # validation failed, so nothing reached the Hub
     assert refused_connections(tmp_path) == []

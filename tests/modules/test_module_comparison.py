@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from shared.stats import comparison
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, card_and_linked_pages
 from processes import run_distributed
 
 METRICS = {"balanced_accuracy": comparison.balanced_accuracy_difference, "informedness": comparison.informedness_difference}
@@ -342,7 +342,7 @@ def test_worked_example_of_the_cards(overlap):
         shown = (f"{result[f'{name}_difference']:.4f}", f"[{low:.4f}, {high:.4f}]".replace("-", "−"),
                  f"{result[f'{name}_difference_p_value']:.4f}")
         assert shown == (difference, interval, p_value)
-        card = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+        card = card_and_linked_pages(name)  # the card and docs/comparing-judges.md, which it links to
         assert f"| {agree} | {difference} | {interval} | {p_value} |" in card
     # The README's judge page rounds the two p-values.
     readme = (REPO_ROOT / "docs" / "choosing-a-judge.md").read_text(encoding="utf-8")

@@ -372,7 +372,7 @@ def test_the_key_assumption_is_stated_where_the_feature_is_introduced_and_groups
     assert checked["per_group"]["golden"]["fpr"] == pytest.approx(0.02)
     assert checked["per_group"]["new"]["fpr"] == pytest.approx(23 / 189)
     assert checked["group_heterogeneity_p_value"] < 1e-8 and "p = 2·10⁻¹⁰" in readme
-    card = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    card = card_section("informedness", "## Corrected prevalence from a judge's labels")
     assert "class-conditional rates" in card and "random sample of the new data" in card
 
 
@@ -630,13 +630,18 @@ def test_two_processes_equal_one_process(tmp_path):
 
 
 def card_section(name, heading):
-    text = (REPO_ROOT / name / "README.md").read_text(encoding="utf-8")
+    """The section under ``heading`` (its subsections included) in the card or a docs/ page it links to
+    (docs/prevalence.md for the informedness card)."""
+    from conftest import card_and_linked_pages
+
+    text = card_and_linked_pages(name)
     start = text.index(heading)
-    following = re.search(r"\n#{2,} ", text[start + len(heading):])  # the next heading (## or ###)
+    level = len(heading) - len(heading.lstrip("#"))
+    following = re.search(rf"\n#{{2,{level}}} ", text[start + len(heading):])  # the next heading of its level or above (not "# " comments)
     return text[start:start + len(heading) + following.start() if following else None]
 
 
-@pytest.mark.parametrize("heading", ["### Corrected prevalence from a judge's labels", "### Judge diagnostics per group"])
+@pytest.mark.parametrize("heading", ["## Corrected prevalence from a judge's labels", "## Judge diagnostics per group"])
 def test_informedness_card_examples_are_exact_doctests(metric, heading):
     import doctest
 
@@ -670,7 +675,7 @@ def study_rows():
 
 
 def test_informedness_card_states_the_rule_and_the_studys_figures():
-    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    section = card_section("informedness", "## Corrected prevalence from a judge's labels")
     assert f"|J| ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
     study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
     assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
@@ -714,7 +719,7 @@ def test_informedness_card_states_the_rule_and_the_studys_figures():
 
 
 def test_card_shows_lee_et_als_readme_example_beside_the_published_interval(metric):
-    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    section = card_section("informedness", "## Corrected prevalence from a judge's labels")
     golden = [0] * 200 + [1] * 200
     verdicts = [0] * 140 + [1] * 60 + [0] * 20 + [1] * 180
     result = metric.compute(references=golden, predictions=verdicts, unlabeled_predictions=[0] * 600 + [1] * 400,
@@ -730,7 +735,7 @@ def test_card_shows_lee_et_als_readme_example_beside_the_published_interval(metr
 def test_card_worked_allocation_and_ppi_plan_are_the_planners_output():
     from shared.tooling import planning
 
-    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    section = card_section("informedness", "## Corrected prevalence from a judge's labels")
     plan = planning.allocate_golden_budget(200, measured_prevalence=0.4, tnr=0.7, tpr=0.9, pilot=10, unlabeled_size=1000)
     assert (plan["negatives"], plan["positives"]) == (136, 64)
     assert f"{plan['expected_half_width']:.4f}, against {plan['equal_split_half_width']:.4f}" in section
@@ -912,7 +917,7 @@ def test_informedness_card_quotes_the_prevalence_intervals_study():
     """The card's figures for the default are studies/prevalence_intervals/results.md's, and that
     study's default covers 0.93 in every cell with no zero-width interval."""
     text, rows = worst_cells()
-    section = card_section("informedness", "### Corrected prevalence from a judge's labels")
+    section = card_section("informedness", "## Corrected prevalence from a judge's labels")
     command = text.split("```", 2)[1].strip()
     assert command.startswith("OMP_NUM_THREADS=1 nice -n 19 python studies/prevalence_intervals/study.py")
     assert command in section

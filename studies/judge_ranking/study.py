@@ -281,6 +281,8 @@ def informedness_report():
         return []
     loaded = [json.loads(path.read_text()) for path in parts]
     cells = [cell for part in loaded for cell in part["cells"]]
+    order = {json.dumps(cell, sort_keys=True): index for index, cell in enumerate(informedness_grid())}
+    cells.sort(key=lambda cell: order.get(json.dumps({name: cell[name] for name in informedness_grid()[0]}, sort_keys=True), 10**6))
     count = loaded[0]["parts"]
     lines = ["", "## Informedness: three classes", "", "```"]
     lines += [f"OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --informedness --part {k} --parts {count}"

@@ -403,3 +403,25 @@ def test_the_informedness_card_quotes_the_multiclass_studys_worst_cell():
     assert f"fell to 0.915 near the ceiling" in informedness_card and f"and {delta} with a class of 3" in informedness_card
     page = " ".join((REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8").split())
     assert f"worst cell {worst} of 518" in page and f"fell to {delta} with a class of 3 items" in page
+
+
+def test_the_ranking_page_quotes_the_informedness_ranking_study():
+    """docs/ranking-judges.md's figures for multi-class informedness are studies/judge_ranking/results.md's."""
+    text = (REPO_ROOT / "studies" / "judge_ranking" / "results.md").read_text(encoding="utf-8")
+    section = text.split("## Informedness: three classes", 1)[1]
+    first, again = section.split("### Informedness cells below", 1)
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in first.splitlines() if line.startswith("| 3 classes")]
+    rechecked = [[cell.strip() for cell in line.strip("|").split("|")] for line in again.splitlines() if line.startswith("| 3 classes")]
+    number = (lambda cell: float(re.match(r"\**([\d.]+)", cell).group(1)))
+    assert len(rows) == 13 and all(number(row[6]) == 1.0 for row in rows)  # the true best always in the set
+    low = sorted((number(row[5]), row[1], row[2], row[4]) for row in rows if number(row[5]) < 0.93)
+    assert len(low) == 2 == len(rechecked)
+    assert [(row[1], row[2]) for row in rechecked] == [(judges, size) for _, judges, size, _ in low]
+    assert all(int(row[4]) == 4 * int(sets) and number(row[5]) >= 0.93 for row, (_, _, _, sets) in zip(rechecked, low))
+    others = min(number(row[5]) for row in rows if number(row[5]) >= 0.93)
+    page = " ".join((REPO_ROOT / "docs" / "ranking-judges.md").read_text(encoding="utf-8").split())
+    (first_low, first_j, first_n, first_sets), (second_low, second_j, second_n, second_sets) = low
+    assert (f"The worst family-wise coverage on the first pass was {first_low:.3f} (J = {first_j}, n = {first_n}; {first_sets} sets), "
+            f"then {second_low:.3f} (J = {second_j}, n = {second_n}; {second_sets} sets); with four times the sets "
+            f"(`--informedness --recheck 4`) they were {number(rechecked[0][5]):.3f} and {number(rechecked[1][5]):.3f}, and every "
+            f"other cell was at {others:.3f} or above.") in page

@@ -43,9 +43,11 @@ from .store import Store
 # The judges' names as given (a JSON list), or NO_JUDGES: every batch must agree (Store.merge).
 JUDGES_SETTING = "judges"
 NO_JUDGES = "not given"
-# Integer labels spanning at most this many values are counted by one bincount per pair
-# (B^3 cells in uint16); other labels (strings, wide integers, weights) by CountTable.
+# Integer labels spanning at most this many values are counted by bincounts of combined codes
+# (``_joint_cells``); other labels (strings, wide integers, weights) by CountTable, pair by pair.
 FAST_SPAN = 40
+# Combinations of the references and a group of judges' labels counted by one bincount: at most this many.
+JOINT_CELLS = 1 << 18
 
 
 def pair_table(i: int, j: int) -> str:
@@ -122,15 +124,16 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
         except (ValueError, TypeError) as error:
             raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
     fast = _fast_codes(flat_references, labels) if weights is None else None
+    joint = _joint_cells(*fast[1:]) if fast is not None else None
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
             table = CountTable(list(PAIRED_KEYS))
             if fast is not None:
-                low, span, codes = fast
-                cells = np.bincount(codes[0] + codes[i + 1] * np.uint16(span) + codes[j + 1], minlength=span**3)
+                low, span = fast[:2]
+                cells = joint[(i, j)]
                 present = np.flatnonzero(cells)
                 digits = (present // (span * span), present // span % span, present % span)
-                table.add([low + digit for digit in digits], None, cells[present].astype(np.int64))
+                table.add([low + digit for digit in digits], None, cells[present])
             else:
                 table.add([flat_references, labels[i], labels[j]], weights)
             store.tables[pair_table(i, j)] = table
@@ -147,7 +150,7 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
 
 
 def _fast_codes(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tuple[int, int, List[np.ndarray]]]:
-    """Integer labels of a narrow span as uint16 codes (references pre-multiplied by span^2), else None."""
+    """Integer labels of a narrow span as uint16 codes ``label - low`` (references first), else None."""
     arrays = [references, *labels]
     if any(array.dtype.kind not in "iu" for array in arrays) or not references.size:
         return None
@@ -155,9 +158,59 @@ def _fast_codes(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tu
     span = max(int(array.max()) for array in arrays) - low + 1
     if span > FAST_SPAN:
         return None
-    codes = [(array - low).astype(np.uint16) for array in arrays]
-    codes[0] = codes[0] * np.uint16(span * span)
-    return low, span, codes
+    # One pass per array: the difference is cast straight to uint16 (it lies in [0, span)).
+    return low, span, [np.subtract(array, low, out=np.empty(array.shape, np.uint16), casting="unsafe") for array in arrays]
+
+
+def _joint_cells(span: int, codes: List[np.ndarray]) -> Dict[Tuple[int, int], np.ndarray]:
+    """Every pair i < j of judges' joint counts, ``cells[(r * span + a) * span + b]`` (int64, span^3).
+
+    Judges go in groups of g, the most for which a pair of groups with the references has at
+    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit). Each pair of
+    groups is one bincount of the items' combined codes (one pass over the items instead of one
+    per pair of judges); each pair of judges in it is then a bincount of its distinct cells,
+    weighted by their counts (integers below 2^53 in float64: exact). Where only single judges
+    fit (g = 1), each pair is one bincount of its own codes.
+    """
+    references, labels = codes[0], codes[1:]
+    size = len(labels)
+    cells: Dict[Tuple[int, int], np.ndarray] = {}
+    if span ** (size + 1) <= JOINT_CELLS:
+        together = [list(range(size))]
+    elif span**5 > JOINT_CELLS:
+        for i in range(size):
+            for j in range(i + 1, size):
+                code = references * np.uint16(span * span) + labels[i] * np.uint16(span) + labels[j]
+                cells[(i, j)] = np.bincount(code, minlength=span**3).astype(np.int64)
+        return cells
+    else:
+        per_group = 2
+        while span ** (2 * per_group + 3) <= JOINT_CELLS:
+            per_group += 1
+        groups = [list(range(start, min(start + per_group, size))) for start in range(0, size, per_group)]
+        together = [a + b for index, a in enumerate(groups) for b in groups[index + 1:]]
+    for members in together:
+        code = references.astype(np.uint32)  # span^(members + 1) <= JOINT_CELLS < 2^32
+        for member in members:
+            code *= np.uint32(span)
+            code += labels[member]
+        counted = np.bincount(code, minlength=span ** (len(members) + 1))
+        present = np.flatnonzero(counted)
+        weights = counted[present].astype(np.float64)
+        # Digits of the combined code: the reference first, then the members in order.
+        place = span ** len(members)
+        reference = present // place * (span * span)
+        digits = []
+        for _ in members:
+            place //= span
+            digits.append(present // place % span)
+        for first, i in enumerate(members):
+            for second in range(first + 1, len(members)):
+                j = members[second]
+                if (i, j) not in cells:
+                    pair = np.bincount(reference + digits[first] * span + digits[second], weights, minlength=span**3)
+                    cells[(i, j)] = pair.astype(np.int64)
+    return cells
 
 
 def has_judges(stored: Store) -> bool:

@@ -9,6 +9,7 @@ a separate call); each judge's value against a plain compute of that judge alone
 
 import json
 import math
+from collections import Counter
 import warnings
 
 import numpy as np
@@ -230,6 +231,30 @@ def test_add_one_item_at_a_time_equals_one_compute(modules, name):
     for index, reference in enumerate(references.tolist()):
         metric.add(reference=reference, judges={judge: int(labels[index]) for judge, labels in judges.items()})
     assert metric.compute() == metric.compute(references=references, judges=judges)
+
+
+@pytest.mark.parametrize("num_classes, count, offset", [
+    (3, 4, 0),  # every judge in one bincount of combined codes
+    (5, 10, 0),  # judges in groups: one bincount per pair of groups
+    (13, 4, 0),  # classes too many for groups: one bincount per pair
+    (3, 5, -2),  # labels from -2: codes relative to the lowest label
+])
+def test_pair_tables_count_each_pair_of_judges(num_classes, count, offset):
+    """Each pair table holds, per (reference, judge i, judge j), how many items have those labels:
+    against a Counter over the items, for each way the joint counts are counted."""
+    rng = np.random.default_rng(num_classes * 100 + count)
+    size = 5_000
+    references = rng.integers(0, num_classes, size) + offset
+    judges = {f"j{index}": np.where(rng.random(size) < 0.6, references, rng.integers(0, num_classes, size) + offset)
+              for index in range(count)}
+    store = count_judges_batch(count_labels, None, references, {"judges": judges})
+    names = list(judges)
+    for i in range(count):
+        for j in range(i + 1, count):
+            expected = Counter(zip(references.tolist(), judges[names[i]].tolist(), judges[names[j]].tolist()))
+            found = store.tables[f"_judges/{i}/{j}"].result()
+            keys = zip(*(found.keys[key].tolist() for key in ("references", "predictions", "baseline_predictions")))
+            assert dict(zip(keys, found.n.tolist())) == dict(expected)
 
 
 def test_held_counts_do_not_grow_with_the_items():

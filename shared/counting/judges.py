@@ -158,8 +158,11 @@ def _fast_codes(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tu
     span = max(int(array.max()) for array in arrays) - low + 1
     if span > FAST_SPAN:
         return None
-    # One pass per array: the difference is cast straight to uint16 (it lies in [0, span)).
-    return low, span, [np.subtract(array, low, out=np.empty(array.shape, np.uint16), casting="unsafe") for array in arrays]
+    codes = [array.astype(np.uint16) for array in arrays]
+    if low:
+        for code in codes:
+            code -= np.uint16(low % 65536)  # modulo 2^16, as the cast: label - low, in [0, span)
+    return low, span, codes
 
 
 def _joint_cells(span: int, codes: List[np.ndarray]) -> Dict[Tuple[int, int], np.ndarray]:

@@ -166,7 +166,8 @@ def score_interval(successes: Any, trials: Any, weights: Any, confidence_level: 
 
 def gamma_lower_cdf(x: np.ndarray, shape: np.ndarray, log_gamma: Any = None) -> np.ndarray:
     """The regularised lower incomplete gamma ``P(shape, x)`` by its series (Abramowitz & Stegun
-    6.5.29), for ``x <= shape + 1`` (the lower tail, where it converges fast); vectorised.
+    6.5.29), for ``x <= shape + 1`` (the lower tail, where it converges fast); vectorised, each
+    element's series summed until its own terms are negligible (as if it were alone).
     ``log_gamma``: ``log Gamma(shape)``, if known.
 
     Examples
@@ -179,13 +180,20 @@ def gamma_lower_cdf(x: np.ndarray, shape: np.ndarray, log_gamma: Any = None) -> 
         log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(shape)
     term = 1.0 / shape
     total = term.copy()
+    # Each element stops at its own first converged block: its value is the one it has alone.
+    active = np.ones(total.shape, dtype=bool)
     k = 0
     while k < 4096:
+        every = bool(active.all())
         for _ in range(16):
             k += 1
             term = term * x / (shape + k)
-            total += term
-        if not np.any(term > _SERIES_TOLERANCE * total):
+            if every:
+                total += term
+            else:
+                total += np.where(active, term, 0.0)
+        active &= term > _SERIES_TOLERANCE * total
+        if not active.any():
             break
     positive = x > 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -204,13 +212,14 @@ def gamma_lower_quantile(probability: float, shape: Any) -> np.ndarray:
     """
     shape = np.asarray(shape, dtype=np.float64)
     small = np.minimum(shape, _LARGE_SHAPE)
-    log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(small)
     low, high = np.zeros_like(small), small.copy()  # the median is below the shape: the quantile too
-    for _ in range(_BISECTION_STEPS):
-        middle = 0.5 * (low + high)
-        below = gamma_lower_cdf(middle, small, log_gamma) < probability
-        low = np.where(below, middle, low)
-        high = np.where(below, high, middle)
+    if np.any(shape <= _LARGE_SHAPE):  # else every quantile is the cube-root formula's: no bisection
+        log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(small)
+        for _ in range(_BISECTION_STEPS):
+            middle = 0.5 * (low + high)
+            below = gamma_lower_cdf(middle, small, log_gamma) < probability
+            low = np.where(below, middle, low)
+            high = np.where(below, high, middle)
     normal = NormalDist().inv_cdf(probability)
     large = np.maximum(shape, 1.0)
     cube_root = large * (1.0 - 1.0 / (9.0 * large) + normal * np.sqrt(1.0 / (9.0 * large))) ** 3

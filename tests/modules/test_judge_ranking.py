@@ -7,6 +7,7 @@ the J = 2 p-value against the module's own paired comparison (``baseline_predict
 a separate call); each judge's value against a plain compute of that judge alone.
 """
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -179,6 +180,42 @@ def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
     assert 0.0 <= p_value < 1e-10 and math.isfinite(p_value)
     ranked = modules[name].compute(references=references, judges={"perfect": perfect, "wrong": wrong}, clusters=clusters)
     assert ranked["judge_ranking"][1]["p_value"] == p_value
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("case", ["binary_small", "weights", "clusters", "macro_five_classes"])
+def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name, case, monkeypatch):
+    """The ranking computes the J judges' intervals in one vectorised call (``SPEC.intervals``):
+    each equals the interval of a separate one-judge compute at the marginal level (small golden
+    sets, where the gamma bound's series runs to a different length for each judge; weights;
+    clusters; five classes), and the whole result equals the ranking with each judge's interval
+    computed by itself (``SPEC.intervals`` removed), to the last digit."""
+    num_classes, size = (2, 40) if case == "binary_small" else (5 if case == "macro_five_classes" else 3, 150)
+    references, judges = golden_set(21, size, num_classes, (0.95, 0.8, 0.9, 0.7, 0.99))
+    rng = np.random.default_rng(22)
+    options = {}
+    if case == "weights":
+        options["sample_weight"] = rng.uniform(0.2, 3.0, size)
+    if case == "clusters":
+        options["clusters"] = rng.integers(0, 30, size)
+    if case == "macro_five_classes" and name == "informedness":
+        options["average"] = "macro"
+    metric = modules[name]
+    result = metric.compute(references=references, judges=judges, confidence_level=0.95, **options)
+    level = result["judge_ranking_marginal_level"]
+    for entry in result["judge_ranking"]:
+        alone = metric.compute(references=references, predictions=judges[entry["name"]], confidence_level=level, **options)
+        assert math.isfinite(entry[f"{name}_ci"][0])
+        if case in ("weights", "clusters"):
+            # A judge's weighted or clustered counts in the ranking come from its pair tables, summed
+            # in another order than a one-judge compute's: the same to about 1e-16 (before batching too).
+            assert entry[f"{name}_ci"] == pytest.approx(alone[f"{name}_ci"], abs=1e-12, rel=0)
+        else:
+            assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
+    spec = type(metric).SPEC
+    monkeypatch.setattr(type(metric), "SPEC", dataclasses.replace(spec, intervals=None))
+    one_by_one = metric.compute(references=references, judges=judges, confidence_level=0.95, **options)
+    assert spec.intervals is not None and one_by_one == result
 
 
 @pytest.mark.parametrize("name", NAMES)

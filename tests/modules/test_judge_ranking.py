@@ -275,6 +275,7 @@ def test_add_one_item_at_a_time_equals_one_compute(modules, name):
     (5, 10, 0),  # judges in groups: one bincount per pair of groups
     (13, 4, 0),  # classes too many for groups: one bincount per pair
     (3, 5, -2),  # labels from -2: codes relative to the lowest label
+    (3, 5, 10**15),  # wide labels: their combined codes wrap around in int64 and come back
 ])
 def test_pair_tables_count_each_pair_of_judges(num_classes, count, offset):
     """Each pair table holds, per (reference, judge i, judge j), how many items have those labels:

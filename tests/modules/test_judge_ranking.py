@@ -189,7 +189,8 @@ def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name
     each equals the interval of a separate one-judge compute at the marginal level (small golden
     sets, where the gamma bound's series runs to a different length for each judge; weights;
     clusters; five classes), and the whole result equals the ranking with each judge's interval
-    computed by itself (``SPEC.intervals`` removed), to the last digit."""
+    and each pair's p-value computed by itself (``SPEC.intervals`` removed, one paired comparison
+    per pair), to the last digit."""
     num_classes, size = (2, 40) if case == "binary_small" else (5 if case == "macro_five_classes" else 3, 150)
     references, judges = golden_set(21, size, num_classes, (0.95, 0.8, 0.9, 0.7, 0.99))
     rng = np.random.default_rng(22)
@@ -201,7 +202,7 @@ def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name
     if case == "macro_five_classes" and name == "informedness":
         options["average"] = "macro"
     metric = modules[name]
-    result = metric.compute(references=references, judges=judges, confidence_level=0.95, **options)
+    result = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True, **options)
     level = result["judge_ranking_marginal_level"]
     for entry in result["judge_ranking"]:
         alone = metric.compute(references=references, predictions=judges[entry["name"]], confidence_level=level, **options)
@@ -214,7 +215,11 @@ def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name
             assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
     spec = type(metric).SPEC
     monkeypatch.setattr(type(metric), "SPEC", dataclasses.replace(spec, intervals=None))
-    one_by_one = metric.compute(references=references, judges=judges, confidence_level=0.95, **options)
+    # The pairs' p-values one paired comparison at a time too (the module's helpers share one namespace).
+    helpers = type(metric)._from_counts.__globals__
+    monkeypatch.setitem(helpers, "pair_p_values", lambda spec, pairs, options: [helpers["pair_p_value"](spec, paired, options)
+                                                                              for paired in pairs])
+    one_by_one = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True, **options)
     assert spec.intervals is not None and one_by_one == result
 
 

@@ -82,29 +82,29 @@ def score_bounds(successes: Any, trials: Any, weights: Any, z: float) -> Tuple[n
     smallest = np.where(np.isfinite(smallest), smallest, 1.0)
     # lambda w_c runs from 1e-8 to 1e8 times the largest group: the null values reach the range's ends.
     log_scale = np.log(n.max(axis=-1) / smallest)
-    ends = []
-    for sign in (1.0, -1.0):
-        near = np.full(theta.shape, math.log(1e-8)) + log_scale
-        far = np.full(theta.shape, math.log(1e8)) + log_scale
+    # Both ends at once, on a leading axis of two: lambda > 0 (the lower end) and lambda < 0.
+    sign = np.array([1.0, -1.0]).reshape((2,) + (1,) * theta.ndim)
+    near = np.full((2,) + theta.shape, math.log(1e-8)) + log_scale
+    far = np.full((2,) + theta.shape, math.log(1e8)) + log_scale
 
-        def statistic(log_multiplier):
-            rates = constrained_rates(x, n, sign * np.exp(log_multiplier)[..., None] * w)
-            null = (w * rates).sum(axis=-1)
-            variance = (w2d * rates * (1.0 - rates)).sum(axis=-1)
-            squared = (theta - null) ** 2
-            # Where the squared distance is 0 the null is the estimate: inside, whatever the variance.
-            return np.where(squared > 1e-300, squared / variance, 0.0), null
+    def statistic(log_multiplier):
+        rates = constrained_rates(x, n, (sign * np.exp(log_multiplier))[..., None] * w)
+        null = (w * rates).sum(axis=-1)
+        variance = (w2d * rates * (1.0 - rates)).sum(axis=-1)
+        squared = (theta - null) ** 2
+        # Where the squared distance is 0 the null is the estimate: inside, whatever the variance.
+        return np.where(squared > 1e-300, squared / variance, 0.0), null
 
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            far_statistic, farthest = statistic(far)
-            for _ in range(_BISECTION_STEPS):
-                middle = 0.5 * (near + far)
-                inside = ~(statistic(middle)[0] > z * z)  # a NaN statistic (0 / 0) counts as inside
-                near = np.where(inside, middle, near)
-                far = np.where(inside, far, middle)
-            end = statistic(near)[1]
-        # Where even the farthest null is not rejected, the interval runs to that end of the range.
-        ends.append(np.where(~(far_statistic > z * z), farthest, end))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        far_statistic, farthest = statistic(far)
+        for _ in range(_BISECTION_STEPS):
+            middle = 0.5 * (near + far)
+            inside = ~(statistic(middle)[0] > z * z)  # a NaN statistic (0 / 0) counts as inside
+            near = np.where(inside, middle, near)
+            far = np.where(inside, far, middle)
+        end = statistic(near)[1]
+    # Where even the farthest null is not rejected, the interval runs to that end of the range.
+    ends = np.where(~(far_statistic > z * z), farthest, end)
     low, high = np.minimum(ends[0], theta), np.maximum(ends[1], theta)
     total = w.sum(axis=-1)
     return np.clip(low, 0.0, total), np.clip(high, 0.0, total)

@@ -22,6 +22,7 @@ from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import THRESHOLD_TIE_RULE
 from .shared_core import ZERO_DIVISION_DOC
+from .shared_core import balanced_accuracy_intervals
 from .shared_core import balanced_accuracy_from_counts
 from .shared_core import balanced_accuracy_influence
 from .shared_core import balanced_accuracy_paired_difference
@@ -292,7 +293,7 @@ _CITATION = """
 
 
 SPEC = MetricSpec("balanced_accuracy", balanced_accuracy_from_counts, balanced_accuracy_influence, balanced_accuracy_paired_difference,
-                  check_options=check_balanced_accuracy_options, cluster_feature="correct")
+                  check_options=check_balanced_accuracy_options, cluster_feature="correct", intervals=balanced_accuracy_intervals)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -24,6 +24,7 @@ from .shared_core import JUDGES_OUTPUTS_DOC
 from .shared_core import LOAD_TIME_DOC
 from .shared_core import Option
 from .shared_core import informedness_from_counts
+from .shared_core import informedness_intervals
 from .shared_core import informedness_influence
 from .shared_core import informedness_paired_difference
 
@@ -491,7 +492,8 @@ _CITATION = """
 
 
 SPEC = MetricSpec("informedness", informedness_from_counts, informedness_influence, informedness_paired_difference,
-                  own_only=("confidence_level", "return_per_class", "return_markedness", "return_confusion_matrix"))
+                  own_only=("confidence_level", "return_per_class", "return_markedness", "return_confusion_matrix"),
+                  intervals=informedness_intervals)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

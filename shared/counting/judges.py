@@ -17,6 +17,7 @@ weights and clusters as ``baseline_predictions``), over one class order for all 
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -43,9 +44,13 @@ from .store import Store
 # The judges' names as given (a JSON list), or NO_JUDGES: every batch must agree (Store.merge).
 JUDGES_SETTING = "judges"
 NO_JUDGES = "not given"
-# Integer labels spanning at most this many values are counted by one bincount per pair
-# (B^3 cells in uint16); other labels (strings, wide integers, weights) by CountTable.
+# Integer labels spanning at most this many values are counted by bincounts of combined codes
+# (``_joint_cells``); other labels (strings, wide integers, weights) by CountTable, pair by pair.
 FAST_SPAN = 40
+# Combinations of the references and a group of judges' labels counted by one bincount: at most this many.
+JOINT_CELLS = 1 << 18
+# Items per chunk when labels are read for their span and codes (a chunk of each stays in cache).
+CODES_CHUNK = 1 << 16
 
 
 def pair_table(i: int, j: int) -> str:
@@ -121,16 +126,17 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
             labels.append(as_labels(array.reshape(-1), "predictions", scores_hint))
         except (ValueError, TypeError) as error:
             raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
-    fast = _fast_codes(flat_references, labels) if weights is None else None
+    fast = _label_span(flat_references, labels) if weights is None else None
+    joint = _joint_cells(*fast, flat_references, labels) if fast is not None else None
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):
             table = CountTable(list(PAIRED_KEYS))
             if fast is not None:
-                low, span, codes = fast
-                cells = np.bincount(codes[0] + codes[i + 1] * np.uint16(span) + codes[j + 1], minlength=span**3)
+                low, span = fast
+                cells = joint[(i, j)]
                 present = np.flatnonzero(cells)
                 digits = (present // (span * span), present // span % span, present % span)
-                table.add([low + digit for digit in digits], None, cells[present].astype(np.int64))
+                table.add([low + digit for digit in digits], None, cells[present])
             else:
                 table.add([flat_references, labels[i], labels[j]], weights)
             store.tables[pair_table(i, j)] = table
@@ -146,18 +152,79 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     return store
 
 
-def _fast_codes(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tuple[int, int, List[np.ndarray]]]:
-    """Integer labels of a narrow span as uint16 codes (references pre-multiplied by span^2), else None."""
+def _label_span(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tuple[int, int]]:
+    """``(low, span)`` of integer labels of a narrow span (references and every judge's), else None."""
     arrays = [references, *labels]
     if any(array.dtype.kind not in "iu" for array in arrays) or not references.size:
         return None
-    low = min(int(array.min()) for array in arrays)
-    span = max(int(array.max()) for array in arrays) - low + 1
-    if span > FAST_SPAN:
-        return None
-    codes = [(array - low).astype(np.uint16) for array in arrays]
-    codes[0] = codes[0] * np.uint16(span * span)
-    return low, span, codes
+    low, high = math.inf, -math.inf
+    for start in range(0, references.size, CODES_CHUNK):  # each chunk read from memory once, for both ends
+        for array in arrays:
+            chunk = array[start:start + CODES_CHUNK]
+            low, high = min(low, int(chunk.min())), max(high, int(chunk.max()))
+    span = high - low + 1
+    return None if span > FAST_SPAN else (low, span)
+
+
+def _joint_cells(low: int, span: int, references: np.ndarray, labels: List[np.ndarray]) -> Dict[Tuple[int, int], np.ndarray]:
+    """Every pair i < j of judges' joint counts, ``cells[(r * span + a) * span + b]`` (int64, span^3),
+    for integer labels in ``[low, low + span)``.
+
+    Judges go in groups of g, the most for which a pair of groups with the references has at
+    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit). Each group
+    pair is one bincount of the items' combined codes, built chunk by chunk from the labels as
+    given (one read of each); each pair of judges in it is then a bincount of its distinct
+    cells, weighted by their counts (integers below 2^53 in float64: exact). When not even two
+    judges fit in a group, each pair of judges is one bincount of its own codes.
+    """
+    size = len(labels)
+    cells: Dict[Tuple[int, int], np.ndarray] = {}
+    if span**5 > JOINT_CELLS and span ** (size + 1) > JOINT_CELLS:
+        # Not even two judges per group: each pair one bincount of uint16 codes made once per judge.
+        codes = [(array.astype(np.int64, copy=False) - low).astype(np.uint16) for array in (references, *labels)]
+        for i in range(size):
+            for j in range(i + 1, size):
+                code = codes[0] * np.uint16(span * span) + codes[i + 1] * np.uint16(span) + codes[j + 1]
+                cells[(i, j)] = np.bincount(code, minlength=span**3).astype(np.int64)
+        return cells
+    if span ** (size + 1) <= JOINT_CELLS:
+        together = [list(range(size))]
+    else:
+        per_group = 2
+        while span ** (2 * per_group + 3) <= JOINT_CELLS:
+            per_group += 1
+        groups = [list(range(start, min(start + per_group, size))) for start in range(0, size, per_group)]
+        together = [a + b for index, a in enumerate(groups) for b in groups[index + 1:]]
+    for members in together:
+        # sum_k (label_k - low) span^(m - k) = sum_k label_k span^(m - k) - low sum_k span^(m - k): in int64,
+        # modulo 2^64 (wide labels wrap the same way in every step), the code itself in [0, span^(m + 1)).
+        shift = (low * sum(span**power for power in range(len(members) + 1)) + 2**63) % 2**64 - 2**63
+        code = np.empty(references.size, np.int64)
+        for start in range(0, references.size, CODES_CHUNK):
+            part = references[start:start + CODES_CHUNK].astype(np.int64)
+            for member in members:
+                part *= span
+                part += labels[member][start:start + CODES_CHUNK].astype(np.int64, copy=False)
+            if shift:
+                part -= shift
+            code[start:start + CODES_CHUNK] = part
+        counted = np.bincount(code, minlength=span ** (len(members) + 1))
+        present = np.flatnonzero(counted)
+        weights = counted[present].astype(np.float64)
+        # Digits of the combined code: the reference first, then the members in order.
+        place = span ** len(members)
+        reference = present // place * (span * span)
+        digits = []
+        for _ in members:
+            place //= span
+            digits.append(present // place % span)
+        for first, i in enumerate(members):
+            for second in range(first + 1, len(members)):
+                j = members[second]
+                if (i, j) not in cells:
+                    pair = np.bincount(reference + digits[first] * span + digits[second], weights, minlength=span**3)
+                    cells[(i, j)] = pair.astype(np.int64)
+    return cells
 
 
 def has_judges(stored: Store) -> bool:

@@ -17,7 +17,8 @@ Example: the per-class lists and the confusion matrix of a two-class problem.
 ['per_class_recall', 'support_per_class', 'classes', 'confusion_matrix']
 """
 
-from typing import Any, Dict, Optional, Tuple
+import math
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..stats.binomial import DEFAULT_CI_METHOD
 from ..stats.binomial import MAX_BOOTSTRAP_CELLS
 from ..stats.binomial import auto_resamples
 from .reduction import clustered_interval
+from ..stats.design_effect import design_effect
 from ..stats.intervals import informedness_gradient
 from ..stats.intervals import informedness_interval
 from ..stats.intervals import recall_influence
@@ -121,6 +123,45 @@ def informedness_interval_outputs(counts, class_counts, value: float, averaging:
     if interval is not None and interval.reason is not None:
         outputs["informedness_ci_reason"] = interval.reason
     return outputs
+
+
+def informedness_score_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging, Any]], *, average: str,
+                                        confidence_level: float) -> List[Optional[Dict[str, Any]]]:
+    """``informedness_interval_outputs`` of several systems with the default ``ci_method`` (score), the
+    intervals of all of them in one vectorised call: ``systems`` are ``(counts, class_counts, value,
+    averaging, same)`` as that function takes them, ``same`` equal for systems with equal averaging
+    (one batch each). Each problem on the leading axis is computed as it is alone: the same numbers.
+    None for a system whose interval is NaN (its reason is ``informedness_interval_outputs``')."""
+    key = "informedness_ci"
+    found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
+    batches: Dict[Any, Any] = {}
+    for position, (counts, class_counts, value, averaging, same) in enumerate(systems):
+        if np.count_nonzero(class_counts.support) < 2:
+            continue
+        matrix = counts.matrix("confidence_level")
+        if counts.w is not None:
+            matrix = matrix / counts.w.max()  # as informedness_interval_outputs scales it
+        if counts.encoded.num_classes == 2:
+            influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
+        else:
+            influence = (lambda: informedness_gradient(matrix, average, averaging))
+        effect = design_effect(counts, influence, confidence_level)
+        if effect.reason is not None:
+            found[position] = effect.outputs(key)
+            continue
+        support = counts.effective_sizes() if counts.w is not None else class_counts.support
+        effective = effect.scale(support) if effect.num_clusters else counts.effective_sizes()
+        batches.setdefault((same, effective is None), (averaging, []))[1].append((position, matrix, value, effective, effect))
+    for (_, no_sizes), (averaging, members) in batches.items():
+        interval = informedness_interval(
+            np.stack([member[1] for member in members]), confidence_level=confidence_level, method=DEFAULT_CI_METHOD,
+            average=average, averaging=averaging, estimate=np.array([member[2] for member in members], dtype=np.float64),
+            effective_support=None if no_sizes else np.stack([member[3] for member in members]))
+        for row, (position, *_, effect) in enumerate(members):
+            low, high = float(interval.low[row]), float(interval.high[row])
+            if not (math.isnan(low) or math.isnan(high)):
+                found[position] = {key: [low, high], **effect.outputs(key)}
+    return found
 
 
 def markedness_outputs(class_counts, average: str, averaging: Averaging, zero_division: Any) -> Tuple[Dict[str, Any], np.ndarray]:

@@ -98,7 +98,7 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
     others = [i for i in finite if i != best]
-    raw_p = [pair_p_value(spec, counts.pair(best, i), options) for i in others]
+    raw_p = pair_p_values(spec, [counts.pair(best, i) for i in others], options)
     seed = options.get("seed")
     adjusted = np.array([])
     if others:
@@ -116,11 +116,13 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
             sub = covariance[np.ix_(finite, finite)]
             critical = maxt_quantile(level, correlation_of(sub), seed=seed)
             marginal = min(math.erf(critical / math.sqrt(2.0)), 1.0 - 1e-12)
+        at_marginal = {**plain, "confidence_level": marginal}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            # The J intervals in one vectorised call where the spec can (spec.intervals), else one by one.
+            batched = spec.intervals([counts.judge(i) for i in range(size)], at_marginal) if spec.intervals else [None] * size
             for i in range(size):
-                result = spec.value(counts.judge(i), {**plain, "confidence_level": marginal})
-                intervals[i] = result
+                intervals[i] = batched[i] if batched[i] is not None else spec.value(counts.judge(i), at_marginal)
 
     ranking: List[Dict[str, Any]] = []
     for i in order:
@@ -156,7 +158,7 @@ def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[s
     judge's value is undefined)."""
     index = {name: position for position, name in enumerate(counts.names)}
     pairs = [(i, j) for i in finite for j in finite if i < j]
-    raw = [pair_p_value(spec, counts.pair(i, j), options) for i, j in pairs]
+    raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
     adjusted: List[float] = []
     if pairs:
         cross = np.array([[covariance[i, k] - covariance[i, l] - covariance[j, k] + covariance[j, l] for k, l in pairs]
@@ -177,6 +179,27 @@ def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, A
         lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
         lambda joint_w2: spec.difference(paired.joint, joint_w2, options, None))
     return float(compared["p_value"])
+
+
+def pair_p_values(spec: MetricSpec, pairs: List[PairedCounts], options: Mapping[str, Any]) -> List[float]:
+    """``pair_p_value`` of each pair, those whose comparison needs no design effect (no clusters)
+    in one vectorised call of ``spec.difference`` (leading axis: the pairs; each problem computed
+    as it is alone, so the same numbers), the others one by one."""
+    found: List[Any] = [None] * len(pairs)
+    batches: Dict[Any, List[int]] = {}
+    for position, paired in enumerate(pairs):
+        clusters = paired.clusters
+        if not clusters.counted and (clusters.reason is None or options["confidence_level"] is None):
+            batches.setdefault((paired.joint.shape, paired.joint_w2 is None), []).append(position)
+        else:
+            found[position] = pair_p_value(spec, paired, options)
+    for (_, unweighted), positions in batches.items():
+        joints = np.stack([pairs[position].joint for position in positions])
+        squares = None if unweighted else np.stack([pairs[position].joint_w2 for position in positions])
+        p_values = np.atleast_1d(np.asarray(spec.difference(joints, squares, options, None)["p_value"], dtype=np.float64))
+        for row, position in enumerate(positions):
+            found[position] = float(p_values[row])
+    return found
 
 
 def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:

@@ -9,7 +9,7 @@ samples are clustered (``stats.design_effect``), with the same outputs in every 
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -41,6 +41,9 @@ class MetricSpec:
     ``check_options(options)``: checks across options, before any data is read (None: none).
     ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
     or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
+    ``intervals(systems, options)``: several systems' interval outputs (``<name>_ci`` and what
+    ``value`` gives beside it), the same numbers as ``value``'s, computed in one vectorised call;
+    None in the list for a system left to ``value`` (None: no batching, ``value`` for each).
     """
 
     name: str
@@ -50,6 +53,7 @@ class MetricSpec:
     own_only: Tuple[str, ...] = ("confidence_level", "return_per_class", "return_confusion_matrix")
     check_options: Optional[Callable[[Mapping[str, Any]], None]] = None
     cluster_feature: str = "predictions"
+    intervals: Optional[Callable[[List[Any], Mapping[str, Any]], List[Optional[Dict[str, Any]]]]] = None
 
 
 def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: float,

@@ -23,6 +23,7 @@ of statistics is judged by the distribution of its largest absolute value (maxT)
 NumPy and the standard library only.
 """
 
+import functools
 from statistics import NormalDist
 from typing import Any, Optional, Sequence
 
@@ -132,7 +133,9 @@ def max_abs_normal(correlation: Any, draws: int = MAXT_DRAWS, seed: Optional[int
     for start in range(0, draws, step):
         stop = min(draws, start + step)
         normal = generator.standard_normal((stop - start, correlation.shape[0]), dtype=np.float32)
-        maxima[start:stop] = np.abs(normal @ root.T).max(axis=1)
+        absolute = np.abs(normal @ root.T)
+        # A few columns: their elementwise maximum, column by column, is faster than a reduction along short rows.
+        maxima[start:stop] = functools.reduce(np.maximum, absolute.T) if absolute.shape[1] <= 16 else absolute.max(axis=1)
     maxima.sort()
     return maxima
 

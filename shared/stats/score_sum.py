@@ -82,29 +82,29 @@ def score_bounds(successes: Any, trials: Any, weights: Any, z: float) -> Tuple[n
     smallest = np.where(np.isfinite(smallest), smallest, 1.0)
     # lambda w_c runs from 1e-8 to 1e8 times the largest group: the null values reach the range's ends.
     log_scale = np.log(n.max(axis=-1) / smallest)
-    ends = []
-    for sign in (1.0, -1.0):
-        near = np.full(theta.shape, math.log(1e-8)) + log_scale
-        far = np.full(theta.shape, math.log(1e8)) + log_scale
+    # Both ends at once, on a leading axis of two: lambda > 0 (the lower end) and lambda < 0.
+    sign = np.array([1.0, -1.0]).reshape((2,) + (1,) * theta.ndim)
+    near = np.full((2,) + theta.shape, math.log(1e-8)) + log_scale
+    far = np.full((2,) + theta.shape, math.log(1e8)) + log_scale
 
-        def statistic(log_multiplier):
-            rates = constrained_rates(x, n, sign * np.exp(log_multiplier)[..., None] * w)
-            null = (w * rates).sum(axis=-1)
-            variance = (w2d * rates * (1.0 - rates)).sum(axis=-1)
-            squared = (theta - null) ** 2
-            # Where the squared distance is 0 the null is the estimate: inside, whatever the variance.
-            return np.where(squared > 1e-300, squared / variance, 0.0), null
+    def statistic(log_multiplier):
+        rates = constrained_rates(x, n, (sign * np.exp(log_multiplier))[..., None] * w)
+        null = (w * rates).sum(axis=-1)
+        variance = (w2d * rates * (1.0 - rates)).sum(axis=-1)
+        squared = (theta - null) ** 2
+        # Where the squared distance is 0 the null is the estimate: inside, whatever the variance.
+        return np.where(squared > 1e-300, squared / variance, 0.0), null
 
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            far_statistic, farthest = statistic(far)
-            for _ in range(_BISECTION_STEPS):
-                middle = 0.5 * (near + far)
-                inside = ~(statistic(middle)[0] > z * z)  # a NaN statistic (0 / 0) counts as inside
-                near = np.where(inside, middle, near)
-                far = np.where(inside, far, middle)
-            end = statistic(near)[1]
-        # Where even the farthest null is not rejected, the interval runs to that end of the range.
-        ends.append(np.where(~(far_statistic > z * z), farthest, end))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        far_statistic, farthest = statistic(far)
+        for _ in range(_BISECTION_STEPS):
+            middle = 0.5 * (near + far)
+            inside = ~(statistic(middle)[0] > z * z)  # a NaN statistic (0 / 0) counts as inside
+            near = np.where(inside, middle, near)
+            far = np.where(inside, far, middle)
+        end = statistic(near)[1]
+    # Where even the farthest null is not rejected, the interval runs to that end of the range.
+    ends = np.where(~(far_statistic > z * z), farthest, end)
     low, high = np.minimum(ends[0], theta), np.maximum(ends[1], theta)
     total = w.sum(axis=-1)
     return np.clip(low, 0.0, total), np.clip(high, 0.0, total)
@@ -166,7 +166,8 @@ def score_interval(successes: Any, trials: Any, weights: Any, confidence_level: 
 
 def gamma_lower_cdf(x: np.ndarray, shape: np.ndarray, log_gamma: Any = None) -> np.ndarray:
     """The regularised lower incomplete gamma ``P(shape, x)`` by its series (Abramowitz & Stegun
-    6.5.29), for ``x <= shape + 1`` (the lower tail, where it converges fast); vectorised.
+    6.5.29), for ``x <= shape + 1`` (the lower tail, where it converges fast); vectorised, each
+    element's series summed until its own terms are negligible (as if it were alone).
     ``log_gamma``: ``log Gamma(shape)``, if known.
 
     Examples
@@ -179,13 +180,20 @@ def gamma_lower_cdf(x: np.ndarray, shape: np.ndarray, log_gamma: Any = None) -> 
         log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(shape)
     term = 1.0 / shape
     total = term.copy()
+    # Each element stops at its own first converged block: its value is the one it has alone.
+    active = np.ones(total.shape, dtype=bool)
     k = 0
     while k < 4096:
+        every = bool(active.all())
         for _ in range(16):
             k += 1
             term = term * x / (shape + k)
-            total += term
-        if not np.any(term > _SERIES_TOLERANCE * total):
+            if every:
+                total += term
+            else:
+                total += np.where(active, term, 0.0)
+        active &= term > _SERIES_TOLERANCE * total
+        if not active.any():
             break
     positive = x > 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -204,13 +212,14 @@ def gamma_lower_quantile(probability: float, shape: Any) -> np.ndarray:
     """
     shape = np.asarray(shape, dtype=np.float64)
     small = np.minimum(shape, _LARGE_SHAPE)
-    log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(small)
     low, high = np.zeros_like(small), small.copy()  # the median is below the shape: the quantile too
-    for _ in range(_BISECTION_STEPS):
-        middle = 0.5 * (low + high)
-        below = gamma_lower_cdf(middle, small, log_gamma) < probability
-        low = np.where(below, middle, low)
-        high = np.where(below, high, middle)
+    if np.any(shape <= _LARGE_SHAPE):  # else every quantile is the cube-root formula's: no bisection
+        log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(small)
+        for _ in range(_BISECTION_STEPS):
+            middle = 0.5 * (low + high)
+            below = gamma_lower_cdf(middle, small, log_gamma) < probability
+            low = np.where(below, middle, low)
+            high = np.where(below, high, middle)
     normal = NormalDist().inv_cdf(probability)
     large = np.maximum(shape, 1.0)
     cube_root = large * (1.0 - 1.0 / (9.0 * large) + normal * np.sqrt(1.0 / (9.0 * large))) ** 3

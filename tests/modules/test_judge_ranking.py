@@ -7,8 +7,10 @@ the J = 2 p-value against the module's own paired comparison (``baseline_predict
 a separate call); each judge's value against a plain compute of that judge alone.
 """
 
+import dataclasses
 import json
 import math
+from collections import Counter
 import warnings
 
 import numpy as np
@@ -181,6 +183,47 @@ def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("case", ["binary_small", "weights", "clusters", "macro_five_classes"])
+def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name, case, monkeypatch):
+    """The ranking computes the J judges' intervals in one vectorised call (``SPEC.intervals``):
+    each equals the interval of a separate one-judge compute at the marginal level (small golden
+    sets, where the gamma bound's series runs to a different length for each judge; weights;
+    clusters; five classes), and the whole result equals the ranking with each judge's interval
+    and each pair's p-value computed by itself (``SPEC.intervals`` removed, one paired comparison
+    per pair), to the last digit."""
+    num_classes, size = (2, 40) if case == "binary_small" else (5 if case == "macro_five_classes" else 3, 150)
+    references, judges = golden_set(21, size, num_classes, (0.95, 0.8, 0.9, 0.7, 0.99))
+    rng = np.random.default_rng(22)
+    options = {}
+    if case == "weights":
+        options["sample_weight"] = rng.uniform(0.2, 3.0, size)
+    if case == "clusters":
+        options["clusters"] = rng.integers(0, 30, size)
+    if case == "macro_five_classes" and name == "informedness":
+        options["average"] = "macro"
+    metric = modules[name]
+    result = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True, **options)
+    level = result["judge_ranking_marginal_level"]
+    for entry in result["judge_ranking"]:
+        alone = metric.compute(references=references, predictions=judges[entry["name"]], confidence_level=level, **options)
+        assert math.isfinite(entry[f"{name}_ci"][0])
+        if case in ("weights", "clusters"):
+            # A judge's weighted or clustered counts in the ranking come from its pair tables, summed
+            # in another order than a one-judge compute's: the same to about 1e-16 (before batching too).
+            assert entry[f"{name}_ci"] == pytest.approx(alone[f"{name}_ci"], abs=1e-12, rel=0)
+        else:
+            assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
+    spec = type(metric).SPEC
+    monkeypatch.setattr(type(metric), "SPEC", dataclasses.replace(spec, intervals=None))
+    # The pairs' p-values one paired comparison at a time too (the module's helpers share one namespace).
+    helpers = type(metric)._from_counts.__globals__
+    monkeypatch.setitem(helpers, "pair_p_values", lambda spec, pairs, options: [helpers["pair_p_value"](spec, paired, options)
+                                                                              for paired in pairs])
+    one_by_one = metric.compute(references=references, judges=judges, confidence_level=0.95, return_judge_p_values=True, **options)
+    assert spec.intervals is not None and one_by_one == result
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_each_judge_is_a_plain_compute_and_intervals_widen_to_the_maxt_level(modules, name):
     references, judges = golden_set(4, 200, 3, (0.9, 0.8, 0.85, 0.7))
     result = modules[name].compute(references=references, judges=judges, confidence_level=0.9)
@@ -230,6 +273,31 @@ def test_add_one_item_at_a_time_equals_one_compute(modules, name):
     for index, reference in enumerate(references.tolist()):
         metric.add(reference=reference, judges={judge: int(labels[index]) for judge, labels in judges.items()})
     assert metric.compute() == metric.compute(references=references, judges=judges)
+
+
+@pytest.mark.parametrize("num_classes, count, offset", [
+    (3, 4, 0),  # every judge in one bincount of combined codes
+    (5, 10, 0),  # judges in groups: one bincount per pair of groups
+    (13, 4, 0),  # classes too many for groups: one bincount per pair
+    (3, 5, -2),  # labels from -2: codes relative to the lowest label
+    (3, 5, 10**15),  # wide labels: their combined codes wrap around in int64 and come back
+])
+def test_pair_tables_count_each_pair_of_judges(num_classes, count, offset):
+    """Each pair table holds, per (reference, judge i, judge j), how many items have those labels:
+    against a Counter over the items, for each way the joint counts are counted."""
+    rng = np.random.default_rng(num_classes * 100 + count)
+    size = 5_000
+    references = rng.integers(0, num_classes, size) + offset
+    judges = {f"j{index}": np.where(rng.random(size) < 0.6, references, rng.integers(0, num_classes, size) + offset)
+              for index in range(count)}
+    store = count_judges_batch(count_labels, None, references, {"judges": judges})
+    names = list(judges)
+    for i in range(count):
+        for j in range(i + 1, count):
+            expected = Counter(zip(references.tolist(), judges[names[i]].tolist(), judges[names[j]].tolist()))
+            found = store.tables[f"_judges/{i}/{j}"].result()
+            keys = zip(*(found.keys[key].tolist() for key in ("references", "predictions", "baseline_predictions")))
+            assert dict(zip(keys, found.n.tolist())) == dict(expected)
 
 
 def test_held_counts_do_not_grow_with_the_items():

@@ -425,3 +425,24 @@ def test_the_ranking_page_quotes_the_informedness_ranking_study():
             f"then {second_low:.3f} (J = {second_j}, n = {second_n}; {second_sets} sets); with four times the sets "
             f"(`--informedness --recheck 4`) they were {number(rechecked[0][5]):.3f} and {number(rechecked[1][5]):.3f}, and every "
             f"other cell was at {others:.3f} or above.") in page
+
+
+def test_the_clusters_page_quotes_the_leverage_study():
+    """docs/clusters.md's figures for the leverage alternatives are studies/cluster_leverage/results.md's."""
+    text = (REPO_ROOT / "studies" / "cluster_leverage" / "results.md").read_text(encoding="utf-8")
+    coverage_part, paired_part = text.split("## Paired comparison", 1)
+    rows = lambda part: {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split("|")]
+                                                           for line in part.splitlines() if line.startswith("| ") and "---" not in line)
+                         if cells[0] != "cell"}
+    coverage, paired = rows(coverage_part), rows(paired_part)
+    harder = [cells for name, cells in coverage.items() if "larger = harder" in name]
+    assert len(harder) == 2 and len(paired) == 3
+    covered = lambda cell: cell.split(" / ")[0]
+    page = " ".join((REPO_ROOT / "docs" / "clusters.md").read_text(encoding="utf-8").split())
+    assert f"the default covering {covered(harder[0][0])} and {covered(harder[1][0])} with 20 and 50 conversations" in page
+    assert f"against {covered(harder[0][1])} and {covered(harder[1][1])} with design-based leverage" in page
+    design = sorted(float(cells[1]) for cells in paired.values())
+    assert f"the paired type-I error rose only to {design[0]:.3f}-{design[-1]:.3f}" in page
+    free = sorted(float(cells[3]) for cells in paired.values())
+    assert f"brings the type-I error to {free[0]:.3f}-{free[-1]:.3f} but covers {covered(harder[0][3])} and {covered(harder[1][3])}" in page
+    assert all(float(covered(cells[0])) >= 0.93 for cells in harder)  # the shipped rule holds the coverage rule there

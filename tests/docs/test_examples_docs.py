@@ -446,3 +446,21 @@ def test_the_clusters_page_quotes_the_leverage_study():
     free = sorted(float(cells[3]) for cells in paired.values())
     assert f"brings the type-I error to {free[0]:.3f}-{free[-1]:.3f} but covers {covered(harder[0][3])} and {covered(harder[1][3])}" in page
     assert all(float(covered(cells[0])) >= 0.93 for cells in harder)  # the shipped rule holds the coverage rule there
+
+
+def test_the_intervals_page_quotes_the_cells_one_step_inside_the_boundary():
+    """docs/intervals.md's and docs/multilabel.md's figures one step inside J = +-1 and a perfect multilabel set are the study's."""
+    text = (REPO_ROOT / "studies" / "long_tail_modules" / "results.md").read_text(encoding="utf-8")
+    rows = {cells[0]: cells[1:] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+                                              if line.startswith("| ") and "one step inside" in line)}
+    coverage = (lambda cell: re.match(r"\**([\d.]+)", cell).group(1))
+    near_one = rows["binary informedness, one step inside: TPR 0.90 (15 positives), TNR 0.995 (85)"]
+    near_minus_one = rows["binary informedness, one step inside: TPR 0.10 (15 positives), TNR 0.01 (85)"]
+    page = " ".join((REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8").split())
+    assert (f"one step inside (TPR 0.90, or 0.10) it covered {coverage(near_one[3])} and {coverage(near_minus_one[3])}, the default "
+            f"{coverage(near_one[0])} and {coverage(near_minus_one[0])} at {near_one[5]}x the narrowest method that covered") in page
+    assert near_one[5] == near_minus_one[5]
+    inside = rows["multilabel macro, L=4, n=30, one step inside: TPR 0.90, TNR 0.97"]
+    multilabel = (REPO_ROOT / "docs" / "multilabel.md").read_text(encoding="utf-8")
+    assert "| multilabel macro, L=4, n=30, one step inside: TPR 0.90, TNR 0.97 | " + " | ".join(inside) + " |" in multilabel
+    assert f"which also covers one step inside ({coverage(inside[3])} at TPR 0.90, TNR 0.97)" in " ".join(multilabel.split())

@@ -24,7 +24,7 @@ demo: vendor $(VENV)/.demo-installed
 	HF_HUB_OFFLINE=1 $(BIN)/python examples/demo.py
 
 test: vendor $(VENV)/.test-installed
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests -q -n 2 --dist loadgroup
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest tests -q -n 2 --dist loadscope
 
 # <module>/shared_core.py and <module>/shared_space.py, flattened from shared/ (standard library only).
 vendor:

@@ -90,8 +90,9 @@ def pytest_configure(config):
 
 
 # The files whose tests take tens of seconds each (child processes, a browser, fuzzing, whole
-# scripts), longest first. They start first, so that the two workers of `make test` (`-n 2`)
-# end together on short tests rather than one of them waiting on a long test started last.
+# scripts), longest first. `make test` gives each file to one of its two workers
+# (`-n 2 --dist loadscope`: a file's module fixtures are built once), in this order, so that
+# the workers end together on short files rather than one waiting on a long file started last.
 LONGEST_FIRST = (
     "integration/test_benchmark_smoke.py",
     "integration/test_release.py",

@@ -119,7 +119,6 @@ def released(tmp_path_factory):
         yield {"tmp": tmp, "repo": repo, "hub": hub, "dry_run": dry_run, "dry_run_requests": requests_during_dry_run, "release": release}
 
 
-@pytest.mark.xdist_group("released")  # one worker builds the release fixture, once
 def test_dry_run_prints_exactly_what_would_be_uploaded_and_uploads_nothing(released):
     dry_run, repo = released["dry_run"], released["repo"]
     assert dry_run.returncode == 0, dry_run.stderr
@@ -143,7 +142,6 @@ def test_dry_run_prints_exactly_what_would_be_uploaded_and_uploads_nothing(relea
     assert refused_connections(released["tmp"]) == []
 
 
-@pytest.mark.xdist_group("released")  # one worker builds the release fixture, once
 def test_release_uploads_each_folder_to_its_own_gradio_space(released):
     release, hub, repo = released["release"], released["hub"], released["repo"]
     assert release.returncode == 0, release.stderr
@@ -203,7 +201,6 @@ print(json.dumps(report))
 """
 
 
-@pytest.mark.xdist_group("released")  # one worker builds the release fixture, once
 def test_evaluate_load_from_the_hub_fetches_the_vendored_helper_and_computes(released):
     tmp, hub, repo = released["tmp"], released["hub"], released["repo"]
     assert released["release"].returncode == 0, released["release"].stderr

@@ -103,7 +103,7 @@ Args:
         tested with the variance at the recalls that fit it best), its end on the side of
         the nearer boundary moved out to Fay & Feuer's gamma bound where a few errors
         decide it. It holds with many small classes and recalls of 0 or 1, and is never of
-        zero width (the card gives its worst cell). "agresti_coull" and "wilson": an
+        zero width (docs/intervals.md gives its worst cell). "agresti_coull" and "wilson": an
         Agresti-Coull (or Wilson score) interval per class recall, combined with MOVER
         (short with many small classes). "bootstrap" resamples each class's correct count
         as Binomial(class size, recall) - stratified and on counts, a recall of 0 or 1

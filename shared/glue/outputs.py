@@ -90,13 +90,11 @@ def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resa
         )
 
 
-def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
-                                  confidence_level: float, ci_method: Optional[str], n_resamples: Optional[int],
-                                  seed: Optional[int]) -> Dict[str, Any]:
-    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
-    if np.count_nonzero(class_counts.support) < 2:
-        # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
-        return {"informedness_ci": [np.nan, np.nan], "informedness_ci_reason": "fewer_than_two_reference_classes"}
+def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
+    """What an informedness interval is computed from, for one system as for several
+    (``informedness_interval_outputs``, ``informedness_score_interval_outputs``): the confusion
+    matrix, the cells' squared weights (None unweighted), the value's influence (a function, called
+    only with clusters) and each class's size (Kish's effective size with weights)."""
     matrix = counts.matrix("confidence_level")
     squared_weights = None
     if counts.w is not None:
@@ -113,6 +111,17 @@ def informedness_interval_outputs(counts, class_counts, value: float, averaging:
     else:
         influence = (lambda: informedness_gradient(matrix, average, averaging))
     support = counts.effective_sizes() if counts.w is not None else class_counts.support
+    return matrix, squared_weights, influence, support
+
+
+def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
+                                  confidence_level: float, ci_method: Optional[str], n_resamples: Optional[int],
+                                  seed: Optional[int]) -> Dict[str, Any]:
+    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
+    if np.count_nonzero(class_counts.support) < 2:
+        # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
+        return {"informedness_ci": [np.nan, np.nan], "informedness_ci_reason": "fewer_than_two_reference_classes"}
+    matrix, squared_weights, influence, support = informedness_interval_inputs(counts, class_counts, average, averaging)
     outputs, interval = clustered_interval("informedness_ci", counts, influence, confidence_level, lambda effect: informedness_interval(
         matrix, confidence_level=confidence_level,
         method=ci_method or DEFAULT_CI_METHOD,
@@ -138,18 +147,11 @@ def informedness_score_interval_outputs(systems: List[Tuple[Any, Any, float, Ave
     for position, (counts, class_counts, value, averaging, same) in enumerate(systems):
         if np.count_nonzero(class_counts.support) < 2:
             continue
-        matrix = counts.matrix("confidence_level")
-        if counts.w is not None:
-            matrix = matrix / counts.w.max()  # as informedness_interval_outputs scales it
-        if counts.encoded.num_classes == 2:
-            influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
-        else:
-            influence = (lambda: informedness_gradient(matrix, average, averaging))
+        matrix, _, influence, support = informedness_interval_inputs(counts, class_counts, average, averaging)
         effect = design_effect(counts, influence, confidence_level)
         if effect.reason is not None:
             found[position] = effect.outputs(key)
             continue
-        support = counts.effective_sizes() if counts.w is not None else class_counts.support
         effective = effect.scale(support) if effect.num_clusters else counts.effective_sizes()
         batches.setdefault((same, effective is None), (averaging, []))[1].append((position, matrix, value, effective, effect))
     for (_, no_sizes), (averaging, members) in batches.items():

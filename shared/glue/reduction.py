@@ -56,6 +56,12 @@ class MetricSpec:
     intervals: Optional[Callable[[List[Any], Mapping[str, Any]], List[Optional[Dict[str, Any]]]]] = None
 
 
+def class_order_key(encoded: Any) -> Tuple[Any, ...]:
+    """Systems whose encoded labels give the same key average alike (one class order, the same
+    unobserved classes): ``MetricSpec.intervals`` batches them together, one ``Averaging`` each."""
+    return (encoded.num_classes, encoded.unobserved, tuple(encoded.classes.tolist()) if encoded.unobserved else None)
+
+
 def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: float,
                        interval: Callable[[DesignEffect], Interval]) -> Tuple[Dict[str, Any], Optional[Interval]]:
     """The one interval step of every metric: ``{key: [low, high]}`` from ``interval(effect)``, the

@@ -16,6 +16,7 @@ from ..stats.comparison import balanced_accuracy_difference
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
 from ..stats.binomial import DEFAULT_CI_METHOD
+from ..glue.reduction import class_order_key
 from ..glue.reduction import clustered_interval
 from ..stats.design_effect import design_effect
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
@@ -118,9 +119,7 @@ def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any
         if effect.reason is not None:
             found[index] = effect.outputs(key)
             continue
-        # Systems over one class order average alike: one batch (one Averaging) per order.
-        same = (encoded.num_classes, encoded.unobserved, tuple(encoded.classes.tolist()) if encoded.unobserved else None)
-        batches.setdefault(same, (averaging, []))[1].append((index, class_counts.tp, class_counts.support, effect.scale(sizes), effect))
+        batches.setdefault(class_order_key(encoded), (averaging, []))[1].append((index, class_counts.tp, class_counts.support, effect.scale(sizes), effect))
     for averaging, members in batches.values():
         correct, support, effective = (np.stack([member[part] for member in members]) for part in (1, 2, 3))
         interval = recall_mean_interval(correct, support, confidence_level=confidence_level, method="score",

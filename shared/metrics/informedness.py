@@ -26,6 +26,7 @@ from ..glue.outputs import informedness_interval_outputs
 from ..glue.outputs import informedness_score_interval_outputs
 from ..glue.outputs import markedness_outputs
 from ..counting.counts import NO_SAMPLES
+from ..glue.reduction import class_order_key
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..counting.inputs import to_python
@@ -131,9 +132,8 @@ def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
         value, averaged, _ = informedness(class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
         if averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
             continue
-        same = (encoded.num_classes, encoded.unobserved, tuple(encoded.classes.tolist()) if encoded.unobserved else None)
         positions.append(index)
-        batch.append((counts, class_counts, value, averaging, same))
+        batch.append((counts, class_counts, value, averaging, class_order_key(encoded)))
     for index, outputs in zip(positions, informedness_score_interval_outputs(batch, average=average, confidence_level=confidence_level)):
         found[index] = outputs
     return found

@@ -328,10 +328,10 @@ def corrected_prevalence(
     }
     if level is None:
         return result
-    weight = None
+    weight, lee = None, None
     if method is None:  # the default for one binary prevalence: Lee's, the bootstrap's, or a blend of the two
-        flipped = bool(lee_interval_arrays(confusion, unlabeled, level)[2])
-        weight = 0.0 if flipped else float(lee_weight(confusion))
+        lee = lee_interval_arrays(confusion, unlabeled, level)
+        weight = 0.0 if bool(lee[2]) else float(lee_weight(confusion))
         method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
         result["lee_weight"] = weight
     result["method"] = method
@@ -342,7 +342,7 @@ def corrected_prevalence(
         return result
     if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
-        lee_low, lee_high, flipped = lee_interval_arrays(confusion, unlabeled, level)
+        lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, unlabeled, level)
         low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
             result["interval_reason"] = "too_few_golden_items"

@@ -225,14 +225,29 @@ def recheck(factor, informedness=False):
                                                     "cells": results}, indent=1))
 
 
+def in_grid_order(cells, grid_cells):
+    """The measured ``cells`` in the order of the grid they come from (cells not in it last)."""
+    order = {json.dumps(cell, sort_keys=True): index for index, cell in enumerate(grid_cells)}
+    return sorted(cells, key=lambda cell: order.get(json.dumps({name: cell[name] for name in grid_cells[0]}, sort_keys=True), 10**6))
+
+
+def cell_table(cells, setting="prevalence"):
+    """The Markdown table of ``cells`` (``setting``: the header of the column holding ``prevalence``)."""
+    mark = (lambda value: f"**{value:.3f} low**" if value < TARGET else f"{value:.3f}")
+    lines = [f"| kind | J | n | {setting} | sets | family-wise coverage | best in set | mean width | undefined |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for cell in cells:
+        lines.append(f"| {cell['kind']} | {cell['judges']} | {cell['size']} | {cell['prevalence']} | {cell['sets']} | "
+                     f"{mark(cell['family_coverage'])} | {mark(cell['best_in_set'])} | {cell['mean_width']:.3f} | {cell['undefined']} |")
+    return lines
+
+
 def report():
     parts = sorted((HERE / "parts").glob("part_*.json"), key=lambda path: int(path.stem.split("_")[1]))
     loaded = [json.loads(path.read_text()) for path in parts]
     cells = [cell for part in loaded for cell in part["cells"]]
     count = loaded[0]["parts"] if loaded else 0
-    order = {json.dumps(cell, sort_keys=True): index for index, cell in enumerate(grid())}
-    key = (lambda cell: order.get(json.dumps({name: cell[name] for name in grid()[0]}, sort_keys=True), 10**6))
-    cells.sort(key=key)
+    cells = in_grid_order(cells, grid())
     lines = ["# Judge ranking: simultaneous coverage and the best set", "",
              "Written by:", "", "```"]
     lines += [f"OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --part {k} --parts {count}"
@@ -245,12 +260,7 @@ def report():
               "Sets per cell: 100 (J = 3), 80 (J = 5), 50 (J = 10), 30 (J = 20), fewer than a coverage claim would like "
               "(each run under 10 minutes on a shared machine; Monte Carlo standard error about 0.02-0.04 at 0.95). Cells below "
               f"{TARGET} are marked **low**.", ""]
-    lines += ["| kind | J | n | prevalence | sets | family-wise coverage | best in set | mean width | undefined |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for cell in cells:
-        mark = (lambda value: f"**{value:.3f} low**" if value < TARGET else f"{value:.3f}")
-        lines.append(f"| {cell['kind']} | {cell['judges']} | {cell['size']} | {cell['prevalence']} | {cell['sets']} | "
-                     f"{mark(cell['family_coverage'])} | {mark(cell['best_in_set'])} | {cell['mean_width']:.3f} | {cell['undefined']} |")
+    lines += cell_table(cells)
     if cells:
         worst_family = min(cells, key=lambda cell: cell["family_coverage"])
         worst_best = min(cells, key=lambda cell: cell["best_in_set"])
@@ -263,13 +273,7 @@ def report():
         again = json.loads(rechecked.read_text())
         lines += ["", f"## Cells below {TARGET}, again with {again['factor']}x the sets (fresh seeds)", "",
                   f"`OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --recheck {again['factor']}` "
-                  f"({again['seconds']:.0f} s):", "",
-                  "| kind | J | n | prevalence | sets | family-wise coverage | best in set | mean width | undefined |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for cell in again["cells"]:
-            mark = (lambda value: f"**{value:.3f} low**" if value < TARGET else f"{value:.3f}")
-            lines.append(f"| {cell['kind']} | {cell['judges']} | {cell['size']} | {cell['prevalence']} | {cell['sets']} | "
-                         f"{mark(cell['family_coverage'])} | {mark(cell['best_in_set'])} | {cell['mean_width']:.3f} | {cell['undefined']} |")
+                  f"({again['seconds']:.0f} s):", "", *cell_table(again["cells"])]
     lines += informedness_report()
     (HERE / "results.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -281,8 +285,7 @@ def informedness_report():
         return []
     loaded = [json.loads(path.read_text()) for path in parts]
     cells = [cell for part in loaded for cell in part["cells"]]
-    order = {json.dumps(cell, sort_keys=True): index for index, cell in enumerate(informedness_grid())}
-    cells.sort(key=lambda cell: order.get(json.dumps({name: cell[name] for name in informedness_grid()[0]}, sort_keys=True), 10**6))
+    cells = in_grid_order(cells, informedness_grid())
     count = loaded[0]["parts"]
     lines = ["", "## Informedness: three classes", "", "```"]
     lines += [f"OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --informedness --part {k} --parts {count}"
@@ -291,12 +294,7 @@ def informedness_report():
               + ", ".join(f"{part['seconds']:.0f}" for part in loaded) + ".", "",
               "`informedness` (bookmaker) with `judges=`, class shares 0.6/0.3/0.1; the best judge's recalls 0.9/0.85/0.8 "
               "(1/1/1 when perfect), each next judge lower by min(0.03, 0.3/J) in every class. Sets per cell as above.", "",
-              "| kind | J | n | classes | sets | family-wise coverage | best in set | mean width | undefined |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    mark = (lambda value: f"**{value:.3f} low**" if value < TARGET else f"{value:.3f}")
-    for cell in cells:
-        lines.append(f"| {cell['kind']} | {cell['judges']} | {cell['size']} | {cell['prevalence']} | {cell['sets']} | "
-                     f"{mark(cell['family_coverage'])} | {mark(cell['best_in_set'])} | {cell['mean_width']:.3f} | {cell['undefined']} |")
+              *cell_table(cells, "classes")]
     worst_family = min(cells, key=lambda cell: cell["family_coverage"])
     worst_best = min(cells, key=lambda cell: cell["best_in_set"])
     lines += ["", f"Worst family-wise coverage (informedness): {worst_family['family_coverage']:.3f} ({worst_family['kind']}, "
@@ -308,12 +306,7 @@ def informedness_report():
         again = json.loads(rechecked.read_text())
         lines += ["", f"### Informedness cells below {TARGET}, again with {again['factor']}x the sets (fresh seeds)", "",
                   f"`OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/judge_ranking/study.py --informedness --recheck "
-                  f"{again['factor']}` ({again['seconds']:.0f} s):", "",
-                  "| kind | J | n | classes | sets | family-wise coverage | best in set | mean width | undefined |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for cell in again["cells"]:
-            lines.append(f"| {cell['kind']} | {cell['judges']} | {cell['size']} | {cell['prevalence']} | {cell['sets']} | "
-                         f"{mark(cell['family_coverage'])} | {mark(cell['best_in_set'])} | {cell['mean_width']:.3f} | {cell['undefined']} |")
+                  f"{again['factor']}` ({again['seconds']:.0f} s):", "", *cell_table(again["cells"], "classes")]
     return lines
 
 

@@ -130,6 +130,13 @@ class RecallInfluence:
     k: Optional[int] = None
 
 
+def midpoint_influence(first: Any, second: Any) -> Any:
+    """The mean of two influences of one form (two ``RecallInfluence``s, or two gradients)."""
+    if isinstance(first, RecallInfluence):
+        return RecallInfluence((np.asarray(first.right) + second.right) / 2.0, (np.asarray(first.wrong) + second.wrong) / 2.0, first.k)
+    return (np.asarray(first, dtype=np.float64) + np.asarray(second, dtype=np.float64)) / 2.0
+
+
 def row_cluster_sums(influence: np.ndarray, rows: JointCounts) -> ClusterSums:
     """The ``ClusterSums`` of counted (cluster, ...) ``rows`` whose samples have ``influence`` (one per row).
 

@@ -24,6 +24,8 @@ from .confusion import ConfusionCounts
 from .clusters import UNCLUSTERED
 from .clusters import ClusterSums
 from .clusters import Clusters
+from .clusters import cluster_positions
+from .clusters import midpoint_influence
 from .clusters import count_clusters
 from .clusters import raw_with_clusters
 from .clusters import row_cluster_sums
@@ -138,6 +140,26 @@ class PairedCounts:
         rows, system = row_influence(self.clusters.rows, classes, "predictions", influence[0])
         _, baseline = row_influence(self.clusters.rows, classes, "baseline_predictions", influence[1])
         return row_cluster_sums(system - baseline, rows)
+
+    def swap_sums(self, influence: Tuple[Any, Any]) -> Optional[np.ndarray]:
+        """Each cluster's contribution to the difference system - baseline that changes sign when the
+        two systems' predictions are swapped within the cluster (``stats.paired_tests.cluster_swap_p_value``):
+        the weighted sum over its samples of ``g[r, a] - g[r, b]`` (reference r, the system's prediction a,
+        the baseline's b), with g the midpoint of the two ``influence``s. One gradient for both systems,
+        so each reference row's centring cancels and the contributions add up to the difference (exactly
+        for a mean of recalls, to first order otherwise). None when no cluster holds two samples: the
+        independent test is then the same test."""
+        rows = self.clusters.rows
+        if rows is None or not rows.n.size:
+            return None
+        positions = cluster_positions(rows)
+        if float(np.bincount(positions, weights=rows.n.astype(np.float64)).max()) <= 1.0:
+            return None
+        classes, midpoint = self.system.encoded.classes, midpoint_influence(*influence)
+        rows, system = row_influence(rows, classes, "predictions", midpoint)
+        _, baseline = row_influence(rows, classes, "baseline_predictions", midpoint)
+        return np.bincount(cluster_positions(rows), weights=rows.weight.astype(np.float64) * (system - baseline),
+                           minlength=int(positions.max()) + 1)
 
     def clustered_w2(self, effect: Any) -> Optional[np.ndarray]:
         """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,

@@ -125,6 +125,52 @@ def test_paired_difference_design_effect_is_that_of_the_difference(load):
     assert result["balanced_accuracy_difference"] == alone["balanced_accuracy_difference"]
 
 
+def sign_pattern_mid_p(per_cluster):
+    """The two-sided mid-p over every sign pattern of the clusters' contributions, enumerated here."""
+    signs = 1 - 2 * ((np.arange(2 ** per_cluster.size)[:, None] >> np.arange(per_cluster.size)) & 1)
+    totals = np.abs(signs @ per_cluster)
+    observed, tolerance = abs(per_cluster.sum()), 1e-9 * np.abs(per_cluster).sum()
+    return np.mean(totals > observed + tolerance) + 0.5 * np.mean(np.abs(totals - observed) <= tolerance)
+
+
+@pytest.mark.parametrize("name, classes", [("balanced_accuracy", 3), ("informedness", 2)])
+def test_paired_p_value_with_clusters_swaps_the_systems_within_clusters(load, name, classes):
+    """With clusters, the comparison's p-value is the randomisation test that swaps the two systems'
+    predictions within clusters: each cluster's contribution to the difference changes sign. For a
+    mean of recalls (and binary J = TPR + TNR - 1) an item's contribution is written out here:
+    (A right - B right) / (classes averaged x its class's count), and J's is twice balanced
+    accuracy's. 13 conversations: all 8,192 sign patterns are enumerated."""
+    rng = np.random.default_rng(31)
+    clusters = conversations(rng, groups=13)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = rng.choice(classes, clusters.size, p=[0.6, 0.3, 0.1][:classes] / np.sum([0.6, 0.3, 0.1][:classes]))
+    wrong = (references + 1 + rng.integers(0, classes - 1, clusters.size)) % classes
+    system = np.where(rng.random(clusters.size) < 0.9 - 0.4 * hard, references, wrong)
+    baseline = np.where(rng.random(clusters.size) < 0.8 - 0.4 * hard, references, wrong)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = load(name).compute(predictions=system, references=references, baseline_predictions=baseline,
+                                    clusters=clusters)
+    sizes = np.bincount(references, minlength=classes)
+    scale = 1.0 if name == "informedness" else 1.0 / classes
+    contribution = scale * ((system == references).astype(float) - (baseline == references)) / sizes[references]
+    per_cluster = np.bincount(clusters, contribution)
+    assert result[f"{name}_difference"] == pytest.approx(per_cluster.sum(), abs=1e-12)
+    assert result[f"{name}_difference_p_value"] == pytest.approx(sign_pattern_mid_p(per_cluster), abs=1e-12)
+    assert result["num_clusters"] == 13
+
+
+def test_paired_p_value_with_every_item_alone_is_the_independent_test(load):
+    rng = np.random.default_rng(32)
+    references = rng.choice(3, 150, p=[0.6, 0.3, 0.1])
+    system = np.where(rng.random(150) < 0.85, references, (references + 1) % 3)
+    baseline = np.where(rng.random(150) < 0.75, references, (references + 2) % 3)
+    metric = load("balanced_accuracy")
+    alone = metric.compute(predictions=system, references=references, baseline_predictions=baseline, clusters=np.arange(150))
+    plain = metric.compute(predictions=system, references=references, baseline_predictions=baseline)
+    assert alone["balanced_accuracy_difference_p_value"] == plain["balanced_accuracy_difference_p_value"]
+
+
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
 def test_leading_axis_is_the_default_cluster_and_clusters_override_it(load, name):
     rng = np.random.default_rng(14)

@@ -168,8 +168,11 @@ def test_two_judges_p_value_with_weights_clusters_and_exact_mid_p(modules, name)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
-    """A clustered comparison whose exact mid-p is below 1e-16 (found by the study: inv_cdf(1 - p/2)
-    refused it and the compute raised StatisticsError): now a p-value, the same in the ranking."""
+    """A clustered comparison whose p-value is below 1e-16 (found by the study: the exact mid-p's
+    deflation by the design effect, inv_cdf(1 - p/2), refused it and the compute raised
+    StatisticsError): a p-value, the same in the ranking. With clusters it is now the cluster swap
+    test's: every one of the 60 clusters favours the perfect judge, so only the two all-alike sign
+    patterns reach the observed sum, and the mid-p is below 2^-50."""
     references = np.array([0, 1] * 60)
     perfect = references.copy()
     wrong = 1 - references

@@ -160,6 +160,26 @@ def test_paired_p_value_with_clusters_swaps_the_systems_within_clusters(load, na
     assert result["num_clusters"] == 13
 
 
+def test_weighted_paired_p_value_with_clusters_swaps_weighted_contributions(load):
+    """With sample weights a recall is a weighted share, so an item's contribution is its weight times
+    (A right - B right) / (classes x its class's weight)."""
+    rng = np.random.default_rng(4)
+    clusters = np.repeat(np.arange(12), rng.integers(3, 9, 12))
+    references = rng.choice(3, clusters.size, p=[0.6, 0.3, 0.1])
+    weights = rng.uniform(0.5, 2.0, clusters.size)
+    system = np.where(rng.random(clusters.size) < 0.8, references, (references + 1) % 3)
+    baseline = np.where(rng.random(clusters.size) < 0.75, references, (references + 2) % 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = load("balanced_accuracy").compute(predictions=system, references=references, baseline_predictions=baseline,
+                                                   clusters=clusters, sample_weight=weights)
+    class_weight = np.bincount(references, weights, minlength=3)
+    contribution = weights * ((system == references).astype(float) - (baseline == references)) / (3 * class_weight[references])
+    per_cluster = np.bincount(clusters, contribution)
+    assert result["balanced_accuracy_difference"] == pytest.approx(per_cluster.sum(), abs=1e-12)
+    assert result["balanced_accuracy_difference_p_value"] == pytest.approx(sign_pattern_mid_p(per_cluster), abs=1e-12)
+
+
 def test_paired_p_value_with_every_item_alone_is_the_independent_test(load):
     rng = np.random.default_rng(32)
     references = rng.choice(3, 150, p=[0.6, 0.3, 0.1])

@@ -218,6 +218,9 @@ def independent_cells(sets, resamples):
                  multilabel_cell("mlperfect", sets, 30, [5, 8, 12, 3], 1.0, 1.0, resamples)))
     rows.append(("multilabel macro, L=4, n=30, one step inside: TPR 0.90, TNR 0.97",
                  multilabel_cell("mlinside", sets, 30, [5, 8, 12, 3], 0.90, 0.97, resamples)))
+    # The step inside that perfect data cannot tell from the boundary: the deficit on the smallest label.
+    rows.append((SMALLEST_LABEL_INSIDE,
+                 multilabel_cell("mlinside3", sets, 30, [5, 8, 12, 3], np.array([1.0, 1.0, 1.0, 0.5]), 1.0, resamples)))
     return rows
 
 
@@ -244,12 +247,14 @@ def paired_cells(sets):
     return rows
 
 
+SMALLEST_LABEL_INSIDE = "multilabel macro, L=4, n=30, one step inside: TPR 0.50 on the label with 3 positives, every other rate 1"
 NEIGHBOURS = {
     "binary informedness near 1: TPR 0.99 (15 positives), TNR 0.995 (85)":
         "binary informedness, one step inside: TPR 0.90 (15 positives), TNR 0.995 (85)",
     "binary informedness near -1: TPR 0.02 (15 positives), TNR 0.01 (85)":
         "binary informedness, one step inside: TPR 0.10 (15 positives), TNR 0.01 (85)",
-    "multilabel macro, L=4, n=30, every label perfect": "multilabel macro, L=4, n=30, one step inside: TPR 0.90, TNR 0.97",
+    "multilabel macro, L=4, n=30, every label perfect": ("multilabel macro, L=4, n=30, one step inside: TPR 0.90, TNR 0.97",
+                                                         SMALLEST_LABEL_INSIDE),
 }
 
 
@@ -264,15 +269,37 @@ def boundary_lines(rows):
     coverage one step inside (a method narrow at the boundary only because the truth sits there)."""
     found = dict(rows)
     lines = []
-    for cell, inside in NEIGHBOURS.items():
-        if cell not in found or inside not in found or width_ratio(found[cell]) <= 1.3:
+    for cell, insides in NEIGHBOURS.items():
+        insides = (insides,) if isinstance(insides, str) else insides
+        if cell not in found or any(inside not in found for inside in insides) or width_ratio(found[cell]) <= 1.3:
             continue
         method = narrowest_covering(found[cell])
+        steps = "; ".join(f"{inside.split(': ', 1)[1]}, `{method}` covers {found[inside][method]['coverage']:.3f} and the default "
+                          f"{found[inside][DEFAULT]['coverage']:.3f} ({width_ratio(found[inside]):.2f}x the narrowest covering there)"
+                          for inside in insides)
         lines.append(f"- {cell}: the default is {width_ratio(found[cell]):.2f}x as wide as `{method}` "
-                     f"({found[cell][method]['coverage']:.3f} / {found[cell][method]['width']:.3f}); one step inside, `{method}` "
-                     f"covers {found[inside][method]['coverage']:.3f} and the default {found[inside][DEFAULT]['coverage']:.3f} "
-                     f"({width_ratio(found[inside]):.2f}x the narrowest covering there).")
+                     f"({found[cell][method]['coverage']:.3f} / {found[cell][method]['width']:.3f}); one step inside ({steps}).")
+        if cell.endswith("every label perfect"):
+            lines.append(f"  When every rate is observed at 1 the exact lower end is {all_perfect_lower_bound([5, 8, 12, 3], 30):.3f}: "
+                         "the lowest macro value whose most favourable rates still give perfect data with probability "
+                         f"{(1 - LEVEL) / 2:g} (Buehler 1957); the default's lower end is {1 - found[cell][DEFAULT]['width']:.3f}.")
     return lines
+
+
+def all_perfect_lower_bound(positives, size):
+    """The exact lower confidence end of macro balanced accuracy (each label's TPR and TNR weighing
+    1 / (2 L)) when every rate is observed at 1: the smallest sum_c w_c p_c with max prod_c p_c^n_c =
+    (1 - LEVEL) / 2. The maximising rates are p_c = min(1, mu n_c / w_c) (a Lagrange multiplier mu),
+    found by bisection on log mu."""
+    sizes = np.r_[np.asarray(positives, dtype=float), size - np.asarray(positives, dtype=float)]
+    weights = np.full(sizes.size, 1.0 / sizes.size)
+    target = math.log((1 - LEVEL) / 2)
+    low, high = math.log(1e-9), math.log(10.0)
+    for _ in range(200):
+        middle = (low + high) / 2
+        rates = np.minimum(1.0, math.exp(middle) * sizes / weights)
+        low, high = (middle, high) if np.sum(sizes * np.log(rates)) < target else (low, middle)
+    return float(np.sum(weights * np.minimum(1.0, math.exp(high) * sizes / weights)))
 
 
 def width_ratio(result):

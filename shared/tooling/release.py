@@ -228,8 +228,31 @@ def check_requirements(folder: Path, sdk_version) -> list:
     return problems
 
 
+def import_evaluate():
+    """``evaluate``, imported without transformers' pipelines.
+
+    evaluate's ``__init__`` imports its Evaluator, which imports transformers' pipelines (and
+    torch) whenever transformers is installed: most of the seconds a release spends importing,
+    for a class the checks never use. transformers is hidden while evaluate is imported, then
+    forgotten, so that anything that does need it later still imports it (datasets' pickler,
+    for one, imports it whenever it is in ``sys.modules``).
+    """
+    if "evaluate" in sys.modules:
+        return sys.modules["evaluate"]
+    hide = "transformers" not in sys.modules
+    if hide:
+        sys.modules["transformers"] = None  # an import of it raises ImportError: the Evaluator is skipped
+    try:
+        import evaluate
+    finally:
+        if hide:
+            del sys.modules["transformers"]
+    return evaluate
+
+
 def check_relative_imports(folder: Path, name: str) -> list:
     """The helper files ``evaluate.load`` fetches next to the script must be in the folder."""
+    import_evaluate()
     from evaluate.loading import get_imports
 
     problems = []
@@ -267,7 +290,7 @@ def check_app(folder: Path) -> list:
 
 def check_doctests(folder: Path, name: str) -> tuple:
     """Run the documented examples of the metric script; returns (problems, examples run)."""
-    import evaluate
+    evaluate = import_evaluate()
 
     saved_cwd = os.getcwd()
     os.chdir(folder.parent)  # the examples load "<name>", i.e. this folder

@@ -90,7 +90,8 @@ def test_missing_peers_and_modules_are_reported_not_dropped(tmp_path, monkeypatc
     real_load = run.load_module
     monkeypatch.setattr(run, "load_module", lambda name, *a, **k: None if name == "balanced_accuracy_multilabel" else real_load(name, *a, **k))
     config = dict(run.QUICK, auto_samples=500, topk_shape=(200, 8), multilabel_shape=(100, 3))
-    bench = run.Benchmark(config, repeats=1, slow_seconds=5.0, cache_dir=str(tmp_path), log=lambda text: None)
+    # One run per case, no warm-up, as --quick times them: the rows, not the speed, are checked.
+    bench = run.Benchmark(config, repeats=1, slow_seconds=run.QUICK["slow_seconds"], cache_dir=str(tmp_path), log=lambda text: None)
     bench.auto_threshold()
     bench.multilabel()
     bench.topk()

@@ -179,7 +179,9 @@ WORKER = textwrap.dedent(
     """
     import json, sys
     import numpy as np
+    sys.modules["transformers"] = None  # evaluate's Evaluator would import transformers' pipelines: seconds, unused
     import evaluate
+    del sys.modules["transformers"]
 
     repo, cache_dir, data_path, num_process, process_id, names = sys.argv[1:7]
     num_process, process_id = int(num_process), int(process_id)

@@ -26,11 +26,18 @@ from conftest import REPO_ROOT
 STREAM_LABELS = int(float(os.environ.get("ROBUSTNESS_STREAM_LABELS", "1e8")))
 STREAM_BATCH = 1_000_000
 
+# The child loads the module folders as conftest.load_module does, without importing conftest
+# (the parent has generated the helpers already) and with transformers hidden while evaluate
+# is imported (its Evaluator would import transformers' pipelines and torch: seconds of CPU, unused).
 _PRELUDE = f"""
 import json, sys, time, tracemalloc, tempfile
-sys.path[:0] = [{str(REPO_ROOT / "tests")!r}, {str(REPO_ROOT)!r}]
 import numpy as np
-from conftest import load_module
+sys.modules["transformers"] = None
+import evaluate
+del sys.modules["transformers"]
+
+def load_module(name, **kwargs):
+    return evaluate.load({str(REPO_ROOT)!r} + "/" + name, **kwargs)
 
 def peak(call):
     tracemalloc.start()

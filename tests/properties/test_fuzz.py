@@ -52,6 +52,14 @@ TORCH_DTYPES = {
 }
 CONTAINERS = ["list", "tuple", "numpy", "numpy", "torch", "torch_grad", "pandas", "pandas_nullable", "pyarrow"]
 
+# Strategies are made once, here, and drawn from many times: a strategy made inside a draw is
+# made (and validated by hypothesis) again for every element of every example, which cost
+# more than the compute calls themselves. The draws, and so the examples, are the same.
+CONTAINER = st.sampled_from(CONTAINERS)
+NUMPY_DTYPE = st.sampled_from(NUMPY_DTYPES)
+TORCH_DTYPE = st.sampled_from(sorted(TORCH_DTYPES))
+NULLABLE_DTYPE = st.sampled_from(["Int64", "Float64", "boolean", "string"])
+
 
 def _nested(flat, shape):
     """A flat list as nested lists of ``shape`` (``shape == ()``: the scalar itself)."""
@@ -67,7 +75,7 @@ def _nested(flat, shape):
 def containers(draw, nested):
     """``nested`` (nested lists) in a container drawn at random: list, tuple, NumPy of any
     dtype, torch (with requires_grad), pandas (nullable too) or pyarrow."""
-    container = draw(st.sampled_from(CONTAINERS))
+    container = draw(CONTAINER)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # conversions of wild values while generating
         try:
@@ -76,9 +84,9 @@ def containers(draw, nested):
             if container == "tuple":
                 return tuple(tuple(row) if isinstance(row, list) else row for row in nested) if isinstance(nested, list) else nested
             if container == "numpy":
-                return np.array(nested, dtype=draw(st.sampled_from(NUMPY_DTYPES)))
+                return np.array(nested, dtype=draw(NUMPY_DTYPE))
             if container in ("torch", "torch_grad"):
-                dtype = draw(st.sampled_from(sorted(TORCH_DTYPES)))
+                dtype = draw(TORCH_DTYPE)
                 tensor = torch.tensor(nested, dtype=TORCH_DTYPES[dtype])
                 if container == "torch_grad" and tensor.is_floating_point():
                     tensor.requires_grad_(True)
@@ -91,37 +99,45 @@ def containers(draw, nested):
             if array.ndim != 1:
                 return nested
             if container == "pandas_nullable":
-                return pd.Series(array.tolist(), dtype=draw(st.sampled_from(["Int64", "Float64", "boolean", "string"])))
+                return pd.Series(array.tolist(), dtype=draw(NULLABLE_DTYPE))
             return pd.Series(array.tolist())
         except Exception:  # noqa: BLE001 - the container cannot hold these values: keep the list
             return nested
 
 
-def wild_scalars():
-    return st.one_of(
-        st.sampled_from(WILD_SCALARS),
-        st.integers(-(2**70), 2**70),
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.text(max_size=3),
-    )
+WILD_SCALAR = st.one_of(
+    st.sampled_from(WILD_SCALARS),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3),
+)
+
+
+NDIM = st.sampled_from([1, 1, 2, 2, 0, 3])
+DIMENSION = st.integers(0, 5)
 
 
 @st.composite
 def shapes(draw, rows=None):
     """A shape: mostly 1-D or 2-D, sometimes 0-D or 3-D, dimensions 0..5."""
-    ndim = draw(st.sampled_from([1, 1, 2, 2, 0, 3]))
-    shape = tuple(draw(st.integers(0, 5)) for _ in range(ndim))
+    ndim = draw(NDIM)
+    shape = tuple(draw(DIMENSION) for _ in range(ndim))
     if rows is not None and ndim:
         shape = (rows,) + shape[1:]
     return shape
 
 
+ARRAY_KIND = st.sampled_from(["regular"] * 6 + ["ragged", "scalar", "none", "dict", "string", "generator"])
+ARRAY_ELEMENT = st.one_of(st.integers(0, 3), WILD_SCALAR)
+RAGGED_LENGTHS = st.lists(st.integers(0, 4), min_size=2, max_size=5)
+
+
 @st.composite
 def wild_arrays(draw, element=None, rows=None):
     """Any array-like: a drawn shape (or ragged rows, or a non-array) of drawn elements."""
-    kind = draw(st.sampled_from(["regular"] * 6 + ["ragged", "scalar", "none", "dict", "string", "generator"]))
+    kind = draw(ARRAY_KIND)
     if kind == "scalar":
-        return draw(wild_scalars())
+        return draw(WILD_SCALAR)
     if kind == "none":
         return None
     if kind == "dict":
@@ -130,20 +146,24 @@ def wild_arrays(draw, element=None, rows=None):
         return "0101"
     if kind == "generator":
         return (value for value in [0, 1])
-    element = element if element is not None else st.one_of(st.integers(0, 3), wild_scalars())
+    element = element if element is not None else ARRAY_ELEMENT
     if kind == "ragged":
-        lengths = draw(st.lists(st.integers(0, 4), min_size=2, max_size=5))
+        lengths = draw(RAGGED_LENGTHS)
         return [[draw(element) for _ in range(length)] for length in lengths]
     shape = draw(shapes(rows))
     flat = [draw(element) for _ in range(int(np.prod(shape)) if shape else 1)]
     return draw(containers(_nested(flat, shape)))
 
 
+WEIGHT_KIND = {True: st.sampled_from(["valid", "valid", "integers", "zeros"]),
+               False: st.sampled_from(["valid", "valid", "integers", "wild", "zeros", "huge", "shaped"])}
+WILD_WEIGHT = st.one_of(st.floats(0, 10), WILD_SCALAR)
+
+
 @st.composite
 def weights_for(draw, n, shape=None, wellformed=False):
     """Sample weights: mostly one valid weight per sample, sometimes anything."""
-    kinds = ["valid", "valid", "integers", "zeros"] if wellformed else ["valid", "valid", "integers", "wild", "zeros", "huge", "shaped"]
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(WEIGHT_KIND[wellformed])
     if kind == "valid":
         values = draw(st.lists(st.floats(0, 10), min_size=n, max_size=n))
     elif kind == "integers":
@@ -155,7 +175,7 @@ def weights_for(draw, n, shape=None, wellformed=False):
     elif kind == "shaped" and shape is not None and len(shape) > 1:
         return np.ones(shape)
     else:
-        return draw(wild_arrays(st.one_of(st.floats(0, 10), wild_scalars())))
+        return draw(wild_arrays(WILD_WEIGHT))
     return draw(containers(values))
 
 
@@ -166,6 +186,12 @@ def weights_for(draw, n, shape=None, wellformed=False):
 WILD_OPTION_VALUES = [None, -1, 0, 1, 2.5, math.nan, math.inf, "x", True, [], [0], {"a": 1}, np.int64(1), np.float64(0.5)]
 
 
+CHOSEN = st.sampled_from([False, False, True])
+INVALID_COUNT = st.sampled_from([0, 0, 0, 1, 1, 2])
+TYPO = st.sampled_from([False] * 49 + [True])
+TYPO_NAME = st.sampled_from(["averge", "num_class", "treshold"])
+
+
 @st.composite
 def options(draw, valid, invalid, wellformed=False):
     """A dict of options: each absent, valid or invalid (invalid includes generic junk).
@@ -173,21 +199,25 @@ def options(draw, valid, invalid, wellformed=False):
     ``wellformed``: valid values only (they may still contradict each other or the data)."""
     chosen = {}
     for name in valid:
-        if draw(st.sampled_from([False, False, True])):
+        if draw(CHOSEN):
             chosen[name] = draw(st.sampled_from(valid[name]))
     # Most calls have no invalid option; the others one or two (validation order matters).
-    for _ in range(0 if wellformed else draw(st.sampled_from([0, 0, 0, 1, 1, 2]))):
+    for _ in range(0 if wellformed else draw(INVALID_COUNT)):
         name = draw(st.sampled_from(sorted(valid)))
         chosen[name] = draw(st.sampled_from(invalid.get(name, []) + WILD_OPTION_VALUES))
-    if not wellformed and draw(st.sampled_from([False] * 49 + [True])):
-        chosen[draw(st.sampled_from(["averge", "num_class", "treshold"]))] = 1  # a typo
+    if not wellformed and draw(TYPO):
+        chosen[draw(TYPO_NAME)] = 1  # a typo
     return chosen
 
 
+LABELS_N = st.sampled_from([1, 2, 3, 5, 8, 13, 21, 30, 0])
+LABELS_VALUES = st.sampled_from(["small", "small", "offset", "negative", "huge"])
+
+
 def _labels_data(draw, strings):
-    n = draw(st.sampled_from([1, 2, 3, 5, 8, 13, 21, 30, 0]))
+    n = draw(LABELS_N)
     num_classes = draw(st.integers(1, 4))
-    values = draw(st.sampled_from(["small", "small", "offset", "negative", "huge"]))
+    values = draw(LABELS_VALUES)
     if strings:
         alphabet = ["safe", "unsafe", "maybe", "x" * 200][:num_classes]
         element = st.sampled_from(alphabet)
@@ -240,12 +270,15 @@ LABEL_OPTIONS_INVALID = {
 }
 
 
+UNIT_FLOAT = st.floats(0, 1)
+
+
 @st.composite
 def balanced_accuracy_calls(draw, wellformed=False):
     scores = draw(st.booleans()) and draw(st.booleans())
     n, references, predictions, classes = _labels_data(draw, strings=draw(st.integers(0, 3)) == 0)
     if scores:
-        predictions = [draw(st.floats(0, 1)) for _ in range(n)]
+        predictions = [draw(UNIT_FLOAT) for _ in range(n)]
     valid = dict(
         label_options_valid(classes),
         task=[None, "binary", "multiclass"],
@@ -265,8 +298,11 @@ def balanced_accuracy_calls(draw, wellformed=False):
     )
     chosen = draw(options(valid, invalid, wellformed))
     if scores and "threshold" not in chosen:
-        chosen["threshold"] = draw(st.sampled_from([0.5, "auto"]))
+        chosen["threshold"] = draw(SCORE_THRESHOLD)
     return n, references, predictions, chosen
+
+
+SCORE_THRESHOLD = st.sampled_from([0.5, "auto"])
 
 
 @st.composite
@@ -278,20 +314,23 @@ def informedness_calls(draw, wellformed=False):
     return n, references, predictions, draw(options(valid, invalid, wellformed))
 
 
+SIZE = st.sampled_from([1, 2, 3, 5, 8, 13, 20, 0])
+NUM_LABELS = st.sampled_from([1, 2, 3, 4, 5, 0])
+ENTRY = {True: st.sampled_from([0, 1, 1, 0, -100]), False: st.sampled_from([0, 1])}  # padded or not
+MULTILABEL_KIND = st.sampled_from(["labels", "probas", "logits"])
+MULTILABEL_ELEMENT = {"labels": st.sampled_from([0, 1]), "probas": st.floats(0, 1),
+                      "logits": st.one_of(st.floats(-50, 50), st.sampled_from([1e308, -1e308, 5e-324, 0.0]))}
+
+
 @st.composite
 def multilabel_calls(draw, wellformed=False):
-    n = draw(st.sampled_from([1, 2, 3, 5, 8, 13, 20, 0]))
-    num_labels = draw(st.sampled_from([1, 2, 3, 4, 5, 0]))
+    n = draw(SIZE)
+    num_labels = draw(NUM_LABELS)
     padded = draw(st.booleans())
-    entries = [0, 1, 1, 0, -100] if padded else [0, 1]
-    references = [[draw(st.sampled_from(entries)) for _ in range(num_labels)] for _ in range(n)]
-    kind = draw(st.sampled_from(["labels", "probas", "logits"]))
-    if kind == "labels":
-        element = st.sampled_from([0, 1])
-    elif kind == "probas":
-        element = st.floats(0, 1)
-    else:
-        element = st.one_of(st.floats(-50, 50), st.sampled_from([1e308, -1e308, 5e-324, 0.0]))
+    entry = ENTRY[padded]
+    references = [[draw(entry) for _ in range(num_labels)] for _ in range(n)]
+    kind = draw(MULTILABEL_KIND)
+    element = MULTILABEL_ELEMENT[kind]
     predictions = [[draw(element) for _ in range(num_labels)] for _ in range(n)]
     names = [f"label{i}" for i in range(num_labels)]
     valid = dict(
@@ -327,16 +366,20 @@ def multilabel_calls(draw, wellformed=False):
     return n, references, predictions, chosen
 
 
+NUM_CLASSES = st.sampled_from([1, 2, 3, 4, 5, 6, 0])
+TOPK_SCORE = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([0.0, 1.0, -1.0, 1e308, -1e308, 5e-324]))
+
+
 @st.composite
 def topk_calls(draw, wellformed=False):
-    n = draw(st.sampled_from([1, 2, 3, 5, 8, 13, 20, 0]))
-    num_classes = draw(st.sampled_from([1, 2, 3, 4, 5, 6, 0]))
-    scores = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([0.0, 1.0, -1.0, 1e308, -1e308, 5e-324]))
-    predictions = [[draw(scores) for _ in range(num_classes)] for _ in range(n)]
+    n = draw(SIZE)
+    num_classes = draw(NUM_CLASSES)
+    predictions = [[draw(TOPK_SCORE) for _ in range(num_classes)] for _ in range(n)]
     names = ["A", "B", "C", "D", "E", "F"][:num_classes]
     by_name = num_classes and draw(st.booleans())
     upper = max(num_classes - 1, 0)
-    references = [draw(st.sampled_from(names)) if by_name else draw(st.integers(0, upper)) for _ in range(n)]
+    reference = st.sampled_from(names) if by_name else st.integers(0, upper)
+    references = [draw(reference) for _ in range(n)]
     valid = dict(
         k=[None, 1, 2, num_classes],
         k_list=[None, [1], [1, 2], [num_classes, 1, 1]],
@@ -371,12 +414,16 @@ CALLS = {
 }
 
 
+MUTATION = {True: st.sampled_from(["none", "none", "containers"]),
+            False: st.sampled_from(["none"] * 12 + ["predictions", "references", "both", "containers", "length"])}
+ONE_IN_FIVE = st.integers(0, 4)
+
+
 @st.composite
 def fuzzed_calls(draw, name, wellformed=False):
     """(kwargs of a compute call); half well-formed for the module, the rest mutated."""
     n, references, predictions, kwargs = draw(CALLS[name](wellformed))
-    mutations = ["none"] * 12 + ["predictions", "references", "both", "containers", "length"]
-    mutation = draw(st.sampled_from(["none", "none", "containers"] if wellformed else mutations))
+    mutation = draw(MUTATION[wellformed])
     if mutation in ("predictions", "both"):
         predictions = draw(wild_arrays(rows=draw(st.sampled_from([None, n]))))
     if mutation in ("references", "both"):
@@ -385,7 +432,7 @@ def fuzzed_calls(draw, name, wellformed=False):
         references = references[:-1]
     if mutation in ("none", "containers", "length"):
         predictions, references = draw(containers(predictions)), draw(containers(references))
-    if "sample_weight" in kwargs or draw(st.integers(0, 4)) == 0:
+    if "sample_weight" in kwargs or draw(ONE_IN_FIVE) == 0:
         shape = references.shape if isinstance(references, np.ndarray) else None
         kwargs["sample_weight"] = draw(weights_for(n, shape, wellformed))
     return dict(predictions=predictions, references=references, **kwargs)

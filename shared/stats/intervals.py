@@ -445,7 +445,7 @@ def informedness_delta_interval(
     its K cells (weighted: items of the row's effective weight ``sum w^2 / sum w``), so a
     class with all items right still has a variance; 0 gives the plain delta method. It
     lifted the coverage with a class of about 5 items from 0.920 to 0.937
-    (``examples/informedness_delta_study.py``, module doc). The interval is centred on
+    (``studies/informedness_delta_interval/results.md``). The interval is centred on
     ``estimate`` (the module's value) or ``informedness_average`` of the counts themselves.
 
     Leading axes of ``confusion`` are independent problems (arrays out); NaN with reason

@@ -91,6 +91,32 @@ def test_coverage_summaries_count_the_table():
     assert "studies/golden_set_coverage/results.md" in card_and_linked_pages("balanced_accuracy")
 
 
+def golden_set_section(heading):
+    """The table rows (lists of cells) of one section of studies/golden_set_coverage/results.md."""
+    text = (REPO_ROOT / "studies" / "golden_set_coverage" / "results.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not set(line) <= set("|-") and not line.startswith(("| truth", "| golden set", "| prevalence |"))]
+
+
+def test_the_pages_quote_the_golden_set_studys_other_sections():
+    """The threshold="auto" refusal, the prevalence recipe and the 3-class bootstrap figures on the docs pages
+    (and in the refusal messages) are studies/golden_set_coverage/results.md's."""
+    auto = [float(row[2]) for row in golden_set_section('threshold="auto"')]
+    assert len(auto) == 4
+    low, high = round(100 * min(auto)), round(100 * max(auto))
+    intervals_page = " ".join((REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8").split())
+    assert f"achievable balanced accuracy in only {low}–{high}% of simulated sets" in intervals_page
+    for module in ("balanced_accuracy", "multilabel"):
+        assert f"in only {low}-{high}% of" in (REPO_ROOT / "shared" / "metrics" / f"{module}.py").read_text(encoding="utf-8")
+    recipe = [float(row[2]) for row in golden_set_section("Prevalence correction")]
+    assert len(recipe) == 6
+    prevalence_page = " ".join((REPO_ROOT / "docs" / "prevalence.md").read_text(encoding="utf-8").split())
+    assert f"{100 * min(recipe):.1f}–{100 * max(recipe):.1f}% of 10,000 simulated golden sets" in prevalence_page
+    population = [row[3].split(" ")[0].strip("*") for row in golden_set_section("Informedness, 3 classes") if row[0].startswith("population")]
+    assert f"bootstrap at {' / '.join(population)} with its own draws" in intervals_page
+
+
 # ---------------------------------------------------------------- edge cases the cards describe
 
 

@@ -681,7 +681,7 @@ def test_informedness_card_states_the_rule_and_the_studys_figures():
     command = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_prior_shift/study.py"
     assert f"Written by `{command}` on " in study and "studies/prevalence_prior_shift/study.py" in section
     minutes = re.search(r"Written by `[^`]+` on [\d-]+ \(([\d.]+) min\)", study).group(1)
-    assert f"({minutes} min on one" in section  # the run time the card quotes is the results file's
+    assert f"({minutes} min of wall time" in section  # the run time the card quotes is the results file's
     rows = study_rows()
     assert len(rows) == 63
 

@@ -8,7 +8,7 @@ violation prevalence p as p_measured = FPR + J p, with J = TPR - FPR = 2 BA - 1,
 The interval must carry both sources of error, the benchmark's (flagged of
 benchmark_size) and the golden set's (TPR and FPR): ``corrected_prevalence`` takes the
 percentile bootstrap of the three binomial counts. Its coverage is measured by
-``python examples/coverage_study.py`` (section "Prevalence correction"); the test suite
+``studies/golden_set_coverage/study.py`` (section "Prevalence correction" of its results.md); the test suite
 checks it on a small run. Copy the function as it is: it needs only NumPy.
 
     python examples/prevalence_correction.py     # the worked example of the balanced_accuracy card
@@ -22,7 +22,7 @@ def corrected_prevalence(flagged, benchmark_size, tp, positives, fp, negatives, 
 
     p = (p_measured - FPR) / (TPR - FPR), clipped to [0, 1]; the interval is the percentile
     bootstrap of the three binomial counts (benchmark flags, golden-set TP and FP).
-    Works on scalars or on arrays of sets (examples/coverage_study.py measures its coverage).
+    Works on scalars or on arrays of sets (studies/golden_set_coverage/study.py measures its coverage).
     Resamples where the judge looks no better than chance (TPR <= FPR) are left out.
     """
     rng = np.random.default_rng(seed)

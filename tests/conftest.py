@@ -43,6 +43,20 @@ def card_and_linked_pages(name: str) -> str:
     return "\n\n".join([card, *((REPO_ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)])
 
 
+def load_study(name: str):
+    """``studies/<name>/study.py`` as the module ``<name>_study``, imported once: every study's
+    script is called ``study.py``, so none can be imported by its plain name."""
+    import importlib.util
+
+    module_name = f"{name}_study"
+    if module_name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(module_name, REPO_ROOT / "studies" / name / "study.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[module_name]
+
+
 def load_module(name: str, **kwargs):
     """``evaluate.load`` of a module folder of this repository, as a user would."""
     import evaluate

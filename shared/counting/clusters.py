@@ -32,7 +32,7 @@ normal-quantile interval is as wide as the t interval on df = G* - 1 degrees of 
 G* = 1 / sum_g h_g^2 being the effective number of clusters (G for clusters alike, fewer
 when a few large ones carry most of the variance). One cluster gives no variance: the
 interval is NaN with reason ``"single_cluster"``; fewer than ``FEW_CLUSTERS`` warn that
-it is rough. Coverage: ``python examples/cluster_study.py`` (the tables in docs/clusters.md).
+it is rough. Coverage: ``studies/cluster_coverage/study.py`` (its tables in docs/clusters.md).
 """
 
 import math

@@ -36,7 +36,7 @@ is inverted like any other and a ``UserWarning`` says that its labels look swapp
 Other reasons: ``"class_without_golden_references"``, ``"no_unlabeled_predictions"``.
 Refusing the *interval* when J's interval includes 0 was measured and not adopted: it
 keeps exactly the golden sets that overestimate a weak judge's J, and the intervals still
-given then covered 0.61-0.90 instead of 0.88-0.93 (``examples/prevalence_study.md``,
+given then covered 0.61-0.90 instead of 0.88-0.93 (``studies/prevalence_prior_shift/results.md``,
 column ``lee_if_J_excludes_0``). Instead the default interval switches method there (below).
 
 **Intervals** carry both sources of error (``method``; the one used is returned):
@@ -87,7 +87,8 @@ column ``lee_if_J_excludes_0``). Instead the default interval switches method th
 ``ppi_prevalence`` is the other estimator: prediction-powered inference (PPI++), valid
 when the golden set is a random sample of the new data (``prevalence_ppi.py``).
 
-Coverage is measured by ``examples/prevalence_study.py`` (see ``examples/prevalence_study.md``).
+Coverage is measured by ``studies/prevalence_prior_shift/study.py`` and ``studies/prevalence_intervals/study.py``
+(each writes its ``results.md``).
 
 The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, Lee's
 interval, the delta method) live in ``prevalence_arrays.py`` and are importable from here
@@ -202,7 +203,7 @@ def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: floa
     if low <= 0.0 <= high:
         warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
                       f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
-                      "short of its level (examples/prevalence_study.md); the smoothed bootstrap (method='bootstrap'; "
+                      "short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap (method='bootstrap'; "
                       "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
                       "class narrow both.", UserWarning, stacklevel=3)
 

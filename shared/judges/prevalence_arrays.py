@@ -1,7 +1,7 @@
 """The vectorised building blocks of the prevalence correction (``prevalence.py``).
 
 Everything works on counts, over any leading axes (the coverage study in
-``examples/prevalence_study.py`` passes thousands of problems at once): the golden-set
+``studies/prevalence_prior_shift`` passes thousands of problems at once): the golden-set
 row rates and their conditioning (the signed smallest singular value on the sum-zero
 subspace, J for two classes), the corrected prevalence with its projection onto the
 simplex (``corrected_prevalence_arrays``), Lee et al.'s adjusted interval for two classes
@@ -32,7 +32,7 @@ PREVALENCE_INTERVAL_METHODS = ("lee", "bootstrap", "delta")
 # weak judge (J = 0.2) and a golden set of 3-5% positives scored on new data at 30-50%, it
 # covered 0.88-0.93 of 95%. Refusing those golden sets is worse (the ones left overestimate
 # J: 0.61-0.90); the smoothed bootstrap there instead holds. Measured over the 36 binary
-# settings of examples/prevalence_study.py (3,000 sets each, a pilot): the lowest coverage
+# settings of studies/prevalence_prior_shift (3,000 sets each, a pilot): the lowest coverage
 # was 0.910 / 0.927 / 0.932 / 0.940 / 0.941 with a hard switch at 2.5 / 3 / 3.5 / 4 / 4.5 s.e.,
 # and at 4 the weak-judge corner read 0.935-0.940 in two runs, at 4.5 0.956. Below this
 # the default is the bootstrap alone.
@@ -55,7 +55,7 @@ LEE_FULL_WEIGHT_SE = 6.5
 # counts Lee et al. put on the judge's rates ((x + 1) / (m + 2) is the Beta(x + 1, m - x + 1)
 # mean). A rate estimated at 0 or 1 then still varies. Jeffreys' 1/2 was tried first: in a
 # pilot run (not kept) it covered about 0.93 where 1 covered 0.956 (a judge with FPR 0.05 on
-# 50 golden negatives, new-data prevalence 2-5%); examples/prevalence_study.md measures 1.
+# 50 golden negatives, new-data prevalence 2-5%); studies/prevalence_prior_shift measures 1.
 PSEUDO_COUNT = 1.0
 
 # The delta method's variance of a golden row or unlabeled vector with every item in one

@@ -45,7 +45,7 @@ SAMPLE_TEST_LEVEL = 0.001
 
 # PPI's interval is a normal approximation of a mean of 0/1 indicators: with fewer golden
 # items than this in a class (or outside it) it falls short of its level, so there is no
-# interval for that class (examples/prevalence_study.py: 0.84-0.89 with 3-5 golden items of
+# interval for that class (studies/prevalence_prior_shift: 0.84-0.89 with 3-5 golden items of
 # the class, 0.918-0.934 with 9-15, 0.942-0.964 with at least 30 in and outside it).
 MIN_GOLDEN_ITEMS_PER_CLASS = 30
 

@@ -29,8 +29,8 @@ from ..counting.inputs import to_python
 
 AUTO_THRESHOLD_INTERVAL = (
     "confidence_level: no interval with threshold='auto'. The threshold is fitted to these same data, and "
-    "re-searching it in every bootstrap resample covered the best balanced accuracy in only 72-88% of "
-    "simulated golden sets (examples/coverage_study.py). Tune the threshold on a separate split and pass "
+    "re-searching it in every bootstrap resample covered the best balanced accuracy in only 71-87% of "
+    "simulated golden sets (studies/golden_set_coverage). Tune the threshold on a separate split and pass "
     "it as a number: threshold=tuned['optimal_threshold']."
 )
 

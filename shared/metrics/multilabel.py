@@ -37,8 +37,8 @@ MULTILABEL_AVERAGES = ("macro", "weighted", "micro")
 AUTO_THRESHOLDS_INTERVAL = (
     "confidence_level: no interval with threshold='auto'. The per-label thresholds are fitted to these same "
     "data, so an interval that takes them as fixed is too narrow (for one binary task, re-searching the "
-    "threshold in every bootstrap resample covered the best balanced accuracy in only 72-88% of simulated "
-    "golden sets: examples/coverage_study.py). Tune the thresholds on a separate split and pass them: "
+    "threshold in every bootstrap resample covered the best balanced accuracy in only 71-87% of simulated "
+    "golden sets: studies/golden_set_coverage). Tune the thresholds on a separate split and pass them: "
     "threshold=tuned['per_label_thresholds']."
 )
 

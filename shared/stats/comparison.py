@@ -10,7 +10,7 @@ difference). Everything here works on the *joint* counts
 so, like ``intervals.py``, its cost does not grow with the number of items. A golden
 set fixes the size of each reference class, so the sampling model is: each reference
 row ``joint[r]`` is multinomial over its K x K cells, rows independent. Leading axes of
-``joint`` are independent problems (the simulation in ``examples/comparison_study.py``
+``joint`` are independent problems (the simulation in ``studies/paired_comparison/study.py``
 passes thousands at once); a single problem gives Python floats.
 
 Balanced accuracy (``balanced_accuracy_difference``)
@@ -24,7 +24,7 @@ Balanced accuracy (``balanced_accuracy_difference``)
     uncorrected phi": [-0.1174, -0.0059] instead of the published [-0.1186, -0.0046] on
     Fagerland et al.'s table (59, 6, 16, 80)); it was narrower but under-covered where a
     class has few items and few disagreements (phi near 1), down to 0.55 with a class of
-    2 items and 0.82-0.93 with 10 (``examples/comparison_study.md``). The classes are
+    2 items and 0.82-0.93 with 10 (``studies/paired_comparison/results.md``). The classes are
     independent given their sizes, so their intervals are combined into the mean by
     **MOVER** (Zou & Donner 2008), as ``intervals.rate_sum_interval`` combines Wilson
     intervals. ``method="bootstrap"``: the percentile interval of a *smoothed*
@@ -59,7 +59,7 @@ P-value (both functions, every method)
     per-class null (equal recalls in every class), which implies the stated null of
     equal balanced accuracy; where recalls differ in opposite directions it is
     conservative (the score variance is at least the true one). Measured type-I error
-    at alpha 0.05: ``examples/comparison_study.md``. The p-value is not the dual of the
+    at alpha 0.05: ``studies/paired_comparison/results.md``. The p-value is not the dual of the
     interval: in a near-boundary case one can exclude 0 while the other is above 0.05.
 
 Exact symmetry: swapping A and B (``joint.swapaxes(-1, -2)``) flips the sign of the
@@ -82,8 +82,8 @@ NumPy and the standard library only. The building blocks live beside it:
 ``paired_tests.py`` (Newcombe's paired interval, the score and exact mid-p McNemar tests)
 and ``paired_joint.py`` (checks, orientation, marginals, gradients, the smoothed shares
 and the bootstrap of the joint counts); their public names are importable from here too.
-No method refuses on the grid of ``examples/comparison_study.py``: every interval is
-finite and covered at least 0.93 there (the table is ``examples/comparison_study.md``).
+No method refuses on the grid of ``studies/paired_comparison/study.py``: every interval is
+finite and covered at least 0.93 there (the table is ``studies/paired_comparison/results.md``).
 """
 
 from typing import Any, Optional

@@ -23,9 +23,9 @@ from .binomial import effective_sizes
 # Items of disagreement added to every reference class (split evenly over its K (K - 1)
 # cells where A's and B's labels differ) before the delta-method variance and the
 # bootstrap see its shares. Without them a class whose few items all agree has no
-# variance: on the grid of examples/comparison_study.py the 3-class delta interval covered
+# variance: on the grid of studies/paired_comparison the 3-class delta interval covered
 # down to 0.46 and the bootstrap down to 0.08 (a class of 2-10 items, 98% agreement); with
-# one item every setting held 0.938 or more (examples/comparison_study.md).
+# one item every setting held 0.938 or more (studies/paired_comparison/results.md).
 DISAGREEMENT_PSEUDO_ITEMS = 1.0
 
 # Bootstrap: resampled joint cells (resamples x problems x K^3) kept in memory at once is

@@ -85,7 +85,7 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
     phi") the interval is narrower and under-covers in small classes: with phi near 1 (few
     or no discordant items) it shrinks to the asymmetry of the Wilson limits, which is 0
     at p = 1/2 (coverage down to 0.55 with a class of 2 items and 0.82-0.93 with 10;
-    the published interval held 0.952 or more: examples/comparison_study.md).
+    the published interval held 0.952 or more: studies/paired_comparison/results.md).
 
     Vectorised over any shape. Counts may be weight sums; ``effective_size`` (Kish) is
     then the n of the Wilson intervals and of the correction. NaN where n is 0.

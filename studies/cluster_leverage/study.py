@@ -6,7 +6,7 @@ the cluster's share of the squared influence, which depends on residuals, and ne
 variance ratio fall below 1. This study measures alternatives on the two things they trade:
 
 - the coverage of the default 95% interval of balanced accuracy when cluster sizes vary and
-  larger conversations are harder (``examples/cluster_study.py``'s setting F, lognormal sizes);
+  larger conversations are harder (``studies/cluster_coverage``'s setting F, lognormal sizes);
 - the type-I error at 0.05 of the paired comparison (``baseline_predictions``) of two equally
   good systems whose errors share a cluster's difficulty (the long-tail study's paired cells).
 
@@ -31,6 +31,7 @@ Usage (from the repository root)::
 
 import argparse
 import dataclasses
+import importlib.util
 import sys
 import time
 import warnings
@@ -42,8 +43,17 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
-import cluster_study  # noqa: E402  (setting F: its models, truth and simulation)
+
+
+def load_cluster_coverage():
+    """``studies/cluster_coverage/study.py`` (setting F: its models, truth and simulation)."""
+    spec = importlib.util.spec_from_file_location("cluster_coverage_study", ROOT / "studies" / "cluster_coverage" / "study.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+cluster_study = load_cluster_coverage()
 
 VARIANTS = ("shipped", "design", "design df", "no floor, G - 1")
 

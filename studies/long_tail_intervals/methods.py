@@ -110,7 +110,7 @@ def wilson_mover(x, n, w, z=Z95):
 
 
 def wald_unbiased(x, n, w, z=Z95):
-    """Wald centred on the estimate with the unbiased per-group variance (the issue's baseline):
+    """Wald centred on the estimate with the unbiased per-group variance (the baseline):
 
     ``theta_hat +- z sqrt(sum w_c^2 p_c(1-p_c)/(n_c-1))``. Zero width when every rate is 0 or 1.
     """
@@ -123,7 +123,7 @@ def floored_wald(x, n, w, z=Z95, kappa=1.0):
 
     ``var_c = max(p_c(1-p_c)/(n_c-1), kappa * p~_c(1-p~_c)/(n_c+z^2))``, ``p~ = (x+z^2/2)/(n+z^2)``
     (the Agresti-Coull rate: used for the variance only, never for the centre).
-    ``kappa = 1`` is the floor of issue 31; smaller ``kappa`` is a lighter floor.
+    ``kappa = 1`` is the full floor; smaller ``kappa`` is a lighter floor.
     """
     x, n, w, p, used = _prepare(x, n, w)
     nt = n + z * z
@@ -383,7 +383,7 @@ def recommended(x, n, w, z=Z95):
 
 
 def hybrid_k(x, n, w, z=Z95, max_groups=10, kappa=1.0):
-    """(f) A rule on the class structure, as issue 31 sketched it: AC/MOVER when at most
+    """(f) A rule on the class structure: AC/MOVER when at most
     ``max_groups`` groups carry weight (where AC/MOVER does well), the floored Wald
     (``floored_wald``, kappa = 1) when there are more."""
     x, n, w = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (x, n, w)))

@@ -1,4 +1,4 @@
-"""Long-tail coverage study (issue 31): intervals for a mean of per-class recalls.
+"""Long-tail coverage study: intervals for a mean of per-class recalls.
 
 Runs every method of ``methods.py`` on a grid of simulated golden sets and writes
 ``results.md`` beside this file. Class sizes and true rates are fixed per cell (drawn
@@ -229,7 +229,7 @@ def method_summary(results, names, narrowest, keys=None):
 def write_report(path, results, names, sets, runs):
     narrowest, narrowest_by = judge(results, names)
     lines = [
-        "# Long-tail interval study (issue 31): results",
+        "# Long-tail interval study: results",
         "",
         *[f"Run: `{run['command']}` (tables {run['tables']}) on {run['date']}, wall time {run['wall_seconds'] / 60:.1f} min  "
           for run in runs],

@@ -1,6 +1,6 @@
 """Intervals of the corrected prevalence that hold on long-tail data, and never claim certainty.
 
-Issue 31, part 5. The informedness module corrects a judge's measured prevalence on
+The informedness module corrects a judge's measured prevalence on
 unlabeled data with Rogan-Gladen, ``(q - FPR) / J``, clipped to [0, 1]. An independent
 review found two faults of its interval: a zero-width interval ``[0, 0]`` where the estimate
 is clipped at 0 (the percentile bootstrap of clipped replicates, all at 0), and a tenfold
@@ -183,7 +183,7 @@ def fmt(entry):
 
 def report(results, methods, command, sets, resamples, seconds):
     lines = [
-        "# Intervals of the corrected prevalence where users are (issue 31, part 5)",
+        "# Intervals of the corrected prevalence on small golden sets (2-20 positives): coverage, zero width, refusal",
         "",
         f"Exact command (2 shared CPU cores; {seconds:.0f} s; {datetime.date.today().isoformat()}, "
         f"commit {commit()} plus the working tree):",

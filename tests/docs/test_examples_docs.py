@@ -2,7 +2,7 @@
 be on the card or on a docs/ page the card links to (``card_and_linked_pages``).
 
 The balanced_accuracy card's prevalence-correction recipe lives in
-examples/prevalence_correction.py and its coverage table in examples/coverage_results.md;
+examples/prevalence_correction.py and its coverage table in studies/golden_set_coverage/results.md;
 the cards keep a summary whose counts must be the table's.
 """
 
@@ -13,11 +13,12 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT, card_and_linked_pages, load_module
+from conftest import REPO_ROOT, card_and_linked_pages, load_module, load_study
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
-import coverage_study  # noqa: E402
 import prevalence_correction  # noqa: E402
+
+coverage_study = load_study("golden_set_coverage")
 
 
 def card(name):
@@ -49,8 +50,13 @@ def test_prevalence_recipe_covers():
 # ---------------------------------------------------------------- coverage table and its summaries
 
 
+GOLDEN_SET_COVERAGE_COMMAND = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/golden_set_coverage/study.py"
+
+
 def coverage_rows():
-    text = (REPO_ROOT / "examples" / "coverage_results.md").read_text(encoding="utf-8")
+    """The balanced-accuracy rows of studies/golden_set_coverage/results.md, which must be the output of its named command."""
+    text = (REPO_ROOT / "studies" / "golden_set_coverage" / "results.md").read_text(encoding="utf-8")
+    assert f"Written by `{GOLDEN_SET_COVERAGE_COMMAND}` on " in text
     rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| binary") or line.startswith("| 4 classes")]
     assert len(rows) == 21
     return [(cells[0].strip(), [cell.strip() for cell in cells[3:7]]) for cells in rows]
@@ -82,7 +88,33 @@ def test_coverage_summaries_count_the_table():
     assert sum(coverage_of(cells[0]) > 0.97 for cells in binary) == 10
     assert "at least 0.93 in all 18 binary settings, above 0.97 in 10 of them" in " ".join(card_and_linked_pages("informedness").split())
     assert "19 of 21" not in card("informedness")  # the card itself; its intervals page quotes it for balanced accuracy
-    assert "examples/coverage_results.md" in card_and_linked_pages("balanced_accuracy")
+    assert "studies/golden_set_coverage/results.md" in card_and_linked_pages("balanced_accuracy")
+
+
+def golden_set_section(heading):
+    """The table rows (lists of cells) of one section of studies/golden_set_coverage/results.md."""
+    text = (REPO_ROOT / "studies" / "golden_set_coverage" / "results.md").read_text(encoding="utf-8")
+    section = text.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not set(line) <= set("|-") and not line.startswith(("| truth", "| golden set", "| prevalence |"))]
+
+
+def test_the_pages_quote_the_golden_set_studys_other_sections():
+    """The threshold="auto" refusal, the prevalence recipe and the 3-class bootstrap figures on the docs pages
+    (and in the refusal messages) are studies/golden_set_coverage/results.md's."""
+    auto = [float(row[2]) for row in golden_set_section('threshold="auto"')]
+    assert len(auto) == 4
+    low, high = round(100 * min(auto)), round(100 * max(auto))
+    intervals_page = " ".join((REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8").split())
+    assert f"achievable balanced accuracy in only {low}–{high}% of simulated sets" in intervals_page
+    for module in ("balanced_accuracy", "multilabel"):
+        assert f"in only {low}-{high}% of" in (REPO_ROOT / "shared" / "metrics" / f"{module}.py").read_text(encoding="utf-8")
+    recipe = [float(row[2]) for row in golden_set_section("Prevalence correction")]
+    assert len(recipe) == 6
+    prevalence_page = " ".join((REPO_ROOT / "docs" / "prevalence.md").read_text(encoding="utf-8").split())
+    assert f"{100 * min(recipe):.1f}–{100 * max(recipe):.1f}% of 10,000 simulated golden sets" in prevalence_page
+    population = [row[3].split(" ")[0].strip("*") for row in golden_set_section("Informedness, 3 classes") if row[0].startswith("population")]
+    assert f"bootstrap at {' / '.join(population)} with its own draws" in intervals_page
 
 
 # ---------------------------------------------------------------- edge cases the cards describe
@@ -231,10 +263,10 @@ def test_the_recipes_numbers_are_scikit_learns():
 
 
 def comparison_study():
-    """(summary tables: after and before issue 22, {method: cells}; the two-class rows) of
-    examples/comparison_study.md, which must be the command's output."""
-    text = (REPO_ROOT / "examples" / "comparison_study.md").read_text(encoding="utf-8")
-    assert "Produced by `python examples/comparison_study.py` on " in text and " at commit " in text
+    """(summary tables: the methods used and the uncorrected variants, {method: cells}; the two-class rows) of
+    studies/paired_comparison/results.md, which must be the output of its named command."""
+    text = (REPO_ROOT / "studies" / "paired_comparison" / "results.md").read_text(encoding="utf-8")
+    assert "Written by `OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/paired_comparison/study.py` on " in text
     summaries, current = [], None
     for line in text.splitlines():
         if line.startswith("| method |"):
@@ -262,7 +294,7 @@ def card_comparison_rows(name):
     """The summary table of docs/comparing-judges.md for the module (linked from its card)."""
     title = {"balanced_accuracy": "balanced accuracy", "informedness": "informedness"}[name]
     section = card_section(name, f"### Coverage and type-I error ({title})")
-    assert "Measured by `python examples/comparison_study.py`" in section
+    assert "Measured by `studies/paired_comparison/study.py`" in section
     rows = {}
     for line in section.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -272,33 +304,33 @@ def card_comparison_rows(name):
 
 
 def test_the_cards_comparison_tables_are_the_studys():
-    (after, before), two_classes = comparison_study()
+    (used, uncorrected), two_classes = comparison_study()
     assert len(two_classes) == 304
-    sets = {"newcombe": 10_000, "bootstrap": 1_000, "before newcombe": 10_000, "before bootstrap": 200}
+    sets = {"newcombe": 10_000, "bootstrap": 1_000, "uncorrected newcombe": 10_000, "uncorrected bootstrap": 200}
     expected = {
         "balanced_accuracy": {
-            "Newcombe/MOVER, method 10 as published (default)": after["balanced accuracy newcombe"],
-            'smoothed bootstrap (`ci_method="bootstrap"`)': after["balanced accuracy bootstrap"],
-            "not used: method 10 with uncorrected φ": before["balanced accuracy newcombe"],
-            "not used: bootstrap of the observed shares": before["balanced accuracy bootstrap"],
+            "Newcombe/MOVER, method 10 as published (default)": used["balanced accuracy newcombe"],
+            'smoothed bootstrap (`ci_method="bootstrap"`)': used["balanced accuracy bootstrap"],
+            "not used: method 10 with uncorrected φ": uncorrected["balanced accuracy newcombe"],
+            "not used: bootstrap of the observed shares": uncorrected["balanced accuracy bootstrap"],
         },
         "informedness": {
             "two classes, default (Newcombe/MOVER as published, doubled)": two_class_summary(two_classes, 4, sets["newcombe"]),
             'two classes, `ci_method="bootstrap"` (doubled)': two_class_summary(two_classes, 5, sets["bootstrap"]),
-            "three classes, default: delta method, bookmaker": after["informedness delta (bookmaker)"],
-            "three classes, delta method, macro": after["informedness delta (macro)"],
-            "three classes, delta method, weighted": after["informedness delta (weighted)"],
-            'three classes, `ci_method="bootstrap"` (bookmaker)': after["informedness bootstrap (bookmaker)"],
-            "not used: two classes, uncorrected φ": two_class_summary(two_classes, 10, sets["before newcombe"]),
-            "not used: two classes, bootstrap of the observed shares": two_class_summary(two_classes, 11, sets["before bootstrap"]),
-            "not used: three classes, delta method on the observed shares (bookmaker)": before["informedness delta (bookmaker)"],
-            "not used: three classes, bootstrap of the observed shares (bookmaker)": before["informedness bootstrap (bookmaker)"],
+            "three classes, default: delta method, bookmaker": used["informedness delta (bookmaker)"],
+            "three classes, delta method, macro": used["informedness delta (macro)"],
+            "three classes, delta method, weighted": used["informedness delta (weighted)"],
+            'three classes, `ci_method="bootstrap"` (bookmaker)': used["informedness bootstrap (bookmaker)"],
+            "not used: two classes, uncorrected φ": two_class_summary(two_classes, 10, sets["uncorrected newcombe"]),
+            "not used: two classes, bootstrap of the observed shares": two_class_summary(two_classes, 11, sets["uncorrected bootstrap"]),
+            "not used: three classes, delta method on the observed shares (bookmaker)": uncorrected["informedness delta (bookmaker)"],
+            "not used: three classes, bootstrap of the observed shares (bookmaker)": uncorrected["informedness bootstrap (bookmaker)"],
         },
     }
     for name, rows in expected.items():
         assert card_comparison_rows(name) == rows
     # Every current method covers at least 0.93 everywhere and refuses nowhere, as the cards say.
-    for method, (_, least, below, _, refused) in after.items():
+    for method, (_, least, below, _, refused) in used.items():
         assert float(least.split(" ± ")[0]) >= 0.93 and below == "0" and refused == "none", method
     # The bootstrap of the observed shares at n = 100 (0.60-0.93 on a grid of larger classes).
     at_100 = [float(re.match(r"\**([\d.]+)", row[11]).group(1)) for row in two_classes if row[1] == "100"]
@@ -310,10 +342,10 @@ def test_the_cards_comparison_tables_are_the_studys():
 
 
 def cluster_study_rows():
-    """{(setting, metric, ci_method): (G, coverage with clusters, coverage before)} of
-    examples/cluster_results.md, which must be the output of its named command."""
-    text = (REPO_ROOT / "examples" / "cluster_results.md").read_text(encoding="utf-8")
-    assert "Produced by `python examples/cluster_study.py` on " in text and " at commit " in text
+    """{(setting, metric, ci_method): (G, coverage with clusters, coverage as i.i.d. items)} of
+    studies/cluster_coverage/results.md, which must be the output of its named command."""
+    text = (REPO_ROOT / "studies" / "cluster_coverage" / "results.md").read_text(encoding="utf-8")
+    assert "Written by `OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_coverage/study.py` on " in text
     rows = {}
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -328,7 +360,7 @@ def test_the_cards_cluster_tables_are_the_studys(name):
     is the study's; at least 4 of them are the module's own."""
     study = cluster_study_rows()
     text = card_and_linked_pages(name)
-    assert "`python examples/cluster_study.py`" in text
+    assert "`studies/cluster_coverage/study.py`" in text
     quoted, in_table = 0, False
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -337,8 +369,8 @@ def test_the_cards_cluster_tables_are_the_studys(name):
         elif not line.startswith("|"):
             in_table = False
         elif in_table and len(cells) == 6 and not set(cells[0]) <= set("-"):
-            setting, clusters, metric, method, with_clusters, before = cells
-            assert study[(setting, metric, method)] == (clusters, with_clusters, before), line
+            setting, clusters, metric, method, with_clusters, independent = cells
+            assert study[(setting, metric, method)] == (clusters, with_clusters, independent), line
             quoted += metric.split(" ")[0] == name
     assert quoted >= 4
 
@@ -475,3 +507,28 @@ def test_the_intervals_page_quotes_the_cells_one_step_inside_the_boundary():
     assert float(coverage(smallest[3])) < 0.93 <= float(coverage(smallest[0]))  # the bootstrap's narrowness at the boundary does not hold inside
     bound = re.search(r"When every rate is observed at 1 the exact lower end is ([\d.]+): .*the default's lower end is ([\d.]+)\.", text)
     assert f"the exact lower end is {bound.group(1)}" in joined and f"and the default's is {bound.group(2)}" in joined
+
+
+# ---------------------------------------------------------------- the delta-method study of multi-class informedness
+
+
+def test_the_intervals_page_quotes_the_informedness_delta_study():
+    """docs/intervals.md's 3-class table and its every-average sentence are studies/informedness_delta_interval/results.md's."""
+    text = (REPO_ROOT / "studies" / "informedness_delta_interval" / "results.md").read_text(encoding="utf-8")
+    command = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/informedness_delta_interval/study.py"
+    assert f"Written by `{command}` on " in text
+    tables = {}
+    for part in text.split('## average="')[1:]:
+        average = part.split('"', 1)[0]
+        rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in part.splitlines() if line[:3] in ("| 5", "| 2", "| 1")]
+        # {n: (smallest, {method: "coverage / width"})}; the study's cells end with the misses in brackets.
+        tables[average] = {row[0]: (row[2], {method: cell.split(" (")[0] for method, cell in zip(("bootstrap", "delta", "plain"), row[3:6])})
+                           for row in rows}
+    assert set(tables) == {"bookmaker", "macro", "weighted"} and all(len(rows) == 3 for rows in tables.values())
+    page = (REPO_ROOT / "docs" / "intervals.md").read_text(encoding="utf-8")
+    assert command in " ".join(page.split())
+    for n, (smallest, cells) in tables["bookmaker"].items():
+        assert f"| {n} | {smallest} | {cells['delta']} | {cells['bootstrap']} | {cells['plain']} |" in page
+    coverage = (lambda average, method: " / ".join(tables[average][n][1][method].split(" / ")[0] for n in ("50", "200", "1000")))
+    assert (f"the delta method covered {coverage('macro', 'delta')} (macro) and {coverage('weighted', 'delta')} (weighted) "
+            f"at n = 50 / 200 / 1000, the bootstrap {coverage('macro', 'bootstrap')} and {coverage('weighted', 'bootstrap')}.") in " ".join(page.split())

@@ -2,7 +2,6 @@
 
 import json
 import math
-import sys
 import warnings
 from statistics import NormalDist
 
@@ -15,11 +14,10 @@ import torch
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_matrix, matthews_corrcoef
 
 from shared.stats import intervals
-from conftest import REPO_ROOT, load_module
+from conftest import load_module, load_study
 from robustness import assert_plain
 
-sys.path.insert(0, str(REPO_ROOT / "examples"))
-import coverage_study  # noqa: E402
+coverage_study = load_study("golden_set_coverage")
 
 AVERAGES = ("bookmaker", "macro", "weighted")
 LEVEL = 0.95
@@ -802,7 +800,7 @@ def test_runaway_multiclass_bootstrap_is_refused_before_counting(informedness):
 
 
 def test_module_bootstrap_covers_three_class_informedness():
-    """A small coverage check through the module (the full study: examples/coverage_study.py, 0.942 at n = 200)."""
+    """A small coverage check through the module (the full study: studies/golden_set_coverage/study.py)."""
     metric = load_module("informedness")
     rng = np.random.default_rng(12)
     prior, rates = coverage_study.INFORMEDNESS_PRIOR, coverage_study.INFORMEDNESS_CONFUSION

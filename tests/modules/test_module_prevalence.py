@@ -656,7 +656,7 @@ def test_informedness_card_examples_are_exact_doctests(metric, heading):
 
 def study_rows():
     """The study's full table as {(judge, J, golden -> new, golden n): {method: (coverage, width, refused)}}."""
-    study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
+    study = (REPO_ROOT / "studies" / "prevalence_prior_shift" / "results.md").read_text(encoding="utf-8")
     table = study.split("## Full table", 1)[1]
     lines = [line for line in table.splitlines() if line.startswith("| ")]
     methods = [cell.strip() for cell in lines[0].strip("|").split("|")][5:]
@@ -677,9 +677,11 @@ def study_rows():
 def test_informedness_card_states_the_rule_and_the_studys_figures():
     section = card_section("informedness", "## Corrected prevalence from a judge's labels")
     assert f"|J| ≤ {prevalence.DEFAULT_MIN_INFORMEDNESS}" in section
-    study = (REPO_ROOT / "examples" / "prevalence_study.md").read_text(encoding="utf-8")
-    assert "python examples/prevalence_study.py" in section and "python examples/prevalence_study.py" in study
-    assert "588 s" in section and "588 s" in study
+    study = (REPO_ROOT / "studies" / "prevalence_prior_shift" / "results.md").read_text(encoding="utf-8")
+    command = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_prior_shift/study.py"
+    assert f"Written by `{command}` on " in study and "studies/prevalence_prior_shift/study.py" in section
+    minutes = re.search(r"Written by `[^`]+` on [\d-]+ \(([\d.]+) min\)", study).group(1)
+    assert f"({minutes} min of wall time" in section  # the run time the card quotes is the results file's
     rows = study_rows()
     assert len(rows) == 63
 

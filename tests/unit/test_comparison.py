@@ -6,19 +6,16 @@ number copied from this code's own output.
 """
 
 import doctest
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import confusion_matrix
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-
-from shared.stats import comparison  # noqa: E402
+from shared.stats import comparison
 from shared.stats import paired_tests
-from shared.stats import intervals  # noqa: E402
+from shared.stats import intervals
+from conftest import load_study
 
 
 def joint_counts(references, predictions, baseline, num_classes, weights=None):
@@ -250,7 +247,7 @@ def test_paired_interval_is_narrower_than_combining_the_separate_intervals():
 def test_small_simulation_coverage_and_type_one_error():
     """300 golden sets per setting, judges agreeing on 85% of items: loose bands (Monte Carlo
     error at 300 sets is about 1.3 points for coverage)."""
-    import comparison_study as study
+    study = load_study("paired_comparison")
 
     rng = np.random.default_rng(2024)
     for name, check in (("A better", "coverage"), ("equal", "type_one")):

@@ -3,7 +3,6 @@
 import doctest
 import json
 import math
-import sys
 import time
 from statistics import NormalDist
 
@@ -17,11 +16,10 @@ from shared.stats import intervals
 from shared.stats import binomial
 from score_reference import score_sum_reference
 from shared.stats.averaging import Averaging
-from conftest import REPO_ROOT, load_module
+from conftest import load_module, load_study
 from shared.counting import thresholds
 
-sys.path.insert(0, str(REPO_ROOT / "examples"))
-import coverage_study  # noqa: E402
+coverage_study = load_study("golden_set_coverage")
 
 LEVEL = 0.95
 
@@ -365,7 +363,7 @@ def test_no_interval_keys_without_confidence_level(balanced_accuracy):
     assert balanced_accuracy.compute(references=[0, 1], predictions=[0, 1], ci_method="bootstrap") == {"balanced_accuracy": 1.0}
 
 
-# ---------------------------------------------------------------- coverage (small; the full study is examples/coverage_study.py)
+# ---------------------------------------------------------------- coverage (small; the full study is studies/golden_set_coverage/study.py)
 
 
 @pytest.mark.parametrize(

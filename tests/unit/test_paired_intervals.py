@@ -1,4 +1,4 @@
-"""The paired comparison's intervals after issue 22, each against an implementation written here.
+"""The paired comparison's intervals, each against an implementation written here.
 
 - Newcombe's method 10 as published (phi with its n/2 correction), from the formula of R's
   ``contingencytables::Newcombe_square_and_add_CI_paired_2x2``, with a Wilson interval
@@ -6,21 +6,17 @@
 - The delta method at shares smoothed by one pseudo-item of disagreement per class, with a
   finite-difference gradient of a one-vs-rest informedness written here.
 - The smoothed stratified bootstrap, resampled here with a generator of its own.
-- A quick check of the edge grid of ``examples/comparison_study.py``: a few hundred golden
-  sets on its hardest rows, where the former methods fail.
+- A quick check of the edge grid of ``studies/paired_comparison/study.py``: a few hundred golden
+  sets on its hardest rows, where the uncorrected variants fail.
 """
-
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-
-from shared.stats import comparison  # noqa: E402
-from shared.stats import paired_joint  # noqa: E402
-from shared.stats.paired_tests import newcombe_paired_interval  # noqa: E402
+from shared.stats import comparison
+from shared.stats import paired_joint
+from shared.stats.paired_tests import newcombe_paired_interval
+from conftest import load_study
 
 Z = 1.959963984540054  # the 0.975 quantile of the standard normal
 
@@ -250,7 +246,7 @@ def test_undefined_intervals_say_why():
 def test_edge_grid_quick_check():
     """The study's hardest rows, 300 golden sets each (Monte-Carlo s.e. about 0.013 at 0.95):
     every method covers at least 0.90, and the former ones, measured on the same sets, fail."""
-    import comparison_study as study
+    study = load_study("paired_comparison")
 
     rng = np.random.default_rng(22)
 

@@ -21,7 +21,7 @@ from shared.judges import prevalence
 from shared.judges import prevalence_arrays
 from shared.judges import prevalence_ppi
 from shared.stats import distributions
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_study
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 
@@ -331,11 +331,11 @@ def test_small_coverage_simulation(prior, rates):
 
 
 def test_the_study_script_runs_quick():
-    """A quick version of examples/prevalence_study.py: every method on a shift-up, an i.i.d.,
+    """A quick version of studies/prevalence_prior_shift/study.py: every method on a shift-up, an i.i.d.,
     a shift-down and a 3-class setting, with loose bands (300 sets: 2 SE is about 0.025)."""
     import time
 
-    import prevalence_study
+    prevalence_study = load_study("prevalence_prior_shift")
 
     started = time.perf_counter()
     rows = prevalence_study.run(prevalence_study.quick_settings(), sets=300, resamples=200, seed=0)
@@ -707,7 +707,7 @@ def test_the_binary_default_is_the_bootstrap_where_lee_does_not_hold():
 def test_the_binary_default_holds_in_the_weak_judge_corner():
     """Where Lee's interval fell short (J = 0.2, golden prevalence 5%, new data at 50%, golden
     sets of 300): 600 simulated sets, the default covers, Lee alone does not (loose bands:
-    the Monte-Carlo error at 600 sets is about 0.01; examples/prevalence_study.md has 5,000)."""
+    the Monte-Carlo error at 600 sets is about 0.01; studies/prevalence_prior_shift/results.md has 5,000)."""
     rng = np.random.default_rng(11)
     rates = np.array([[0.7, 0.3], [0.5, 0.5]])  # FPR 0.3, TPR 0.5
     support = rng.multinomial(300, [0.95, 0.05], size=600)
@@ -838,7 +838,7 @@ def test_ppi_equals_ppi_python_to_1e_9(num_classes):
 
 
 def test_ppi_gives_no_interval_below_thirty_golden_items_of_a_class():
-    """Measured (examples/prevalence_study.md): 0.84-0.89 coverage with 3-5 golden items of the
+    """Measured (studies/prevalence_prior_shift/results.md): 0.84-0.89 coverage with 3-5 golden items of the
     class, 0.92-0.93 with 9-15, 0.942-0.964 from 30. 29 golden positives: no interval; 30: one."""
     for positives, given in ((29, False), (30, True)):
         confusion = binary_confusion(int(0.8 * positives), positives, 20, 200)

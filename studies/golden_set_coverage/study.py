@@ -1,25 +1,30 @@
-"""Coverage study: do nominal 95% intervals cover the true value 95% of the time?
+"""Coverage on golden sets of nominal 95% intervals: balanced accuracy, informedness, prevalence, threshold="auto".
 
 Simulates golden sets with a known truth and counts how often the interval of
-``shared/intervals.py`` (the code the metric modules call) covers it. Everything is
+``shared/stats/intervals.py`` (the code the metric modules call) covers it. Everything is
 vectorised over the simulated sets.
 
 * Balanced accuracy, binary: n in {50, 200, 1000} x prevalence in {0.5, 0.1, 0.03}, a judge
   with sensitivity 0.80 and specificity 0.90 (BA 0.85), and a near-perfect one (0.95 / 0.98).
   Binary informedness J = 2 BA - 1 is an affine map of BA: same coverage, twice the width.
 * Balanced accuracy, 4 classes with a skewed prior (0.70, 0.20, 0.07, 0.03).
-* Multi-class (bookmaker) informedness, 3 classes, prior (0.6, 0.3, 0.1): bootstrap only.
+* Multi-class (bookmaker) informedness, 3 classes, prior (0.6, 0.3, 0.1): the bootstrap.
+* Multi-label macro balanced accuracy with independent and correlated label errors.
+* The prevalence-correction recipe of ``examples/prevalence_correction.py`` (percentile bootstrap).
 * Why ``threshold="auto"`` refuses an interval: the re-search-the-threshold bootstrap.
 
 Class sizes are drawn at random (a golden set sampled from traffic), so a rare class can
 have 1 or 2 examples, or none: a set with an empty class has no balanced accuracy over all
 classes and is left out (its share is reported).
 
-    python examples/coverage_study.py            # the full study (10,000 sets per row)
-    python examples/coverage_study.py --sets 2000 --resamples 1000   # quicker
+Usage (from the repository root)::
+
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/golden_set_coverage/study.py   # 10,000 sets per row -> results.md
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/golden_set_coverage/study.py --sets 2000 --resamples 1000 --output /tmp/out.md
 """
 
 import argparse
+import datetime
 import sys
 import time
 from dataclasses import dataclass
@@ -28,7 +33,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from shared.stats import intervals  # noqa: E402
@@ -37,6 +43,7 @@ sys.path.insert(0, str(REPO_ROOT / "examples"))
 from prevalence_correction import corrected_prevalence  # noqa: E402  (the recipe the card links to)
 
 LEVEL = 0.95
+TARGET = (0.93, 0.97)  # a nominal 95% interval's coverage is read as right within this band
 BINARY_JUDGES = {"sens 0.80 / spec 0.90": (0.80, 0.90), "sens 0.95 / spec 0.98": (0.95, 0.98)}
 SKEWED_PRIOR = np.array([0.70, 0.20, 0.07, 0.03])
 SKEWED_RECALLS = np.array([0.90, 0.80, 0.70, 0.60])
@@ -52,8 +59,10 @@ class Coverage:
     sets: int
     smallest_class_median: float
 
-    def row(self):
-        return f"{self.coverage:6.3f} {self.mean_width:7.3f}"
+    def cell(self):
+        """``coverage (mean width)``, bold outside TARGET."""
+        text = f"{self.coverage:.3f} ({self.mean_width:.3f})"
+        return text if TARGET[0] <= self.coverage <= TARGET[1] else f"**{text}**"
 
 
 def summarise(low, high, truth, defined, support):
@@ -214,72 +223,119 @@ def auto_threshold_coverage(rng, num_sets, size, prevalence, separation, n_resam
 # ---------------------------------------------------------------- report
 
 
+def within_target(results):
+    """Per method: how many rows cover within TARGET, and the lowest coverage."""
+    return [(sum(TARGET[0] <= row[i].coverage <= TARGET[1] for row in results), min(row[i].coverage for row in results))
+            for i in range(len(results[0]))]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", type=int, default=10_000, help="simulated golden sets per row")
     parser.add_argument("--resamples", type=int, default=2_000, help="bootstrap resamples per set")
     parser.add_argument("--auto-sets", type=int, default=1_000, help="sets per row for the threshold='auto' section")
     parser.add_argument("--seed", type=int, default=20250607)
+    parser.add_argument("--output", type=Path, default=HERE / "results.md", help="markdown results file (default: results.md beside this script)")
     args = parser.parse_args(argv)
+    command = " ".join(["OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/golden_set_coverage/study.py",
+                        *(sys.argv[1:] if argv is None else argv)])
     rng = np.random.default_rng(args.seed)
     started = time.perf_counter()
-    print(f"Nominal {LEVEL:.0%} intervals; {args.sets:,} simulated golden sets per row; bootstrap: {args.resamples:,} percentile resamples.")
-    print("Coverage = share of sets whose interval holds the true value (target 0.93-0.97); width = mean interval width.")
-    print("Sets with an empty class are left out (BA over all classes undefined); 'smallest' = median size of the smallest class.\n")
+    lines = []
 
     methods = ("score", "agresti_coull", "wilson", "bootstrap")
-    header = f"{'setting':<40} {'n':>5} {'kept':>6} {'smallest':>8} | " + " | ".join(f"{m + ' cov':>17} {'width':>6}" for m in methods)
+    ba_rows = []  # (label, size, [Coverage per method])
 
     def ba_row(label, size, prior, recalls):
         results = [balanced_accuracy_coverage(rng, args.sets, size, prior, recalls, method, args.resamples) for method in methods]
-        first = results[0]
-        cells = " | ".join(f"{r.coverage:>17.3f} {r.mean_width:>6.3f}" for r in results)
-        print(f"{label:<40} {size:>5} {first.defined_share:>6.1%} {first.smallest_class_median:>8.0f} | {cells}")
+        ba_rows.append((label, size, results))
+        print(f"  {label}, n = {size}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
-    print("Balanced accuracy, binary (binary informedness = 2 BA - 1: same coverage, width x 2)")
-    print(header)
     for judge, (sensitivity, specificity) in BINARY_JUDGES.items():
         for prevalence in (0.5, 0.1, 0.03):
             for size in (50, 200, 1000):
-                ba_row(f"{judge}, prevalence {prevalence}", size, [1 - prevalence, prevalence], [specificity, sensitivity])
-
-    print("\nBalanced accuracy, 4 classes, prior (0.70, 0.20, 0.07, 0.03), recalls (0.9, 0.8, 0.7, 0.6)")
-    print(header)
+                ba_row(f"binary, {judge} ({(sensitivity + specificity) / 2:g}), prevalence {prevalence}", size,
+                       [1 - prevalence, prevalence], [specificity, sensitivity])
     for size in (50, 200, 1000):
-        ba_row("4 classes, skewed", size, SKEWED_PRIOR, SKEWED_RECALLS)
+        ba_row(f"4 classes, prior ({', '.join(f'{p:.2f}' for p in SKEWED_PRIOR)}), recalls ({', '.join(f'{r:g}' for r in SKEWED_RECALLS)}) "
+               f"({np.mean(SKEWED_RECALLS):g})", size, SKEWED_PRIOR, SKEWED_RECALLS)
+
+    lines += ["## Balanced accuracy\n",
+              "Class sizes drawn from the stated prior, a judge with the stated per-class recalls (true BA in brackets). "
+              f"Coverage (mean width); **bold**: outside {TARGET[0]:.0%}-{TARGET[1]:.0%}. \"smallest class\": the median size of the "
+              "smallest class; \"kept\": the share of sets with no empty class (the others have no balanced accuracy over all "
+              "classes and are left out).\n",
+              "| golden set (true BA) | n | smallest class | score (default) | agresti_coull | wilson | bootstrap | kept |",
+              "|---|---|---|---|---|---|---|---|"]
+    for label, size, results in ba_rows:
+        lines.append(f"| {label} | {size} | {results[0].smallest_class_median:.0f} | "
+                     + " | ".join(result.cell() for result in results) + f" | {results[0].defined_share:.1%} |")
+    binary = [results for label, _, results in ba_rows if label.startswith("binary")]
+    default = [results[0].coverage for _, _, results in ba_rows]
+    ratio = [results[0].mean_width / results[1].mean_width for _, _, results in ba_rows]
+    lines += ["", f"Within {TARGET[0]:.0%}-{TARGET[1]:.0%}, of {len(ba_rows)} settings (lowest coverage): "
+              + "; ".join(f"`{method}` {count} ({least:.3f})" for method, (count, least) in zip(methods, within_target([r for _, _, r in ba_rows])))
+              + f". The default (`score`) covered {min(default):.3f}-{max(default):.3f}, above {TARGET[1]} in "
+              f"{sum(value > TARGET[1] for value in default)} settings; its mean width was {min(ratio):.2f}-{max(ratio):.2f} times "
+              "`agresti_coull`'s.\n",
+              f"The {len(binary)} binary settings alone (binary informedness J = 2 BA - 1: the same coverage, twice the width): "
+              + "; ".join(f"`{method}` {count} within ({least:.3f})" for method, (count, least) in zip(methods, within_target(binary)))
+              + f"; the default at least {min(r[0].coverage for r in binary):.3f}, above {TARGET[1]} in "
+              f"{sum(r[0].coverage > TARGET[1] for r in binary)}.\n"]
 
     truth = population_informedness(INFORMEDNESS_PRIOR, INFORMEDNESS_CONFUSION)
-    print(f"\nInformedness, 3 classes, prior (0.6, 0.3, 0.1), population value {truth:.4f}: bootstrap (no analytic interval)")
-    print(f"{'truth':<44} {'n':>5} {'kept':>6} {'smallest':>8} | {'bootstrap cov':>13} {'width':>7}")
+    lines += ["## Informedness, 3 classes: the bootstrap\n",
+              f"Prior (0.6, 0.3, 0.1), bookmaker informedness, population value {truth:.4f}; the percentile bootstrap "
+              f"({args.resamples:,} resamples). Coverage (mean width).\n",
+              "| truth | n | smallest class | bootstrap | kept |", "|---|---|---|---|---|"]
     for fixed_design, label in ((False, "population value (class sizes vary)"), (True, "value at the set's own class shares")):
         for size in (50, 200, 1000):
             result = informedness_coverage(rng, args.sets, size, args.resamples, fixed_design)
-            print(f"{label:<44} {size:>5} {result.defined_share:>6.1%} {result.smallest_class_median:>8.0f} | {result.coverage:>13.3f} {result.mean_width:>7.3f}")
+            lines.append(f"| {label} | {size} | {result.smallest_class_median:.0f} | {result.cell()} | {result.defined_share:.1%} |")
+    print(f"  informedness: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
-    print("\nMulti-label macro balanced accuracy, 5 labels (prevalence 0.3 ... 0.02), truth 0.86; the interval treats labels as independent")
-    print(f"{'label errors':<44} {'n':>5} {'kept':>6} {'smallest':>8} | {'agresti_coull cov':>17} {'width':>6}")
+    multilabel_sets = min(args.sets, 4000)
+    lines += ["", "## Multi-label macro balanced accuracy\n",
+              f"5 labels (prevalence 0.3 ... 0.02), truth 0.86, {multilabel_sets:,} sets per row; `agresti_coull` per label, "
+              "which treats the labels as independent. Coverage (mean width).\n",
+              "| label errors | n | smallest count | agresti_coull | kept |", "|---|---|---|---|---|"]
     for correlated in (False, True):
         for size in (200, 1000):
-            result = multilabel_coverage(rng, min(args.sets, 4000), size, correlated, method="agresti_coull")
+            result = multilabel_coverage(rng, multilabel_sets, size, correlated, method="agresti_coull")
             label = "correlated through hard samples" if correlated else "independent"
-            print(f"{label:<44} {size:>5} {result.defined_share:>6.1%} {result.smallest_class_median:>8.0f} | {result.coverage:>17.3f} {result.mean_width:>6.3f}")
+            lines.append(f"| {label} | {size} | {result.smallest_class_median:.0f} | {result.cell()} | {result.defined_share:.1%} |")
+    print(f"  multilabel: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
-    print("\nPrevalence correction p = (p_measured - FPR) / (TPR - FPR), the card's recipe (percentile bootstrap)")
-    print("judge TPR 0.80, FPR 0.10; benchmark of 2,000 responses; true prevalence p")
-    print(f"{'golden set':<24} {'p':>5} | {'coverage':>8} {'width':>7}")
+    lines += ["", "## Prevalence correction: the recipe of `examples/prevalence_correction.py`\n",
+              "p = (p_measured - FPR) / (TPR - FPR) with its percentile bootstrap; judge TPR 0.80, FPR 0.10; a benchmark of "
+              "2,000 responses; true prevalence p.\n",
+              "| golden set (size, prevalence) | p | coverage | width |", "|---|---|---|---|"]
     for golden_size, golden_prevalence in ((800, 0.1), (200, 0.1), (800, 0.5)):
         for prevalence in (0.05, 0.2):
             cov, width = prevalence_correction_coverage(rng, args.sets, golden_size, golden_prevalence, 2000, prevalence, 0.8, 0.1, args.resamples)
-            print(f"{f'{golden_size}, prevalence {golden_prevalence}':<24} {prevalence:>5} | {cov:>8.3f} {width:>7.3f}")
+            lines.append(f"| {golden_size}, {golden_prevalence} | {prevalence} | {cov:.3f} | {width:.3f} |")
+    print(f"  prevalence: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
-    print(f"\nthreshold='auto': percentile bootstrap re-searching the threshold in each resample ({args.auto_sets:,} sets, {min(args.resamples, 1000):,} resamples)")
-    print("binormal scores, separation 1.5 (best BA 0.773); truth = the population's best BA")
-    print(f"{'prevalence':<12} {'n':>5} | {'coverage':>8} {'width':>7} {'optimism of the point value':>28}")
+    auto_resamples = min(args.resamples, 1000)
+    lines += ["", "## threshold=\"auto\": the bootstrap that re-searches the threshold\n",
+              f"Percentile bootstrap re-searching the threshold in each resample ({args.auto_sets:,} sets, {auto_resamples:,} resamples); "
+              "binormal scores, separation 1.5 (best BA 0.773); truth: the population's best BA.\n",
+              "| prevalence | n | coverage | width | optimism of the point value |", "|---|---|---|---|---|"]
     for prevalence in (0.5, 0.1):
         for size in (200, 1000):
-            cov, width, optimism = auto_threshold_coverage(rng, args.auto_sets, size, prevalence, 1.5, min(args.resamples, 1000))
-            print(f"{prevalence:<12} {size:>5} | {cov:>8.3f} {width:>7.3f} {optimism:>+28.3f}")
-    print(f"\n{time.perf_counter() - started:.0f} s")
+            cov, width, optimism = auto_threshold_coverage(rng, args.auto_sets, size, prevalence, 1.5, auto_resamples)
+            lines.append(f"| {prevalence} | {size} | {cov:.3f} | {width:.3f} | {optimism:+.3f} |")
+
+    wall = time.perf_counter() - started
+    header = ["# Coverage of nominal 95% intervals on simulated golden sets\n",
+              f"Written by `{command}` on {datetime.date.today().isoformat()} ({wall / 60:.1f} min): {args.sets:,} simulated golden "
+              f"sets per row, {args.resamples:,} bootstrap resamples per set, seed {args.seed}. Coverage: the share of sets whose "
+              "interval held the true value; the settings are described in the script's docstring.\n"]
+    text = "\n".join(header + lines) + "\n"
+    print(text)
+    args.output.write_text(text, encoding="utf-8")
+    print(f"written: {args.output}", file=sys.stderr)
+    return text
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Coverage study of the corrected prevalence (shared/prevalence.py), where users are: prior shift, weak judges, small golden sets.
+"""The corrected prevalence's methods under prior shift: coverage with weak judges and golden sets of 100-1,000.
 
 A judge labels a golden set (its confusion matrix) and an unlabeled set (its label
 counts); the informedness module turns the judge's measured shares into the true
@@ -7,19 +7,18 @@ counts how often nominal 95% intervals hold it, for each method the module offer
 
 * ``default``: the module's binary default: Rogan-Gladen with Lee et al.'s (2025)
   interval where the golden set pins J down, the smoothed bootstrap where it does not, and
-  a blend of the two between (``prevalence_arrays.lee_weight``; examples/prevalence_study.md
-  was written with the former hard switch at 4.5 s.e.; studies/prevalence_intervals
-  measures the blend);
+  a blend of the two between (``prevalence_arrays.lee_weight``); ``studies/prevalence_intervals``
+  measures it on golden sets of 30-200 items with 2-20 positives;
 * ``lee``: Rogan-Gladen with Lee et al.'s interval always (``method="lee"``);
 * ``bootstrap``: Rogan-Gladen / adjusted classify and count with the smoothed bootstrap
   (``ci_method="bootstrap"``; the multi-class default);
 * ``ppi``: PPI++ (``prevalence_method="ppi"``), one-vs-rest, with no interval for a class
   with fewer than 30 golden items in it or outside it (per class);
 
-and, for comparison, two rules that are not used: ``multinomial``, the former bootstrap
-(multinomial resamples of the counts, which cannot move a rate estimated at 0 or 1), and
+and, for comparison, two rules that are not used: ``multinomial``, a bootstrap of
+multinomial resamples of the counts (which cannot move a rate estimated at 0 or 1), and
 ``lee_if_J_excludes_0``, Lee's interval given only when J's 95% Agresti-Coull/MOVER interval excludes
-0 (a refusal rule considered for issue 24).
+0 (a refusal rule).
 
 Grid (binary): judges with J = 0.2 (TPR 0.5, FPR 0.3), 0.5 (TPR 0.7, FPR 0.2) and 0.8
 (TPR 0.85, FPR 0.05); golden prevalence -> unlabeled prevalence 0.05 -> 0.5 and 0.03 -> 0.3
@@ -34,11 +33,14 @@ Monte Carlo standard error), mean width, and the refusal rate (no interval: a cl
 missing from the golden set, |J| or sigma <= 0.05, PPI's sampling test, Lee's pseudo-counts
 flipping J). Coverage of 3-class settings is the lowest over the classes.
 
-    python examples/prevalence_study.py                # full grid: 5,000 sets (binary), 3,000 (3 classes), 1,000 resamples
-    python examples/prevalence_study.py --quick        # 4 settings, 300 sets, 300 resamples (a few seconds)
+Usage (from the repository root)::
+
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_prior_shift/study.py           # full grid -> results.md (about 10 min)
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_prior_shift/study.py --quick   # 4 settings, 300 sets, 300 resamples
 """
 
 import argparse
+import datetime
 import itertools
 import math
 import sys
@@ -47,7 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from shared.stats import intervals  # noqa: E402
@@ -98,7 +101,7 @@ def priors_and_rates(kind, j, golden_prior, unlabeled_prior):
 
 
 def multinomial_bootstrap(rng, confusion, unlabeled, resamples):
-    """The former default: each golden row redrawn as Multinomial(row size, row shares), the
+    """Not used: each golden row redrawn as Multinomial(row size, row shares), the
     unlabeled counts as Multinomial(N, shares); undefined replicates at the floor / ceiling."""
     rates, support = prevalence_arrays.row_rates(confusion)
     total = unlabeled.sum(axis=-1)
@@ -266,7 +269,12 @@ def main(argv=None):
     parser.add_argument("--three-class-sets", type=int, default=None, help="pairs per 3-class setting")
     parser.add_argument("--resamples", type=int, default=None, help="bootstrap resamples per interval")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--output", type=Path, default=None,
+                        help="markdown results file (default: results.md beside this script; with --quick: none unless given)")
     args = parser.parse_args(argv)
+    command = " ".join(["OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_prior_shift/study.py",
+                        *(sys.argv[1:] if argv is None else argv)])
+    output = args.output if args.output is not None else (None if args.quick else HERE / "results.md")
     settings = quick_settings() if args.quick else full_settings()
     sets = args.sets or (300 if args.quick else 5000)
     three = args.three_class_sets or (300 if args.quick else 3000)
@@ -274,17 +282,27 @@ def main(argv=None):
     started = time.perf_counter()
     rows = run(settings, sets, resamples, three, args.seed, verbose=True)
     elapsed = time.perf_counter() - started
-    print(f"{len(settings)} settings, {sets:,} sets per binary setting and {three:,} per 3-class one, {resamples:,} "
-          f"bootstrap resamples, nominal {LEVEL:.0%}, {UNLABELED_SIZE:,} unlabeled items, seed {args.seed}, "
-          f"{elapsed:.0f} s\n")
-    print("## Headline\n")
-    print(headline(rows))
-    print("\nPPI width / default width, i.i.d. settings (min, max over golden sizes and priors): "
-          + ", ".join(f"J {j}: {low:.2f}-{high:.2f}" for j, (low, high) in ppi_width_ratio(rows).items()))
-    print("\n## Side by side (binary, prevalence 0.05 and 0.5)\n")
-    print(side_by_side(rows))
-    print("\n## Full table (coverage ± MC s.e. / mean width / refusal rate)\n")
-    print(full_table(rows))
+    lines = [
+        "# The corrected prevalence under prior shift: coverage of each method\n",
+        f"Written by `{command}` on {datetime.date.today().isoformat()} ({elapsed / 60:.1f} min): {len(settings)} settings, "
+        f"{sets:,} sets per binary setting and {three:,} per 3-class one, {resamples:,} bootstrap resamples, nominal {LEVEL:.0%}, "
+        f"{UNLABELED_SIZE:,} unlabeled items, seed {args.seed}. The settings and methods are described in the script's docstring. "
+        f"Cells: coverage ± Monte-Carlo s.e. among the sets given an interval / mean width / refusal rate (\"–\": an interval "
+        f"in fewer than {MIN_SETS} sets); a 3-class coverage is the lowest over the classes.\n",
+        "## Headline\n",
+        headline(rows),
+        "\nPPI width / default width, i.i.d. settings (min, max over golden sizes and priors): "
+        + ", ".join(f"J {j}: {low:.2f}-{high:.2f}" for j, (low, high) in ppi_width_ratio(rows).items()),
+        "\n## Side by side (binary, prevalence 0.05 and 0.5)\n",
+        side_by_side(rows),
+        "\n## Full table (coverage ± MC s.e. / mean width / refusal rate)\n",
+        full_table(rows),
+    ]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+        print(f"written: {output}", file=sys.stderr)
     return rows
 
 

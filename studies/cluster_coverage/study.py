@@ -3,7 +3,7 @@
 Pixels of one image, tokens of one sequence, the labels of one multilabel sample and the
 golden items of one conversation share a difficulty: they are right or wrong together. An
 interval that counts them as independent draws is too narrow by the design effect and
-covers far less than it says (issue 25). This script simulates such data from a known
+covers far less than it says. This script simulates such data from a known
 generating model and measures, for the modules as a user calls them (``evaluate.load`` on
 this repository's folders, after ``python -m shared.tooling.vendor``), how often nominal 95%
 intervals hold the true value:
@@ -11,12 +11,12 @@ intervals hold the true value:
 * with clusters: an N-d input as it comes (each element of the leading axis is one cluster
   by default: an image, a sequence, a multilabel sample), a 1-D golden set with
   ``clusters=`` the conversation ids;
-* before (i.i.d.): the same data treated as independent items: N-d inputs flattened to 1-D,
+* as i.i.d. items: the same data treated as independent items: N-d inputs flattened to 1-D,
   1-D golden sets with ``clusters=np.arange(n)`` (or no ``clusters`` where the modules do
   not accept it yet), multilabel counts passed as ``confusion_matrix=`` (per-label 2 x 2
   tables carry no sample structure).
 
-Cases (issue 25, item 6):
+Cases:
 
 * A. segmentation: 20 images of 32 x 32, 3 classes, each image with its own class shares
   and its own difficulty -> ``balanced_accuracy``;
@@ -43,9 +43,11 @@ Coverage is among the sets whose interval is given (a set whose value is undefin
 class absent from every image of the set, is counted apart as "undefined"; a NaN interval
 for a defined value as "refused"). Its Monte-Carlo standard error is sqrt(p (1 - p) / sets).
 
-    python examples/cluster_study.py                 # every case, 1,000 sets per setting -> examples/cluster_results.md
-    python examples/cluster_study.py --quick         # 100 sets, cases A, B, C, 1 row of E (a smoke test, < 60 s)
-    python examples/cluster_study.py --cases A,C --sets 300 --output /tmp/out.md
+Usage (from the repository root; the full run takes about 25 minutes on one core)::
+
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_coverage/study.py   # every case, 1,000 sets per setting -> results.md
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_coverage/study.py --quick   # 100 sets, cases A, B, C, 1 row of E
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_coverage/study.py --cases A,C --sets 300 --output /tmp/out.md
 """
 
 import argparse
@@ -64,10 +66,10 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import evaluate  # noqa: E402
-from comparison_study import commit  # noqa: E402  (the commit a results file names)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUTPUT = REPO_ROOT / "examples" / "cluster_results.md"
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
+DEFAULT_OUTPUT = HERE / "results.md"
 LEVEL = 0.95
 TARGET = 0.93  # the least coverage accepted for a nominal 95% interval with >= 20 clusters
 TRUTH_CLUSTERS = 2_000_000  # clusters simulated for the population value
@@ -324,16 +326,16 @@ def describe_models():
     return {
         "A": (f"Per image: class shares ~ Dirichlet({seg.concentration:g} x {seg.prior}), accuracy a ~ Beta(8, 2) (mean 0.8), "
               "recall of class c = a^gamma_c with gamma = (0.5, 1, 2); a wrong pixel takes another class at random. "
-              "Input (G, 32, 32); before: the same maps flattened to 1-D."),
+              "Input (G, 32, 32); as i.i.d. items: the same maps flattened to 1-D."),
         "B": (f"Per sequence: length ~ U{{20..50}}, tag shares ~ Dirichlet({tok.concentration:g} x {tok.prior}), accuracy a ~ Beta(9, 1.5), "
               "recall of tag c = a^gamma_c with gamma = (0.5, 1, 1.5, 1.5, 2); 60% of wrong tokens are tagged 0 (\"O\"). "
-              "References padded to 50 with -100 (predictions with 0), `ignore_index=-100`; before: flattened to 1-D."),
+              "References padded to 50 with -100 (predictions with 0), `ignore_index=-100`; as i.i.d. items: flattened to 1-D."),
         "C": (f"Label prevalences {MULTILABEL_PREVALENCES}; 10% of samples are hard (each prediction flipped with probability 0.7), "
-              "the rest flip 5%. Before: the per-label 2 x 2 counts as `confusion_matrix=` (no sample structure)."),
+              "the rest flip 5%. As i.i.d. items: the per-label 2 x 2 counts as `confusion_matrix=` (no sample structure)."),
         "D": "As C with 20% hard samples flipping 50%, n = 1000.",
         "E": ("Per conversation: 3-10 items (uniform), class shares ~ Dirichlet (binary: 3 x (0.7, 0.3); 3 classes: 4 x (0.5, 0.3, 0.2)), "
               "recall of class c = expit(mu_c - u), u ~ N(0, 1) (binary: recalls 0.9 / 0.8 at u = 0; 3 classes: 0.88 / 0.80 / 0.72); "
-              "`clusters=` the conversation ids. Before: `clusters=np.arange(n)` (no `clusters` where the modules lack it)."),
+              "`clusters=` the conversation ids. As i.i.d. items: `clusters=np.arange(n)` (no `clusters` where the modules lack it)."),
         "F": ("The models of E (conversations) and A (images) with G clusters; unequal sizes: geometric (mean 5), lognormal "
               "(median 5, sigma 1: a few conversations hold many items), and lognormal sizes correlated (0.6) with difficulty."),
     }
@@ -343,7 +345,7 @@ def describe_models():
 
 
 class Modules:
-    """The modules, loaded once, and what this commit's modules accept."""
+    """The modules, loaded once, and what the modules accept."""
 
     def __init__(self):
         self.loaded = {name: evaluate.load(str(REPO_ROOT / name))
@@ -381,7 +383,7 @@ def methods_of(setting, modules):
 
 
 def simulate_set(setting, rng):
-    """One set: a dict of the inputs with clusters ("clustered") and treated as i.i.d. ("before")."""
+    """One set: a dict of the inputs with clusters ("clustered") and treated as i.i.d. ("independent")."""
     if setting.layout == "multilabel":
         references, predictions = setting.model.rows(rng, setting.clusters)
         tp = (references & predictions).sum(axis=0)
@@ -389,13 +391,13 @@ def simulate_set(setting, rng):
         fp = ((1 - references) & predictions).sum(axis=0)
         tn = references.shape[0] - tp - fn - fp
         tables = np.stack([np.stack([tn, fp], axis=-1), np.stack([fn, tp], axis=-1)], axis=-2)
-        return {"clustered": {"references": references, "predictions": predictions}, "before": {"confusion_matrix": tables},
+        return {"clustered": {"references": references, "predictions": predictions}, "independent": {"confusion_matrix": tables},
                 "items": references.size}
     owner, references, predictions = setting.model.items(rng, setting.clusters)
     if setting.layout == "images":
         side = int(math.isqrt(setting.model.sizes[1]))
         shaped = {"references": references.reshape(setting.clusters, side, side), "predictions": predictions.reshape(setting.clusters, side, side)}
-        return {"clustered": shaped, "before": {"references": references, "predictions": predictions}, "items": references.size}
+        return {"clustered": shaped, "independent": {"references": references, "predictions": predictions}, "items": references.size}
     if setting.layout == "tokens":
         width = setting.model.sizes[2]
         sizes = np.bincount(owner, minlength=setting.clusters)
@@ -405,18 +407,18 @@ def simulate_set(setting, rng):
         padded_references[owner, position] = references
         padded_predictions[owner, position] = predictions
         return {"clustered": {"references": padded_references, "predictions": padded_predictions},
-                "before": {"references": padded_references.ravel(), "predictions": padded_predictions.ravel()}, "items": references.size}
+                "independent": {"references": padded_references.ravel(), "predictions": padded_predictions.ravel()}, "items": references.size}
     return {"clustered": {"references": references, "predictions": predictions, "clusters": owner},
-            "before": {"references": references, "predictions": predictions, "clusters": np.arange(references.size)},
+            "independent": {"references": references, "predictions": predictions, "clusters": np.arange(references.size)},
             "items": references.size}
 
 
 def run_setting(setting, modules, num_sets, resamples, seed):
-    """Per (average, method): arrays of (value, low, high) with clusters and before, over ``num_sets`` sets."""
+    """Per (average, method): arrays of (value, low, high) with clusters and as i.i.d. items, over ``num_sets`` sets."""
     rng = np.random.default_rng([seed, zlib.crc32(f"{setting.case} {setting.label} {setting.metric}".encode())])
     methods = methods_of(setting, modules)
     keys = [(average, method) for average in setting.averages for method in methods]
-    found = {key: {"clustered": np.full((num_sets, 3), np.nan), "before": np.full((num_sets, 3), np.nan)} for key in keys}
+    found = {key: {"clustered": np.full((num_sets, 3), np.nan), "independent": np.full((num_sets, 3), np.nan)} for key in keys}
     items = np.zeros(num_sets)
     for index in range(num_sets):
         data = simulate_set(setting, rng)
@@ -429,12 +431,12 @@ def run_setting(setting, modules, num_sets, resamples, seed):
             if method == "bootstrap":
                 options.update(n_resamples=resamples, seed=set_seed)
             supported = modules.clusters_supported[setting.metric]
-            for column in ("clustered", "before"):
+            for column in ("clustered", "independent"):
                 inputs = dict(data[column])
                 if column == "clustered" and not supported:
                     continue  # clusters= not in this module yet: an N-d input is counted as i.i.d. too, nothing new to measure
                 if "clusters" in inputs and not supported:
-                    del inputs["clusters"]  # before: no clusters argument is the i.i.d. treatment
+                    del inputs["clusters"]  # no clusters argument is the i.i.d. treatment
                 found[(average, method)][column][index] = modules.interval(setting.metric, **inputs, **options)
     return found, items
 
@@ -501,17 +503,21 @@ def width_cell(cell):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help=f"100 sets, 300 resamples, cases {QUICK_CASES} (first row of E only)")
-    parser.add_argument("--sets", type=int, default=1_000, help="simulated sets per setting")
-    parser.add_argument("--resamples", type=int, default=1_000, help="bootstrap resamples per interval")
-    parser.add_argument("--cases", default="A,B,C,D,E,F", help="comma-separated cases to run")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"cases {QUICK_CASES} (first row of E only); unless given, 100 sets and 300 resamples")
+    parser.add_argument("--sets", type=int, default=None, help="simulated sets per setting (default 1,000)")
+    parser.add_argument("--resamples", type=int, default=None, help="bootstrap resamples per interval (default 1,000)")
+    parser.add_argument("--cases", default="A,B,C,D,E,F", help="comma-separated cases to run (with --quick: " + QUICK_CASES + ")")
     parser.add_argument("--seed", type=int, default=2025)
     parser.add_argument("--output", type=Path, default=None,
                         help=f"markdown results file (default: {DEFAULT_OUTPUT.relative_to(REPO_ROOT)}; with --quick: none unless given)")
     args = parser.parse_args(argv)
-    command = " ".join(["python examples/cluster_study.py", *(sys.argv[1:] if argv is None else argv)])
+    command = " ".join(["OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/cluster_coverage/study.py",
+                        *(sys.argv[1:] if argv is None else argv)])
     if args.quick:
-        args.sets, args.resamples, args.cases = 100, 300, QUICK_CASES
+        args.cases = QUICK_CASES
+    args.sets = args.sets if args.sets is not None else (100 if args.quick else 1_000)
+    args.resamples = args.resamples if args.resamples is not None else (300 if args.quick else 1_000)
     output = args.output if args.output is not None else (None if args.quick else DEFAULT_OUTPUT)
     cases = [c.strip().upper() for c in args.cases.split(",") if c.strip()]
     chosen = [s for s in settings() if s.case in cases]
@@ -536,31 +542,31 @@ def main(argv=None):
                 notes[setting.case].append(f"True value {truth:.4f} = 1 - mean flip rate, exact, for every average.")
             for method in methods_of(setting, modules):
                 clustered = summarise(found[(average, method)]["clustered"], truth)
-                before = summarise(found[(average, method)]["before"], truth)
+                independent = summarise(found[(average, method)]["independent"], truth)
                 metric = setting.metric + (f" ({average})" if average else "")
                 if setting.options.get("average") and not average:
                     metric += f" ({setting.options['average']})"
-                undefined = max(cell["undefined"] for cell in (clustered, before) if cell["measured"])
+                undefined = max(cell["undefined"] for cell in (clustered, independent) if cell["measured"])
                 sections[setting.case].append(
                     f"| {setting.label} | {setting.clusters} | {int(np.median(items))} | {metric} | {method} | {truth:.4f} | "
-                    f"{coverage_cell(clustered, setting.clusters)} | {width_cell(clustered)} | {coverage_cell(before, setting.clusters)} | {width_cell(before)} | "
-                    f"{clustered['sets'] if clustered['measured'] else before['sets']} | {undefined:.1%} |")
+                    f"{coverage_cell(clustered, setting.clusters)} | {width_cell(clustered)} | {coverage_cell(independent, setting.clusters)} | {width_cell(independent)} | "
+                    f"{clustered['sets'] if clustered['measured'] else independent['sets']} | {undefined:.1%} |")
                 if clustered["measured"] and setting.clusters >= 20 and not clustered["coverage"] >= TARGET:
                     below.append(f"{setting.case}: {setting.label}, {metric}, {method}: {clustered['coverage']:.3f}")
         print(f"  {setting.case} {setting.label} {setting.metric}: {time.perf_counter() - setting_started:.1f} s", file=sys.stderr, flush=True)
 
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     lines = [
-        "# Cluster study: coverage of 95% intervals when items come in clusters (issue 25)\n",
-        f"Produced by `{command}` on {datetime.date.today().isoformat()} at commit {commit()}: {args.sets:,} simulated sets per "
-        f"setting, bootstrap with {args.resamples:,} resamples, seed {args.seed}. Run time {wall:.0f} s wall, {cpu:.0f} s CPU.\n",
-        "`clusters=` accepted on this commit: " + ", ".join(f"{name} {'yes' if ok else 'no (its clustered column: n/a)'}"
+        "# Coverage of 95% intervals when items come in clusters\n",
+        f"Written by `{command}` on {datetime.date.today().isoformat()} ({wall / 60:.1f} min; {cpu / 60:.1f} min of CPU): "
+        f"{args.sets:,} simulated sets per setting, bootstrap with {args.resamples:,} resamples, seed {args.seed}.\n",
+        "`clusters=` accepted by the modules run: " + ", ".join(f"{name} {'yes' if ok else 'no (its clustered column: n/a)'}"
                                                           for name, ok in modules.clusters_supported.items()) + "; "
         f"multi-class informedness `ci_method=\"delta\"`: {'yes' if modules.delta_supported else 'no (not measured)'}.\n",
         "Coverage: share of the sets whose 95% interval holds the true value (the population value under the generating "
         "model), ± its Monte-Carlo standard error; bold: below 0.93 with at least 20 clusters. Width: mean interval width. "
         "\"with clusters\": the input as it comes (N-d: each element of the leading axis is a cluster) or `clusters=` the "
-        "conversation ids; \"before\": the same sets treated as i.i.d. items. G: clusters per set; items: median counted "
+        "conversation ids; \"as i.i.d. items\": the same sets treated as independent items. G: clusters per set; items: median counted "
         "items per set (multilabel: label entries); undefined: sets whose value is undefined (a class absent from the set), "
         "left out of the coverage.\n",
     ]
@@ -569,7 +575,7 @@ def main(argv=None):
     elif any(modules.clusters_supported.values()):
         lines.append(f"With clusters and G >= 20, every setting measured with clusters covers at least {TARGET}.\n")
     header = ("| setting | G | items | metric | ci_method | truth | coverage with clusters | width with clusters | "
-              "coverage before (i.i.d.) | width before | sets | undefined |")
+              "coverage as i.i.d. items | width as i.i.d. items | sets | undefined |")
     descriptions = describe_models()
     for case in cases:
         if not sections.get(case):

@@ -158,10 +158,14 @@ def row_cluster_sums(influence: np.ndarray, rows: JointCounts) -> ClusterSums:
     per_cluster -= per_cluster.mean() if num_clusters else 0.0  # the sum is 0 for a ratio of counts; exact for any other value too
     # Each cluster's share of the independent variance: its leverage under working independence.
     shares = np.bincount(cluster_index, weights=squared * influence**2, minlength=num_clusters)
-    # No cluster holding two samples (every item its own cluster): nothing to estimate beyond independence.
-    held = np.bincount(cluster_index, weights=rows.n.astype(np.float64), minlength=num_clusters)
-    singletons = bool(held.size) and float(held.max()) <= 1.0
-    return ClusterSums(num_clusters, independent, per_cluster, shares, singletons=singletons)
+    return ClusterSums(num_clusters, independent, per_cluster, shares, singletons=every_cluster_single(cluster_index, rows))
+
+
+def every_cluster_single(cluster_index: np.ndarray, rows: JointCounts) -> bool:
+    """No cluster holds two samples (every item its own cluster): nothing to estimate beyond
+    independence. ``cluster_index``: each row's cluster as 0..G-1 (``cluster_positions``)."""
+    held = np.bincount(cluster_index, weights=rows.n.astype(np.float64))
+    return bool(held.size) and float(held.max()) <= 1.0
 
 
 @dataclass

@@ -25,6 +25,7 @@ from .clusters import UNCLUSTERED
 from .clusters import ClusterSums
 from .clusters import Clusters
 from .clusters import cluster_positions
+from .clusters import every_cluster_single
 from .clusters import midpoint_influence
 from .clusters import count_clusters
 from .clusters import raw_with_clusters
@@ -149,17 +150,15 @@ class PairedCounts:
         so each reference row's centring cancels and the contributions add up to the difference (exactly
         for a mean of recalls, to first order otherwise). None when no cluster holds two samples: the
         independent test is then the same test."""
-        rows = self.clusters.rows
-        if rows is None or not rows.n.size:
-            return None
-        positions = cluster_positions(rows)
-        if float(np.bincount(positions, weights=rows.n.astype(np.float64)).max()) <= 1.0:
+        if self.clusters.rows is None:
             return None
         classes, midpoint = self.system.encoded.classes, midpoint_influence(*influence)
-        rows, system = row_influence(rows, classes, "predictions", midpoint)
-        _, baseline = row_influence(rows, classes, "baseline_predictions", midpoint)
-        return np.bincount(cluster_positions(rows), weights=rows.weight.astype(np.float64) * (system - baseline),
-                           minlength=int(positions.max()) + 1)
+        rows, system = row_influence(self.clusters.rows, classes, "predictions", midpoint)
+        _, baseline = row_influence(self.clusters.rows, classes, "baseline_predictions", midpoint)
+        positions = cluster_positions(rows)
+        if positions.size and not every_cluster_single(positions, rows):
+            return np.bincount(positions, weights=rows.weight.astype(np.float64) * (system - baseline))
+        return None
 
     def clustered_w2(self, effect: Any) -> Optional[np.ndarray]:
         """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,

@@ -90,11 +90,10 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     covariance = None
     if len(finite) >= 2:
         num_classes = counts.judge(best).num_classes
-        gradients = {i: gradient_matrix(spec.influence(counts.judge(i), options), num_classes) for i in finite}
-        pairs = [(i, j) for i in finite for j in finite if i < j]
-        covariance = judge_covariance({pair: counts.pairs[pair].joint for pair in pairs},
-                                      {pair: counts.pairs[pair].joint_w2 for pair in pairs},
-                                      _dense_gradients(gradients, size, num_classes))
+        gradients = np.zeros((size, num_classes, num_classes))  # zeros for a judge left out: its rows and columns stay 0
+        for i in finite:
+            gradients[i] = gradient_matrix(spec.influence(counts.judge(i), options), num_classes)
+        covariance = judge_covariance(counts.joint, counts.joint_w2, *counts.own_joint(), gradients)
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
     others = [i for i in finite if i != best]
@@ -102,8 +101,8 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     seed = options.get("seed")
     adjusted = np.array([])
     if others:
-        differences = np.array([[covariance[best, best] - covariance[best, k] - covariance[best, l] + covariance[k, l]
-                                 for l in others] for k in others])
+        row = covariance[best, others]
+        differences = covariance[best, best] - row[:, None] - row[None, :] + covariance[np.ix_(others, others)]
         correlation = correlation_of(differences)
         maxima = None if len(others) == 1 else max_abs_normal(correlation, seed=seed)
         adjusted = maxt_p_values(raw_p, correlation, maxima)
@@ -161,8 +160,9 @@ def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[s
     raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
     adjusted: List[float] = []
     if pairs:
-        cross = np.array([[covariance[i, k] - covariance[i, l] - covariance[j, k] + covariance[j, l] for k, l in pairs]
-                          for i, j in pairs])
+        first, second = (np.array(side) for side in zip(*pairs))
+        cross = (covariance[np.ix_(first, first)] - covariance[np.ix_(first, second)] - covariance[np.ix_(second, first)]
+                 + covariance[np.ix_(second, second)])
         correlation = correlation_of(cross)
         maxima = None if len(pairs) == 1 else max_abs_normal(correlation, seed=options.get("seed"))
         adjusted = maxt_p_values(raw, correlation, maxima).tolist()
@@ -200,11 +200,6 @@ def pair_p_values(spec: MetricSpec, pairs: List[PairedCounts], options: Mapping[
         for row, position in enumerate(positions):
             found[position] = float(p_values[row])
     return found
-
-
-def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:
-    """Every judge's gradient (zeros for a judge left out: its rows and columns stay 0)."""
-    return [gradients.get(i, np.zeros((num_classes, num_classes))) for i in range(size)]
 
 
 # The input and outputs of judges=, in both modules' docs ({metric}: the module's result key).

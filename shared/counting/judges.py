@@ -174,7 +174,15 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
         pair, cell = np.nonzero(dense[0])
         n, w, w2 = (None if field is None else field[pair, cell] for field in dense)
         n = np.rint(n).astype(np.int64)
+        # Each judge's own counts: the margin of its pair with the next judge over that judge (the last
+        # judge's, of its pair with the one before): the same items, counted once already.
+        next_pair = pair_position(np.minimum(np.arange(size), size - 2), np.minimum(np.arange(size) + 1, size - 1), size)
+        own_cells = [None if field is None else np.concatenate([
+            field[next_pair[:-1]].reshape(size - 1, span, span, span).sum(axis=3),
+            field[next_pair[-1]].reshape(1, span, span, span).sum(axis=2)]).reshape(size, span * span) for field in dense]
     else:
+        own_cells = None
+    if own_cells is None:
         if span <= FAST_SPAN:
             joint = _joint_cells(span, codes[0], list(codes[1:]), weights, squares)
             parts = []
@@ -192,7 +200,11 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     table.add([first[pair], second[pair], *(values[digit] for digit in digits)], w, n, w2, exponent)
     store.tables[PAIRS_TABLE] = table
     own = CountTable(list(OWN_KEYS))
-    for judge in range(size):
+    if own_cells is not None:
+        judge, cell = np.nonzero(own_cells[0])
+        own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
+                np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
+    for judge in range(size) if own_cells is None else ():
         cell, n, w, w2 = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
         own.add([np.full(cell.size, judge), values[cell // span], values[cell % span]], w, n, w2, exponent)
     store.tables[OWN_TABLE] = own
@@ -227,7 +239,7 @@ def _counted(code: np.ndarray, length: Optional[int], weights: Optional[np.ndarr
             None if weights is None else np.bincount(code, squares, minlength=length)[present])
 
 
-def _label_codes(references: np.ndarray, labels: List[np.ndarray], names: List[str]) -> Tuple[np.ndarray, np.ndarray]:
+def _label_codes(references: np.ndarray, labels: List[np.ndarray], names: List[str]) -> Tuple[np.ndarray, List[np.ndarray]]:
     """The distinct values of the references and every judge's labels (sorted), and each item's
     index among them, ``codes[0]`` the references', ``codes[1 + i]`` judge i's. Labels of another
     kind than the references' (strings against integers) are refused, naming the judge."""
@@ -238,20 +250,21 @@ def _label_codes(references: np.ndarray, labels: List[np.ndarray], names: List[s
     arrays = [references, *labels]
     if references.size and all(array.dtype.kind in "iu" for array in arrays):
         low, high = min(int(array.min()) for array in arrays), max(int(array.max()) for array in arrays)
-        if high - low < FAST_SPAN:  # a narrow span of integers: the codes are the labels less the lowest
-            return np.arange(low, high + 1, dtype=np.int64), np.stack([array.astype(np.int64) - low for array in arrays])
+        if high - low < FAST_SPAN:  # a narrow span of integers: the codes are the labels less the lowest (as given if 0)
+            return np.arange(low, high + 1, dtype=np.int64), [array.astype(np.int64, copy=False) - low if low else
+                                                              array.astype(np.int64, copy=False) for array in arrays]
     values = distinct_values(arrays)
-    return values, np.stack([positions(array, values, "judges", "the labels") for array in arrays])
+    return values, [positions(array, values, "judges", "the labels") for array in arrays]
 
 
-def _matrix_cells(span: int, codes: np.ndarray, weights: Optional[np.ndarray] = None,
+def _matrix_cells(span: int, codes: List[np.ndarray], weights: Optional[np.ndarray] = None,
                   squares: Optional[np.ndarray] = None) -> List[Optional[np.ndarray]]:
     """Every pair i < j of judges' joint counts ``[n, w, w2]``, each (pairs, span^3) over the cells
     ``(r * span + a) * span + b`` (``w``, ``w2`` None unweighted), from ``codes`` (``codes[0]`` the
     references', ``codes[1 + i]`` judge i's, in ``[0, span)``): for the items of reference r, the
     product of their one-hot labels (items x judges * span) with itself holds every pair's counts of
     (a, b) at once (sums of 0/1 in float64 below 2^53: exact), as many judges on few items want."""
-    size = codes.shape[0] - 1
+    size = len(codes) - 1
     first, second = np.triu_indices(size, 1)
     fields = [None] if weights is None else [None, weights, squares]
     found = [np.zeros((first.size, span, span, span)) for _ in fields]
@@ -262,7 +275,7 @@ def _matrix_cells(span: int, codes: np.ndarray, weights: Optional[np.ndarray] = 
         for start in range(0, rows.size, step):
             chunk = rows[start:start + step]
             onehot = np.zeros((chunk.size, size * span))
-            onehot[np.arange(chunk.size)[:, None], columns + codes[1:, chunk].T] = 1.0
+            onehot[np.arange(chunk.size)[:, None], columns + np.stack([code[chunk] for code in codes[1:]], axis=1)] = 1.0
             for sums, field in zip(found, fields):
                 product = ((onehot if field is None else onehot * field[chunk, None]).T @ onehot).reshape(size, span, size, span)
                 sums[:, r] += product[first, :, second, :]

@@ -51,6 +51,9 @@ RANKING_METHOD = ("maxT (multivariate normal, correlations from the pairwise joi
                   "per-pair p-values of the paired comparison (stratified McNemar score or exact mid-p); "
                   "intervals by the module's ci_method at the maxT marginal level")
 
+# return_judge_p_values: at most this many judges (their 1,225 pairs' maxT takes seconds; 100 judges' 4,950, minutes).
+MAX_PAIRWISE_JUDGES = 50
+
 ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result is that of compute(predictions=judges[{name!r}]). "
              "Pass two or more judges to rank them.")
 
@@ -70,6 +73,12 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     name, level = spec.name, options["confidence_level"]
     alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
     size = len(counts.names)
+    if options.get("return_judge_p_values") and size > MAX_PAIRWISE_JUDGES:
+        raise ValueError(
+            f"return_judge_p_values: every pair's p-value is adjusted by maxT over all J (J - 1) / 2 pairs, whose correlation is "
+            f"a pairs x pairs matrix; expected at most {MAX_PAIRWISE_JUDGES} judges ({MAX_PAIRWISE_JUDGES * (MAX_PAIRWISE_JUDGES - 1) // 2:,} "
+            f"pairs), found {size} ({size * (size - 1) // 2:,} pairs). The ranking itself (each judge against the best) has no such "
+            "limit: leave return_judge_p_values out, or rank the few judges whose pairs you want to compare on their own.")
     plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
     values = []
     for i in range(size):
@@ -213,7 +222,8 @@ JUDGES_DOC = """judges (mapping from str to array-like, optional): several judge
         the number of samples. One judge: its plain result, with a warning that nothing was
         ranked. Not with `baseline_predictions` or `threshold`.
     return_judge_p_values (bool, defaults to False): with `judges`, also return
-        `judge_p_values`, the matrix of every pair's adjusted p-value."""
+        `judge_p_values`, the matrix of every pair's adjusted p-value (at most 50 judges: maxT
+        over all pairs takes a pairs x pairs correlation)."""
 
 JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
     judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order

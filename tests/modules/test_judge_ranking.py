@@ -499,3 +499,15 @@ def test_space_ranks_a_csv_of_judges(modules, tmp_path):
     renamed = dict(zip(("gpt", "llama", "rules"), judges.values()))
     expected = metric.compute(references=references, judges=renamed, clusters=clusters, confidence_level=0.95)
     assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+
+
+def test_pairwise_p_values_beyond_fifty_judges_are_refused_before_any_ranking(modules):
+    """Every pair's maxT takes a pairs x pairs correlation: past 50 judges (1,225 pairs) the option is
+    refused, naming it, the limit and what was found; the ranking itself still runs."""
+    rng = np.random.default_rng(40)
+    references = (rng.random(40) < 0.3).astype(int)
+    judges = {f"j{index}": np.where(rng.random(40) < 0.8, references, 1 - references) for index in range(51)}
+    with pytest.raises(ValueError, match=r"return_judge_p_values: .* at most 50 judges \(1,225 pairs\), found 51 \(1,275 pairs\)"):
+        modules["balanced_accuracy"].compute(references=references, judges=judges, return_judge_p_values=True)
+    ranked = modules["balanced_accuracy"].compute(references=references, judges=judges)
+    assert len(ranked["judge_ranking"]) == 51 and ranked["best_judges"]

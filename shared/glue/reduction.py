@@ -31,20 +31,38 @@ P_VALUE_ONLY_LEVEL = 0.95
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What a module adds to the shared reduction.
+    """What a module adds to the shared reduction: the contract every path honours.
 
-    ``name``: the result key of the value (``"balanced_accuracy"``). ``value(counts, options)``:
-    the result of one system's counts (value, interval, per-class outputs). ``influence(counts,
-    options)``: how one counted sample moves the value, as the counts' ``cluster_sums`` takes it.
-    ``difference(joint, joint_w2, options, method)``: the paired comparison from the joint counts
-    (``stats.comparison``), ``method`` "bootstrap" or None (the module's default).
-    ``own_only``: options that describe the system's own result alone, off for the baseline.
-    ``check_options(options)``: checks across options, before any data is read (None: none).
-    ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
-    or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
-    ``intervals(systems, options)``: several systems' interval outputs (``<name>_ci`` and what
-    ``value`` gives beside it), the same numbers as ``value``'s, computed in one vectorised call;
-    None in the list for a system left to ``value`` (None: no batching, ``value`` for each).
+    A metric provides, from its counts (the counts object of its kind of input):
+
+    - ``name``: the result key of the value (``"balanced_accuracy"``).
+    - ``value(counts, options)`` (required): the result of one system's counts, a dict with
+      ``name`` (NaN with a ``"reason"`` when it is undefined) and, with ``confidence_level``,
+      ``<name>_ci`` from ``clustered_interval`` (so clusters, their design effect and the refusals
+      come from the path, not the metric), and per-class outputs.
+    - ``influence(counts, options)``: how one counted sample moves the value, in the form the
+      counts' ``cluster_sums`` takes (a ``RecallInfluence``, a K x K gradient ``[r, a]``). Used by the
+      cluster-robust comparison, the cluster swap test and the judges' covariances.
+    - ``difference(joint, joint_w2, options, method)``: the paired comparison of two systems from
+      their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights, None unweighted),
+      ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or None (the
+      module's default). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
+      with their J - 1 comparisons in one call), each computed as it is alone.
+
+    What a spec provides decides the paths its module offers: every spec gets the value, the
+    default interval and the other ``ci_method``s, ``clusters``, ``sample_weight``, ``add_batch``
+    streaming and distributed mode; a spec with ``influence`` and ``difference`` also gets
+    ``baseline_predictions`` and ``judges=`` (a difference without an influence is refused here).
+    ``tests/unit/test_spec_contract.py`` runs a toy spec (``rate_spec``) and the four modules'
+    through every path they offer. Optional beside them:
+
+    - ``own_only``: options that describe the system's own result alone, off for the baseline.
+    - ``check_options(options)``: checks across options, before any data is read (None: none).
+    - ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
+      or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
+    - ``intervals(systems, options)``: several systems' interval outputs (``<name>_ci`` and what
+      ``value`` gives beside it), the same numbers as ``value``'s, computed in one vectorised call;
+      None in the list for a system left to ``value`` (None: no batching, ``value`` for each).
     """
 
     name: str
@@ -55,6 +73,16 @@ class MetricSpec:
     check_options: Optional[Callable[[Mapping[str, Any]], None]] = None
     cluster_feature: str = "predictions"
     intervals: Optional[Callable[[List[Any], Mapping[str, Any]], List[Optional[Dict[str, Any]]]]] = None
+
+    def __post_init__(self):
+        if self.difference is not None and self.influence is None:
+            raise TypeError(f"MetricSpec {self.name!r}: a difference needs the value's influence too (clustered comparisons "
+                            "and the judges' covariances are made from it); found difference without influence.")
+
+    @property
+    def compares(self) -> bool:
+        """Whether the spec offers the paired paths (``baseline_predictions``, ``judges=``)."""
+        return self.difference is not None
 
 
 def class_order_key(encoded: Any) -> Tuple[Any, ...]:

@@ -186,7 +186,7 @@ def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, A
     compared = clustered_comparison(
         paired, options["confidence_level"],
         lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
-        lambda joint_w2: spec.difference(paired.joint, joint_w2, options, None))
+        lambda factor: spec.difference(paired.joint, paired.joint_w2, options, None, factor))
     return float(compared["p_value"])
 
 

@@ -43,10 +43,11 @@ class MetricSpec:
     - ``influence(counts, options)``: how one counted sample moves the value, in the form the
       counts' ``cluster_sums`` takes (a ``RecallInfluence``, a K x K gradient ``[r, a]``). Used by the
       cluster-robust comparison, the cluster swap test and the judges' covariances.
-    - ``difference(joint, joint_w2, options, method)``: the paired comparison of two systems from
-      their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights, None unweighted),
-      ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or None (the
-      module's default). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
+    - ``difference(joint, joint_w2, options, method, design_factor=1.0)``: the paired comparison of
+      two systems from their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights,
+      None unweighted), ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or
+      None (the module's default); ``design_factor``: clustered samples' design effect, which
+      divides each row's effective size (``stats.comparison.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
       with their J - 1 comparisons in one call), each computed as it is alone.
 
     What a spec provides decides the paths its module offers: every spec gets the value, the
@@ -119,7 +120,7 @@ def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapp
         compared = clustered_comparison(
             paired, options["confidence_level"],
             lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
-            lambda joint_w2: spec.difference(paired.joint, joint_w2, options, "bootstrap" if bootstrap else None))
+            lambda factor: spec.difference(paired.joint, paired.joint_w2, options, "bootstrap" if bootstrap else None, factor))
     result.update(difference_outputs(spec.name, result, baseline, compared, options["confidence_level"]))
     if options["return_confusion_matrix"] and paired.reason is None:
         result["baseline_confusion_matrix"] = paired.baseline.matrix()
@@ -127,22 +128,22 @@ def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapp
 
 
 def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
-                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
-    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
+                         compare: Callable[[float], Dict[str, Any]]) -> Dict[str, Any]:
+    """``compare(design_factor)`` (the spec's difference of the joint counts, at a design factor),
     with clustered samples worth what their clusters are: the design effect of the difference
     (``influences()``: the system's and the baseline's, as ``PairedCounts.cluster_sums`` takes
-    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
+    them) gives the factor, so the interval and p-value are cluster-robust; reported
     as ``design_effect`` and ``num_clusters`` (and ``clusters_from`` for clusters taken from the
     leading axis). One cluster, or N-d inputs added without their clusters while an interval is
     asked for: NaN, with the reason."""
     clusters = paired.clusters
     if not clusters.counted and (clusters.reason is None or confidence_level is None):
-        return compare(paired.joint_w2)
+        return compare(1.0)
     influence = influences()
     effect = design_effect(paired, influence, confidence_level or 0.95)
     if effect.reason is not None:
         return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
-    compared = compare(paired.clustered_w2(effect))
+    compared = compare(1.0 if effect.num_clusters is None else effect.factor)
     # The p-value swaps the systems within clusters (exact under H0 with few clusters, where the design
     # effect's widened normal test rejects 1% of the time at 5%); every item alone: the independent test.
     contributions = paired.swap_sums(influence)
@@ -220,8 +221,8 @@ def rate_spec(name: str, value: Callable[[np.ndarray], float],
             result["confusion_matrix"] = counts.matrix()
         return to_python(result)
 
-    def difference(joint, joint_w2, options, method):
-        return delta_difference(joint, joint_w2, value, gradient_of, options["confidence_level"] or P_VALUE_ONLY_LEVEL)
+    def difference(joint, joint_w2, options, method, design_factor=1.0):
+        return delta_difference(joint, joint_w2, value, gradient_of, options["confidence_level"] or P_VALUE_ONLY_LEVEL, design_factor)
 
     return MetricSpec(name, from_counts, lambda counts, options: gradient_of(counts.matrix().astype(np.float64)), difference)
 

@@ -146,10 +146,10 @@ def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInflu
     return recall_influence(class_counts.tp, class_counts.support, averaging)
 
 
-def balanced_accuracy_paired_difference(joint, joint_w2, options, method):
+def balanced_accuracy_paired_difference(joint, joint_w2, options, method, design_factor=1.0):
     """The paired difference of two systems' balanced accuracies (Newcombe's interval by default)."""
     return balanced_accuracy_difference(
-        joint, joint_w2=joint_w2, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
+        joint, joint_w2=joint_w2, design_factor=design_factor, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
         n_resamples=options["n_resamples"], seed=options["seed"], class_mask=options["class_mask"], adjusted=options["adjusted"],
         zero_division=options["zero_division"])
 

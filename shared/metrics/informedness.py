@@ -159,11 +159,11 @@ def informedness_influence(counts: ConfusionCounts, options):
     return informedness_gradient(counts.matrix(), options["average"], averaging)
 
 
-def informedness_paired_difference(joint, joint_w2, options, method):
+def informedness_paired_difference(joint, joint_w2, options, method, design_factor=1.0):
     """The paired difference of two systems' informedness (method None: Newcombe/MOVER when binary,
     the delta method otherwise)."""
     return informedness_difference(
-        joint, joint_w2=joint_w2, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
+        joint, joint_w2=joint_w2, design_factor=design_factor, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
         method=method, n_resamples=options["n_resamples"] or DEFAULT_RESAMPLES, seed=options["seed"],
         class_mask=options["class_mask"], zero_division=options["zero_division"])
 

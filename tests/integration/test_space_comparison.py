@@ -97,7 +97,7 @@ def test_the_api_has_a_baseline_predictions_parameter(name, apps):
     (compute,) = [block_fn for block_fn in app.fns.values() if block_fn.api_name == "compute"]
     values = {option.name: option.default_shown() for option in options}
     values["baseline_predictions"] = json.dumps(JUDGE_B)
-    _, result_json, figure = compute.fn("paste", json.dumps(JUDGE_A), json.dumps(REFERENCES), None,
+    _, result_json, figure, _ = compute.fn("paste", json.dumps(JUDGE_A), json.dumps(REFERENCES), None,
                                         *(values[option.name] for option in options))
     expected = load_module(name).compute(predictions=JUDGE_A, references=REFERENCES, baseline_predictions=JUDGE_B)
     assert json.loads(result_json) == json.loads(json.dumps(expected))

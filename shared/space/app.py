@@ -9,10 +9,14 @@ uses the removed ``gr.inputs``. One builder serves all modules:
   systems); every option of the module as a control (``Flag``, ``Choice``, ``Value``,
   ``Values``; ``SecondPredictions``: a second predictions box beside the first), described
   by the module's own argument docs;
-* outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
+* outputs: a status line (✓ computed, ⚠ computed with the warnings it gave listed, ✗ not
+  computed and why), the result as JSON, a plot of the counts behind it (confusion heatmap,
   per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
   against k; with a baseline, both judges' recall per class and the difference with its
-  interval; two panels to a row), and the metric card one click away.
+  interval; two panels to a row), and the metric card one click away. With ``judges``
+  (a JSON object, or a CSV of ``references`` and one column per judge): the ranking as a
+  table, its forest plot and, with ``return_judge_p_values``, the p-value matrix; intervals
+  at 0.95 unless a level is typed.
 
 The page fits a laptop screen (about 2.5 screens at 1280 x 800 on first load): the options
 are in a collapsed panel, one tab per group (``presentation.GROUPS``), each with a one-line

@@ -198,7 +198,8 @@ def ranking_table(result: Dict[str, Any], level: Optional[float] = None,
     One row per judge: its name, value, simultaneous interval (with ``confidence_level``),
     its maxT-adjusted p-value against the best, whether it is in the best set, and, where
     any judge has them, its ``optimal_threshold`` (a judge that gives scores) and a note: why
-    its value or interval is undefined, and the warnings (``found``) that name it.
+    its value or interval is undefined, and whether a warning (``found``, listed in the status
+    line: too long for a cell) names it.
 
     >>> result = {"judge_ranking": [
     ...     {"name": "gpt", "balanced_accuracy": 0.9, "balanced_accuracy_ci": [0.8, 0.95], "p_value": None, "in_best_set": True},
@@ -239,7 +240,7 @@ def ranking_table(result: Dict[str, Any], level: Optional[float] = None,
             row.append("" if threshold is None else f"{threshold:.4g}")
         if with_reason:
             notes = ([str(entry["reason"])] if entry.get("reason") else []) + \
-                [f"warning: {_cut(text.split('. ')[0], 60)} (status line)" for text in warned.get(entry["name"], [])]
+                (["warned: see the status line"] if entry["name"] in warned else [])
             row.append("; ".join(notes))
         rows.append(row)
     return headers, rows

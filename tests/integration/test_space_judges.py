@@ -95,7 +95,7 @@ def test_a_judge_giving_scores_is_never_a_green_check(balanced_accuracy):
         assert any(text.startswith("judges['confidence']: ") for text in page.warnings), page.warnings
         # Its row in the table points at the warning.
         (row,) = [row for row in page.ranking[1] if row[0] == "confidence"]
-        assert row[-1].startswith("warning: ")
+        assert row[-1] == "warned: see the status line"
     else:
         assert "space-status error" in status and "✗ Not computed" in status
         assert "confidence" in page.message

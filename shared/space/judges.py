@@ -303,7 +303,10 @@ def draw_judge_ranking(axes, result: Dict[str, Any]) -> None:
         margin = max(0.02, 0.08 * (high - low))
         axes.set_xlim(low - margin, high + margin)
     axes.set_ylim(-0.6, len(entries) - 0.4)
-    axes.set_yticks(rows, [_cut(entry["name"], 24) for entry in entries])
+    # A judge that gives scores: its tuned threshold under its name.
+    axes.set_yticks(rows, [_cut(entry["name"], 24) + (f"\n(threshold {entry['optimal_threshold']:.3g})"
+                                                      if entry.get("optimal_threshold") is not None else "")
+                           for entry in entries])
     with_ci = any(f"{name}_ci" in entry for entry in entries)
     axes.set_xlabel(name + (" (simultaneous intervals)" if with_ci else " (no intervals: confidence_level not set)"))
     # Short enough for the panel at 1280 px: the best set is named in the status line and the table.

@@ -182,6 +182,8 @@ def test_optimal_thresholds_get_their_column():
     headers, rows = space_judges.ranking_table(result)
     assert headers == ["judge", "informedness", "p vs best", "in best set", "optimal_threshold"]
     assert rows == [["scores", "0.6000", "best", "yes", "0.4375"], ["labels", "0.5000", "0.2000", "yes", ""]]
+    (forest,) = space_app.draw_ranking(result).axes
+    assert [label.get_text() for label in forest.get_yticklabels()] == ["scores\n(threshold 0.438)", "labels"]
 
 
 def test_a_threshold_per_judge_reaches_the_module(balanced_accuracy):
@@ -190,3 +192,16 @@ def test_a_threshold_per_judge_reaches_the_module(balanced_accuracy):
     assert threshold.parse('{"confidence": "auto"}') == {"confidence": "auto"}
     with pytest.raises(space_app.InputError, match="found a JSON object"):
         space_options.Value("threshold").parse('{"a": 1}')  # a box without per-judge values still refuses one
+
+
+def test_a_plot_that_cannot_be_drawn_is_a_warning_not_a_check(balanced_accuracy, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no room")
+
+    monkeypatch.setattr(space_app, "draw", broken)
+    options = space_options.default_options(balanced_accuracy)
+    page = space_app.compute_page(balanced_accuracy, options, ("confusion",), "paste", "[0, 1, 1]", "[0, 1, 0]", None,
+                                  [option.default_shown() for option in options])
+    assert page.ok and page.figure is None and page.warnings == ["No plot: no room"]
+    assert json.loads(page.result_json) == balanced_accuracy.compute(predictions=[0, 1, 1], references=[0, 1, 0])
+    assert "space-status warning" in space_app.status_html(page)

@@ -247,21 +247,27 @@ def ranking_table(result: Dict[str, Any], level: Optional[float] = None,
 
 
 def undefined_judges(result: Dict[str, Any]) -> List[str]:
-    """A line for the status line per ranked judge whose value is undefined (NaN), with the
-    module's reason: such a judge is ranked last, which a green check would hide.
+    """Lines for the status line on ranked judges whose value is undefined (NaN), with the
+    module's reasons, which a green check would hide: one per such judge (it is ranked last),
+    or one line when no judge has a value.
 
-    >>> undefined_judges({"judge_ranking": [{"name": "s", "informedness": float("nan"), "p_value": float("nan"),
-    ...                                      "in_best_set": False, "reason": "averaged_classes_have_zero_weight"}]})
-    ["judges['s']: informedness is undefined (averaged_classes_have_zero_weight); it is ranked last."]
+    >>> entry = {"informedness": float("nan"), "p_value": float("nan"), "in_best_set": False, "reason": "one_reference_class"}
+    >>> undefined_judges({"judge_ranking": [{"name": "gpt", "informedness": 0.5, "p_value": None, "in_best_set": True},
+    ...                                     {"name": "s", **entry}]})
+    ["judges['s']: informedness is undefined (one_reference_class); it is ranked last."]
+    >>> undefined_judges({"judge_ranking": [{"name": "a", **entry}, {"name": "b", **entry}]})
+    ["judges: no judge's informedness is defined (one_reference_class)."]
     """
     name = ranking_metric(result)
-    lines = []
-    for entry in result.get("judge_ranking") or []:
-        value = entry.get(name)
-        if value is None or value != value:
-            reason = entry.get("reason") or "no value"
-            lines.append(f"judges[{entry['name']!r}]: {name} is undefined ({reason}); it is ranked last.")
-    return lines
+    entries = result.get("judge_ranking") or []
+    undefined = [entry for entry in entries if entry.get(name) is None or entry.get(name) != entry.get(name)]
+    if not undefined:
+        return []
+    if len(undefined) == len(entries):
+        reasons = ", ".join(dict.fromkeys(str(entry.get("reason") or "no value") for entry in undefined))
+        return [f"judges: no judge's {name} is defined ({reasons})."]
+    return [f"judges[{entry['name']!r}]: {name} is undefined ({entry.get('reason') or 'no value'}); it is ranked last."
+            for entry in undefined]
 
 
 def ranking_summary(result: Dict[str, Any]) -> str:

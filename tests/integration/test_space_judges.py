@@ -29,12 +29,12 @@ def balanced_accuracy():
 
 
 def golden_set(seed=7, size=80):
-    """0/1 references, two judges' labels and one judge's integer scores (0-100, a "confidence")."""
+    """0/1 references, two judges' labels and one judge's integer scores (a "confidence" of 10-90 in steps of 10)."""
     rng = np.random.default_rng(seed)
     references = (rng.random(size) < 0.35).astype(int)
     judges = {name: np.where(rng.random(size) < right, references, 1 - references)
               for name, right in zip(JUDGES, (0.9, 0.7))}
-    scores = np.clip(np.round(100 * (0.3 + 0.4 * references + rng.normal(0, 0.2, size))), 0, 100).astype(int)
+    scores = 10 * np.clip(np.round(10 * (0.3 + 0.4 * references + rng.normal(0, 0.2, size))), 1, 9).astype(int)
     return references, judges, scores
 
 
@@ -82,20 +82,23 @@ def test_judges_get_simultaneous_intervals_and_a_table_by_default(balanced_accur
     assert typed.ranking[0][2] == "simultaneous 90% interval"
 
 
-def test_a_judge_giving_scores_is_never_a_green_check(balanced_accuracy):
-    """Was: a judge giving scores (integers 0-100 against 0/1 references) showed a green "✓ Computed"
-    beside its 0.0, the warning only in the server's log. Now the status line either lists the
-    warning naming the judge (computed: ⚠) or refuses (✗), never ✓."""
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_a_judge_giving_scores_is_never_a_green_check(name):
+    """Was: a judge giving scores (integers 10-90 against 0/1 references) showed a green "✓ Computed"
+    beside its 0.0 (balanced accuracy; informedness: undefined, with a reason only in the JSON),
+    the warning only in the server's log. Now the status line either lists the warning naming
+    the judge (computed: ⚠) or refuses (✗), never ✓."""
     references, judges, scores = golden_set()
-    page = page_of(balanced_accuracy, references, {**judges, "confidence": scores})
+    page = page_of(load_module(name), references, {**judges, "confidence": scores})
     status = space_app.status_html(page)
     assert "✓" not in status and "space-status ok" not in status
     if page.ok:
         assert "space-status warning" in status and status.count("<li>") == len(page.warnings)
         assert any(text.startswith("judges['confidence']: ") for text in page.warnings), page.warnings
-        # Its row in the table points at the warning.
+        # Its row in the table has a note: the module's reason, or a pointer to the warning.
         (row,) = [row for row in page.ranking[1] if row[0] == "confidence"]
-        assert row[-1] == "warned: see the status line"
+        (entry,) = [entry for entry in json.loads(page.result_json)["judge_ranking"] if entry["name"] == "confidence"]
+        assert page.ranking[0][-1] == "note" and row[-1] in ("warned: see the status line", entry.get("reason"))
     else:
         assert "space-status error" in status and "✗ Not computed" in status
         assert "confidence" in page.message

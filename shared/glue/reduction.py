@@ -92,18 +92,28 @@ def class_order_key(encoded: Any) -> Tuple[Any, ...]:
     return (encoded.num_classes, encoded.unobserved, tuple(encoded.classes.tolist()) if encoded.unobserved else None)
 
 
+def clustered_intervals(key: str, systems: List[Tuple[Any, Any]], confidence_level: float,
+                        intervals: Callable[[List[Tuple[int, DesignEffect]]], List[Interval]]) -> List[Tuple[Dict[str, Any], Optional[Interval]]]:
+    """The one interval step of every metric, for one system or several at once (the judges ranked
+    by ``judges=``): ``systems`` are (counts, influence) pairs; each one's design effect is computed
+    once (``stats.design_effect`` of its ``influence``, or of what a function gives, called only with
+    clusters), and ``intervals(ready)`` gives, in one call, the interval of each system that can have
+    one (``ready``: its index and effect, whose factor scales the sizes the interval sees). Returns,
+    per system, ``({key: [low, high]}`` with, for clusters, ``num_clusters`` and ``design_effect``
+    (and ``clusters_from`` when they are the inputs' leading axis), and the interval; refused (one
+    cluster, clusters not counted): the NaN interval, ``<key>_reason`` and None."""
+    effects = [design_effect(counts, influence, confidence_level) for counts, influence in systems]
+    found: List[Tuple[Dict[str, Any], Optional[Interval]]] = [(effect.outputs(key), None) for effect in effects]
+    ready = [(index, effect) for index, effect in enumerate(effects) if effect.reason is None]
+    for (index, effect), interval in zip(ready, intervals(ready) if ready else []):
+        found[index] = ({key: interval.as_list(), **effect.outputs(key)}, interval)
+    return found
+
+
 def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: float,
                        interval: Callable[[DesignEffect], Interval]) -> Tuple[Dict[str, Any], Optional[Interval]]:
-    """The one interval step of every metric: ``{key: [low, high]}`` from ``interval(effect)``, the
-    clusters' design effect (``stats.design_effect`` of ``influence``, or of what a function gives,
-    called only with clusters) scaling the sizes it sees; with clusters ``num_clusters`` and
-    ``design_effect`` follow (and ``clusters_from`` when they are the inputs' leading axis). Refused (one cluster, clusters not counted): the NaN interval and
-    ``<key>_reason``. Returns the outputs and the interval (None when refused)."""
-    effect = design_effect(counts, influence, confidence_level)
-    if effect.reason is not None:
-        return effect.outputs(key), None
-    found = interval(effect)
-    return {key: found.as_list(), **effect.outputs(key)}, found
+    """``clustered_intervals`` of one system: ``interval(effect)`` its interval at its design effect."""
+    return clustered_intervals(key, [(counts, influence)], confidence_level, lambda ready: [interval(ready[0][1])])[0]
 
 
 def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
@@ -212,11 +222,9 @@ def rate_spec(name: str, value: Callable[[np.ndarray], float],
             return {**result, "reason": "undefined"}
         if level is not None:
             influence = gradient_of(matrix)
-            effect = design_effect(counts, influence, level)
-            if effect.reason is None:
-                variance = stratified_variance(matrix, cell_squared_weights(counts), influence) * effect.factor
-                result[f"{name}_ci"] = delta_interval(result[name], variance, level).as_list()
-            result.update(effect.outputs(f"{name}_ci"))
+            outputs, _ = clustered_interval(f"{name}_ci", counts, influence, level, lambda effect: delta_interval(
+                result[name], stratified_variance(matrix, cell_squared_weights(counts), influence) * effect.factor, level))
+            result.update(outputs)
         if options["return_confusion_matrix"]:
             result["confusion_matrix"] = counts.matrix()
         return to_python(result)

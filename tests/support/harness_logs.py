@@ -92,7 +92,8 @@ def lm_eval_run(labels, output_path, model_name, bootstrap_iters=0):
 
     tracker = EvaluationTracker(output_path=str(output_path))
     results = simple_evaluate(model=ScriptedJudge(), tasks=["judge_labels"], bootstrap_iters=bootstrap_iters,
-                              task_manager=TaskManager(include_path=str(REPO_ROOT / "examples" / "lm_eval_judge")),
+                              task_manager=TaskManager(include_path=str(REPO_ROOT / "examples" / "lm_eval_judge"),
+                                                           include_defaults=False),  # not lm-eval's 10,000 YAMLs
                               log_samples=True, evaluation_tracker=tracker)
     # simple_evaluate names a model object at random; the CLI names it from --model_args.
     tracker.general_config_tracker.model_name_sanitized = model_name

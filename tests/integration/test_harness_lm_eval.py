@@ -97,3 +97,20 @@ def test_hf_evaluate_true_calls_the_module_per_document_and_it_warns():
     assert averaged == pytest.approx(accuracy)
     assert averaged != pytest.approx(load_module("balanced_accuracy").compute(
         references=REFERENCES, predictions=labels)["balanced_accuracy"])
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_a_single_counted_item_warns_and_two_do_not(name):
+    metric = load_module(name)
+    single = r"computed on a single item.*a per-document call: aggregate over the corpus; see docs/harnesses\.md"
+    with pytest.warns(UserWarning, match=single):
+        metric.compute(references=["unsafe"], predictions=["safe"])
+    metric.add_batch(references=["unsafe"], predictions=["unsafe"])
+    with pytest.warns(UserWarning, match=single):
+        metric.compute()
+    with pytest.warns(UserWarning, match=single):
+        metric.compute(references=["unsafe"], judges={"a": ["safe"], "b": ["unsafe"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        metric.compute(references=["unsafe", "safe"], predictions=["safe", "safe"])
+        metric.compute(references=["unsafe", "safe"], judges={"a": ["safe", "safe"], "b": ["unsafe", "safe"]})

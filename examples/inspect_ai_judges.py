@@ -222,7 +222,8 @@ def main():
         (name, labels), = found["judges"].items()
         result = metric.compute(references=found["references"], predictions=labels, clusters=found["clusters"],
                                 confidence_level=0.95)
-        print(f"{name}: {result[arguments.metric]:.4f} {result[f'{arguments.metric}_ci']}")
+        low, high = result[f"{arguments.metric}_ci"]
+        print(f"{name}: {result[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]")
         return
     result = metric.compute(references=found["references"], judges=found["judges"], clusters=found["clusters"],
                             confidence_level=0.95)

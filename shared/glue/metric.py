@@ -43,7 +43,7 @@ from ..counting.judges import JudgesCounts
 from ..counting.judges import count_judges_batch
 from ..counting.judges import has_judges
 from ..counting.judges import judge_names
-from ..counting.judges import pair_table
+from ..counting.judges import OWN_TABLE
 from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
@@ -358,8 +358,8 @@ SINGLE_ITEM = ("{name}: computed on a single item, where its value is 0, 1 or un
 def warn_single_item(stored: Store, name: str) -> None:
     """Warn when what is reduced holds one sample (judges: one item in their joint counts):
     a harness that calls the module per document and averages the results."""
-    judged = stored.tables.get(pair_table(0, 1))
-    items = len(stored) or (len(judged) if judged is not None else 0)
+    judged = stored.tables.get(OWN_TABLE)  # every judge's own counts: the items, once a judge
+    items = len(stored) or (len(judged) // len(judge_names(stored)) if judged is not None else 0)
     if items == 1:
         warnings.warn(SINGLE_ITEM.format(name=name), UserWarning, stacklevel=user_stacklevel())
 

@@ -43,10 +43,9 @@ from ..stats.ranking import max_abs_normal
 from ..stats.ranking import maxt_p_values
 from ..stats.ranking import maxt_quantile
 from .reduction import MetricSpec
+from .reduction import P_VALUE_ONLY_LEVEL
 from .reduction import clustered_comparison
 
-# With confidence_level=None the ranking's tests still need a level: this one (intervals are left out).
-RANKING_DEFAULT_LEVEL = 0.95
 RANKING_METHOD = ("maxT (multivariate normal, correlations from the pairwise joint counts); "
                   "per-pair p-values of the paired comparison (stratified McNemar score or exact mid-p); "
                   "intervals by the module's ci_method at the maxT marginal level")
@@ -71,7 +70,7 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     """The top-ranked judge's result (as ``spec.value``) with ``judge_ranking``, ``best_judges``
     and ``judge_ranking_method`` (see the module doc)."""
     name, level = spec.name, options["confidence_level"]
-    alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
+    alpha = 1.0 - (level if level is not None else P_VALUE_ONLY_LEVEL)  # without intervals: the best set at 0.05
     size = len(counts.names)
     if options.get("return_judge_p_values") and size > MAX_PAIRWISE_JUDGES:
         raise ValueError(

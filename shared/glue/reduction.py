@@ -150,7 +150,7 @@ def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float]
     if not clusters.counted and (clusters.reason is None or confidence_level is None):
         return compare(1.0)
     influence = influences()
-    effect = design_effect(paired, influence, confidence_level or 0.95)
+    effect = design_effect(paired, influence, confidence_level or P_VALUE_ONLY_LEVEL)
     if effect.reason is not None:
         return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
     compared = compare(1.0 if effect.num_clusters is None else effect.factor)

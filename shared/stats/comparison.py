@@ -90,9 +90,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..glue.options import check_confidence_level
-from ..glue.options import check_n_resamples
-from ..glue.options import check_seed
+from .vocabulary import check_confidence_level
+from .vocabulary import check_n_resamples
+from .vocabulary import check_seed
 from .distributions import z_value
 from .rates import INFORMEDNESS_AVERAGES
 from .intervals import informedness_average

@@ -66,8 +66,8 @@ import numpy as np
 from .averaging import Averaging
 from ..counting.clusters import RecallInfluence
 from .distributions import safe_ratio
-from ..glue.options import CI_METHODS
-from ..glue.options import RATE_CI_METHODS
+from .vocabulary import CI_METHODS
+from .vocabulary import RATE_CI_METHODS
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import DEFAULT_RESAMPLES
 from .binomial import Interval

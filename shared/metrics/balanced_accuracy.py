@@ -23,7 +23,7 @@ from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
 from ..counting.clusters import RecallInfluence
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
 
 

@@ -21,7 +21,7 @@ from ..stats.binomial import DEFAULT_CI_METHOD
 from ..counting.counts import NO_SAMPLES
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
 from ..counting.topk import TopkCounts
 from ..counting.topk import check_column_labels

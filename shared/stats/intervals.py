@@ -65,7 +65,7 @@ import numpy as np
 
 from .averaging import Averaging
 from ..counting.clusters import RecallInfluence
-from .distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from .vocabulary import CI_METHODS
 from .vocabulary import RATE_CI_METHODS
 from .binomial import DEFAULT_CI_METHOD

@@ -20,13 +20,12 @@ agreement), or the smoothed stratified bootstrap.
 import abc
 import math
 from dataclasses import replace
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ..stats.averaging import Averaging
 from ..stats.averaging import warn_classes_without_references
-from ..glue.outputs import check_informedness_interval
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
 from ..stats.binomial import DEFAULT_CI_METHOD
@@ -54,7 +53,11 @@ from ..stats.paired_tests import variance_terms
 from ..stats.intervals import informedness_gradient
 from ..glue.outputs import informedness_interval_outputs
 from ..glue.outputs import informedness_score_interval_outputs
-from ..glue.outputs import markedness_outputs
+from ..stats.averaging import apply_zero_division
+from ..stats.binomial import MAX_BOOTSTRAP_CELLS
+from ..stats.binomial import auto_resamples
+from ..stats.rates import informedness_weights
+from ..stats.rates import one_vs_rest_difference
 from ..counting.counts import NO_SAMPLES
 from ..glue.reduction import class_order_key
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
@@ -167,6 +170,59 @@ def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
     for index, outputs in zip(positions, informedness_score_interval_outputs(batch, average=average, confidence_level=confidence_level)):
         found[index] = outputs
     return found
+
+
+def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: Optional[int]) -> None:
+    """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
+    num_classes = encoded.num_classes
+    if encoded.unobserved and zero_division != "skip" and average == "macro":
+        raise ValueError(
+            f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
+            f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
+            "pass `labels` with the classes to average, or zero_division='skip'."
+        )
+    if num_classes > 2:
+        check_multiclass_interval(ci_method, num_classes, n_resamples)
+
+
+def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
+    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
+    if ci_method in ("agresti_coull", "wilson"):
+        raise ValueError(
+            f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
+            "J is then not a sum of independent rates); expected ci_method='score', 'delta', 'bootstrap' or None."
+        )
+    if ci_method != "bootstrap":
+        return
+    if n_resamples is None:
+        n_resamples = auto_resamples(num_classes * num_classes)
+    # The bootstrap draws n_resamples K x K matrices.
+    cells = num_classes * num_classes
+    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
+        fits = MAX_BOOTSTRAP_CELLS // cells
+        hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
+        raise ValueError(
+            f"n_resamples: the bootstrap of a {num_classes} x {num_classes} confusion matrix draws n_resamples x "
+            f"{cells:,} cells; {n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_CELLS:,} cells. {hint}"
+        )
+
+
+def markedness_outputs(class_counts, average: str, averaging: Averaging, zero_division: Any) -> Tuple[Dict[str, Any], np.ndarray]:
+    """``({"markedness": ..., "markedness_reason" if undefined}, per-class markedness)``.
+
+    Markedness is informedness with the roles of references and predictions exchanged:
+    per class ``MK_c = PPV_c + NPV_c - 1``, averaged with the markedness weights of
+    ``rates.informedness_weights``.
+    """
+    per_class = apply_zero_division(
+        one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
+    _, weights = informedness_weights(average, class_counts.support, class_counts.predicted)
+    markedness, averaged = averaging.combine(per_class, weights)
+    outputs = {"markedness": float(markedness)}
+    reason = averaging.reason(int(averaged), "fewer_than_two_predicted_classes", float(markedness))
+    if reason:
+        outputs["markedness_reason"] = reason
+    return outputs, per_class
 
 
 def undefined_informedness(reason, confidence_level, return_markedness):

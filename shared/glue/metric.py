@@ -77,6 +77,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     OPTIONS: Dict[str, Option] = {}
     INPUTS: Tuple[str, ...] = ("sample_weight",)
     UNALIGNED_INPUTS: Tuple[str, ...] = ()
+    # Groups of options that are one option (top-k's k and k_list): one given to compute replaces
+    # every one of its group given to evaluate.load.
+    ALTERNATIVE_OPTIONS: Tuple[Tuple[str, ...], ...] = ()
 
     def __init__(self, *args, **kwargs):
         options = {name: value for name, value in kwargs.items() if name not in EVALUATE_ARGUMENTS}
@@ -88,9 +91,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise TypeError(f"{data[0]}: expected options at evaluate.load ({', '.join(self.OPTIONS)}), found a data argument; "
                             "pass data to compute(...) or add_batch(...).")
         check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
-        resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
+        resolved = resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
         self.load_options = options
         self.writer: Optional[Store] = None
+        self._check_data_options(resolved, None, None)
         self.clusters_added = 0  # default cluster ids handed out so far (see _cluster_spec)
 
     # ------------------------------------------------------------------ evaluate's API
@@ -135,8 +139,12 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         the others return None.
         """
         inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.INPUTS or name == "confusion_matrix"}
+        for group in self.ALTERNATIVE_OPTIONS:
+            if any(name in kwargs for name in group):
+                kwargs = {**{name: None for name in group}, **kwargs}
         options = resolve(self.OPTIONS, kwargs, self.load_options, self.name, self._data_arguments())
         self._check_options(options)
+        self._check_data_options(options, predictions, self.writer)
         matrix = inputs.pop("confusion_matrix", None)
         has_samples = predictions is not None or references is not None
         # Something to count now: samples, or inputs that are not aligned with samples.
@@ -228,6 +236,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         spec = getattr(self, "SPEC", None)
         if spec is not None and spec.check_options is not None:
             spec.check_options(options)
+
+    def _check_data_options(self, options: Dict[str, Any], predictions: Any, stored: Optional[Store]) -> None:
+        """Checks of options against the data's shape, before any data is read: ``predictions`` are
+        compute's (None at ``evaluate.load``), ``stored`` the batches added (None if none). None here."""
 
     def _count_options(self) -> Dict[str, Any]:
         """The load-time options, checked: what add_batch counts with."""

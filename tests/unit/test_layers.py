@@ -64,3 +64,11 @@ def test_the_check_sees_an_upward_import(tmp_path):
     assert [(target, names) for _, target, names in found] == [("glue", ["check_flag"]), ("stats", ["_private"])]
     order = layer_order()
     assert order.index("glue") > order.index("stats")
+
+
+def test_the_readme_has_one_line_for_every_file():
+    """``shared/README.md``'s "One line per file" table names every file of ``shared/``, and no other."""
+    table = (SHARED / "README.md").read_text(encoding="utf-8").split("## One line per file", 1)[1]
+    rows = re.findall(r"^\| `([\w/]+\.py)` \|", table, flags=re.MULTILINE)
+    files = sorted(str(path.relative_to(SHARED)) for path in SOURCES if path.name != "__init__.py")
+    assert sorted(rows) == files

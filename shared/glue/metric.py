@@ -147,51 +147,61 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         self._check_data_options(options, predictions, self.writer)
         matrix = inputs.pop("confusion_matrix", None)
         has_samples = predictions is not None or references is not None
-        # Something to count now: samples, or inputs that are not aligned with samples.
-        given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
         if matrix is not None:
-            unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
-            aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
-            if has_samples or self.writer is not None or aligned_given:
-                raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
-                                 "added batches too; pass one or the other.")
-            if not unaligned:
-                return self._result(self._counts_from_matrix(matrix, options), options)
-            # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
-            stored = self._count(None, None, self._with_clusters(unaligned, options), options)
-            return self._result(self._counts_from_matrix(matrix, options, stored), options)
+            return self._compute_matrix(matrix, has_samples, inputs, options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
             named = aligned[0]
             raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
                              f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
                              "aligned with.")
-        if self.writer is None and self.num_process == 1:
+        # Something to count now: samples, or inputs that are not aligned with samples.
+        given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
+        if self.num_process > 1:
+            return self._compute_distributed(predictions, references, inputs, options, given)
+        if self.writer is None:
             if not given:
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
             stored = self._count(predictions, references, self._with_clusters(inputs, options), options)
-        elif self.num_process == 1:
-            # The stored counts are released only once the result is computed: a compute that
-            # fails (say, scores without a threshold) loses nothing, and a final batch given to
-            # it is not kept either, so the corrected call can pass it again.
-            stored = Store()
-            stored.merge(self.writer)
-            if given:  # counted as add_batch counts it, to merge with the batches before it
-                self._check_inputs(inputs, "compute")
-                count_options = self._count_options()
-                stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
-            result = self._result(self._counts(stored, options), options)
-            self.writer = None
-            return result
-        else:
-            if given:
-                self.add_batch(predictions=predictions, references=references, **inputs)
-            if self.writer is None:
-                raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
-            stored = self._gather()
-            if stored is None:
-                return None
+            return self._result(self._counts(stored, options), options)
+        # The stored counts are released only once the result is computed: a compute that
+        # fails (say, scores without a threshold) loses nothing, and a final batch given to
+        # it is not kept either, so the corrected call can pass it again.
+        stored = Store()
+        stored.merge(self.writer)
+        if given:  # counted as add_batch counts it, to merge with the batches before it
+            self._check_inputs(inputs, "compute")
+            count_options = self._count_options()
+            stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
+        result = self._result(self._counts(stored, options), options)
+        self.writer = None
+        return result
+
+    def _compute_matrix(self, matrix: Any, has_samples: bool, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
+        """The result of a confusion matrix given to compute (with the inputs not aligned with samples, if any)."""
+        unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
+        aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
+        if has_samples or self.writer is not None or aligned_given:
+            raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
+                             "added batches too; pass one or the other.")
+        if not unaligned:
+            return self._result(self._counts_from_matrix(matrix, options), options)
+        # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
+        stored = self._count(None, None, self._with_clusters(unaligned, options), options)
+        return self._result(self._counts_from_matrix(matrix, options, stored), options)
+
+    def _compute_distributed(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any],
+                             given: bool) -> Optional[Dict[str, Any]]:
+        """Distributed mode: the given batch added, every process's counts merged on process 0, which
+        returns the result (the others None)."""
+        if given:
+            self.add_batch(predictions=predictions, references=references, **inputs)
+        if self.writer is None:
+            raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
+        stored = self._gather()
+        if stored is None:
+            return None
         return self._result(self._counts(stored, options), options)
 
     def _with_clusters(self, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:

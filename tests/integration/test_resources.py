@@ -40,6 +40,8 @@ del sys.modules["transformers"]
 def load_module(name, **kwargs):
     return evaluate.load({str(REPO_ROOT)!r} + "/" + name, **kwargs)
 
+LABEL_MODULES = {tuple(LABEL_MODULES)!r}
+
 def peak(call):
     tracemalloc.start()
     tracemalloc.reset_peak()

@@ -55,11 +55,13 @@ sys.path.insert(0, str(REPO_ROOT))
 from fake_hub import FakeHub, client_env  # noqa: E402
 from shared.tooling.release import files_to_upload  # noqa: E402  (what a release uploads from a folder)
 from shared.tooling.vendor import vendor  # noqa: E402
+from shared.tooling.modules import MODULE_NAMES  # noqa: E402
+from shared.tooling.modules import MODULES as REGISTRY  # noqa: E402
 
 DEFAULT_OUTPUT = REPO_ROOT / "benchmarks" / "results" / "hub_load.md"
 NAMESPACE = "hub-load-bench"
 TOKEN = "hf_benchmark_token_for_the_loopback_hub"
-MODULES = ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")
+MODULES = MODULE_NAMES  # the registry, shared/tooling/modules.py
 
 # What the module layout with one generated helper file per script aims for.
 TARGET_COLD_REQUESTS = 6
@@ -67,25 +69,8 @@ TARGET_WARM_REQUESTS = 3
 TARGET_COLD_SECONDS = 0.6  # at the default 50 ms per request
 TARGET_TEXT = f"≤ {TARGET_COLD_REQUESTS} req cold, ≤ {TARGET_WARM_REQUESTS} req warm, ≤ {TARGET_COLD_SECONDS} s cold @50 ms"
 
-# One tiny input per module and the value its card documents: the cold load must compute it.
-EXAMPLES = {
-    "balanced_accuracy": (
-        {"references": [0, 1, 1, 0], "predictions": [0, 1, 0, 0], "task": "binary"},
-        {"balanced_accuracy": 0.75},
-    ),
-    "balanced_accuracy_multilabel": (
-        {"references": [[1, 0, 1], [0, 1, 0]], "predictions": [[1, 0, 0], [0, 1, 1]]},
-        {"balanced_accuracy": 2 / 3},
-    ),
-    "balanced_topk_accuracy": (
-        {"predictions": [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]], "references": [0, 1, 2, 1], "k_list": [1, 2]},
-        {"balanced_top1_accuracy": (1 + 0.5 + 1) / 3, "balanced_top2_accuracy": 1.0},
-    ),
-    "informedness": (
-        {"references": [0] * 10 + [1] * 5, "predictions": [0] * 8 + [1] * 2 + [0] + [1] * 4},
-        {"informedness": 0.8 + 0.8 - 1},
-    ),
-}
+# One tiny input per module and the values its card documents (the registry's): the cold load must compute them.
+EXAMPLES = {entry.name: entry.example for entry in REGISTRY}
 
 # Run in each child: one timed evaluate.load, then (cold only) one checked compute.
 CHILD = r"""
@@ -135,6 +120,13 @@ def upload_modules(hub: FakeHub, names) -> dict:
 # ---------------------------------------------------------------------------- one load, in a child
 
 
+def close(found, value) -> bool:
+    """``found`` is ``value`` to 1e-12 (a number, or a list of them)."""
+    if isinstance(value, list):
+        return isinstance(found, list) and len(found) == len(value) and all(close(a, b) for a, b in zip(found, value))
+    return math.isclose(found, value, abs_tol=1e-12)
+
+
 def run_load(hub: FakeHub, name: str, cache_root: Path, compute: bool) -> dict:
     """One ``evaluate.load`` in a fresh process; its time and the requests the Hub got meanwhile."""
     kwargs, expected = EXAMPLES[name]
@@ -165,7 +157,7 @@ def run_load(hub: FakeHub, name: str, cache_root: Path, compute: bool) -> dict:
         raise RuntimeError(f"{name}: the metric was imported from {report['script']}, not from the fresh module cache")
     if compute:
         for key, value in expected.items():
-            if not math.isclose(report["result"][key], value, abs_tol=1e-12):
+            if not close(report["result"][key], value):
                 raise RuntimeError(f"{name}: compute gave {key}={report['result'][key]}, expected {value}")
     return {"seconds": report["seconds"], "requests": during}
 

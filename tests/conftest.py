@@ -14,11 +14,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-MODULE_NAMES = [
-    name
-    for name in ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")
-    if (REPO_ROOT / name / f"{name}.py").exists()
-]
 # shared/ is one package, imported one way everywhere: ``from shared import labels``.
 sys.path.insert(0, str(REPO_ROOT))
 # Tests are laid out by what they test (unit/, modules/, properties/, integration/, docs/);
@@ -26,6 +21,10 @@ sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 from shared.tooling import vendor  # noqa: E402
+from shared.tooling.modules import MODULES  # noqa: E402
+
+# The modules of the registry (shared/tooling/modules.py) whose folder is here.
+MODULE_NAMES = [entry.name for entry in MODULES if (REPO_ROOT / entry.name / f"{entry.name}.py").exists()]
 
 # Each module folder's helpers are generated from shared/ and never committed (make vendor):
 # tests load the folders as users do, with helpers generated from shared/ as it is now.

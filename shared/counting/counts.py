@@ -122,6 +122,16 @@ class JointCounts:
                            self.w2_exponent)
 
 
+def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
+    """``numerator / denominator`` with NaN where the denominator is 0: a rate of counts where
+    nothing was counted is undefined."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
 def kish_sizes(index: np.ndarray, w: np.ndarray, w2: np.ndarray, w2_exponent: int, size: int) -> np.ndarray:
     """Kish's effective size (sum w)^2 / sum w^2 of each of ``size`` groups (``index`` per counted
     row), from weight sums and squared-weight mantissas of ``4**w2_exponent``: the sums are

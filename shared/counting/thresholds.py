@@ -13,7 +13,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ..stats.distributions import safe_ratio
+from .counts import safe_ratio
 from .inputs import to_python_scalar
 from .inputs import check_finite
 from .inputs import map_row_blocks

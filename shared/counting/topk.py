@@ -230,6 +230,25 @@ def hit_worth(k_values: Sequence[int], higher: np.ndarray, tied: np.ndarray) -> 
 # ----------------------------------------------------------------------------------------
 
 
+def check_topk_options(options, predictions: Any = None, stored: Any = None) -> None:
+    """``k`` / ``k_list`` and ``labels`` checked against the number of score columns, before any data
+    is read (so a bad ``k`` is named with its range): the columns are read from ``predictions``'
+    shape alone (``score_columns``), else from the batches ``stored`` (a ``Store`` or None), else
+    unknown (at ``evaluate.load``: any positive ``k``).
+
+    Examples
+    --------
+    >>> check_topk_options({"k": 3, "k_list": None, "labels": None}, [[0.1, 0.9], [0.8, 0.2]])
+    Traceback (most recent call last):
+    ...
+    ValueError: k: expected an integer in [1, 2] (the number of score columns), found 3.
+    """
+    columns = score_columns(predictions) if predictions is not None else (
+        stored.settings.get("score_columns") if stored is not None else None)
+    check_k_values(options["k"], options["k_list"], columns)
+    check_column_labels(options["labels"], columns)
+
+
 def reference_columns(references: np.ndarray, labels: Optional[list], num_columns: int) -> np.ndarray:
     """The score column of each reference (-1: none, left for ``compute`` to drop or reject).
 

@@ -78,6 +78,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     OPTIONS: Dict[str, Option] = {}
     INPUTS: Tuple[str, ...] = ("sample_weight",)
     UNALIGNED_INPUTS: Tuple[str, ...] = ()
+    # Groups of options that are one option (top-k's k and k_list): one given to compute replaces
+    # every one of its group given to evaluate.load.
+    ALTERNATIVE_OPTIONS: Tuple[Tuple[str, ...], ...] = ()
 
     def __init__(self, *args, **kwargs):
         options = {name: value for name, value in kwargs.items() if name not in EVALUATE_ARGUMENTS}
@@ -89,9 +92,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             raise TypeError(f"{data[0]}: expected options at evaluate.load ({', '.join(self.OPTIONS)}), found a data argument; "
                             "pass data to compute(...) or add_batch(...).")
         check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
-        resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
+        resolved = resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
         self.load_options = options
         self.writer: Optional[Store] = None
+        self._check_data_options(resolved, None, None)
         self.clusters_added = 0  # default cluster ids handed out so far (see _cluster_spec)
 
     # ------------------------------------------------------------------ evaluate's API
@@ -136,56 +140,71 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         the others return None.
         """
         inputs = {name: kwargs.pop(name) for name in list(kwargs) if name in self.INPUTS or name == "confusion_matrix"}
+        for group in self.ALTERNATIVE_OPTIONS:
+            if any(name in kwargs for name in group):
+                kwargs = {**{name: None for name in group}, **kwargs}
         options = resolve(self.OPTIONS, kwargs, self.load_options, self.name, self._data_arguments())
         self._check_options(options)
+        self._check_data_options(options, predictions, self.writer)
         matrix = inputs.pop("confusion_matrix", None)
         has_samples = predictions is not None or references is not None
-        # Something to count now: samples, or inputs that are not aligned with samples.
-        given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
         if matrix is not None:
-            unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
-            aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
-            if has_samples or self.writer is not None or aligned_given:
-                raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
-                                 "added batches too; pass one or the other.")
-            if not unaligned:
-                return self._result(self._counts_from_matrix(matrix, options), options)
-            # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
-            stored = self._count(None, None, self._with_clusters(unaligned, options), options)
-            return self._result(self._counts_from_matrix(matrix, options, stored), options)
+            return self._compute_matrix(matrix, has_samples, inputs, options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
             named = aligned[0]
             raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
                              f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
                              "aligned with.")
-        if self.writer is None and self.num_process == 1:
+        # Something to count now: samples, or inputs that are not aligned with samples.
+        given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
+        if self.num_process > 1:
+            return self._compute_distributed(predictions, references, inputs, options, given)
+        if self.writer is None:
             if not given:
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
             stored = self._count(predictions, references, self._with_clusters(inputs, options), options)
-        elif self.num_process == 1:
-            # The stored counts are released only once the result is computed: a compute that
-            # fails (say, scores without a threshold) loses nothing, and a final batch given to
-            # it is not kept either, so the corrected call can pass it again.
-            stored = Store()
-            stored.merge(self.writer)
-            if given:  # counted as add_batch counts it, to merge with the batches before it
-                self._check_inputs(inputs, "compute")
-                count_options = self._count_options()
-                stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
             warn_single_item(stored, self.name)
-            result = self._result(self._counts(stored, options), options)
-            self.writer = None
-            return result
-        else:
-            if given:
-                self.add_batch(predictions=predictions, references=references, **inputs)
-            if self.writer is None:
-                raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
-            stored = self._gather()
-            if stored is None:
-                return None
+            return self._result(self._counts(stored, options), options)
+        # The stored counts are released only once the result is computed: a compute that
+        # fails (say, scores without a threshold) loses nothing, and a final batch given to
+        # it is not kept either, so the corrected call can pass it again.
+        stored = Store()
+        stored.merge(self.writer)
+        if given:  # counted as add_batch counts it, to merge with the batches before it
+            self._check_inputs(inputs, "compute")
+            count_options = self._count_options()
+            stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
+        warn_single_item(stored, self.name)
+        result = self._result(self._counts(stored, options), options)
+        self.writer = None
+        return result
+
+    def _compute_matrix(self, matrix: Any, has_samples: bool, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
+        """The result of a confusion matrix given to compute (with the inputs not aligned with samples, if any)."""
+        unaligned = {name: value for name, value in inputs.items() if value is not None and name in self.UNALIGNED_INPUTS}
+        aligned_given = any(value is not None and name not in unaligned for name, value in inputs.items())
+        if has_samples or self.writer is not None or aligned_given:
+            raise ValueError("confusion_matrix: expected counts instead of samples, found predictions, references or "
+                             "added batches too; pass one or the other.")
+        if not unaligned:
+            return self._result(self._counts_from_matrix(matrix, options), options)
+        # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
+        stored = self._count(None, None, self._with_clusters(unaligned, options), options)
+        return self._result(self._counts_from_matrix(matrix, options, stored), options)
+
+    def _compute_distributed(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any],
+                             given: bool) -> Optional[Dict[str, Any]]:
+        """Distributed mode: the given batch added, every process's counts merged on process 0, which
+        returns the result (the others None)."""
+        if given:
+            self.add_batch(predictions=predictions, references=references, **inputs)
+        if self.writer is None:
+            raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
+        stored = self._gather()
+        if stored is None:
+            return None
         warn_single_item(stored, self.name)
         return self._result(self._counts(stored, options), options)
 
@@ -231,6 +250,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         spec = getattr(self, "SPEC", None)
         if spec is not None and spec.check_options is not None:
             spec.check_options(options)
+
+    def _check_data_options(self, options: Dict[str, Any], predictions: Any, stored: Optional[Store]) -> None:
+        """Checks of options against the data's shape, before any data is read: ``predictions`` are
+        compute's (None at ``evaluate.load``), ``stored`` the batches added (None if none). None here."""
 
     def _count_options(self) -> Dict[str, Any]:
         """The load-time options, checked: what add_batch counts with."""

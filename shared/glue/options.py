@@ -19,6 +19,11 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..stats.vocabulary import CI_METHODS
+from ..stats.vocabulary import RATE_CI_METHODS
+from ..stats.vocabulary import check_confidence_level
+from ..stats.vocabulary import check_n_resamples
+from ..stats.vocabulary import check_seed
 
 @dataclass(frozen=True)
 class Option:
@@ -288,23 +293,6 @@ def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
     return float(value)
 
 
-def check_confidence_level(value: Any, name: str = "confidence_level") -> Optional[float]:
-    """None, or a number strictly between 0 and 1."""
-    if value is None:
-        return None
-    if isinstance(value, str):  # e.g. "95%" or "0.95" typed as text
-        raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found the string {value!r}.")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name}: expected a number in (0, 1) such as 0.95, found {type(value).__name__}.")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"{name}: expected a number in (0, 1) such as 0.95, found {value!r}.")
-    return float(value)
-
-
-CI_METHODS = ("score", "agresti_coull", "wilson", "bootstrap", "delta")
-# A mean of independent rates (balanced accuracy, top-k, multilabel) has no "delta": its delta
-# method is the Wald interval, which collapses to a point for a class with all or none correct.
-RATE_CI_METHODS = ("score", "agresti_coull", "wilson", "bootstrap")
 _ci_method_choice = choice(None, *CI_METHODS)
 _rate_ci_method_choice = choice(None, *RATE_CI_METHODS)
 
@@ -349,29 +337,10 @@ def check_prevalence_method(value: Any, name: str = "prevalence_method") -> str:
     """
     return _prevalence_method_choice(value, name)
 
-# More resamples than this change no percentile visibly and only cost memory and time.
-MAX_RESAMPLES = 1_000_000
-
-
-def check_n_resamples(value: Any, name: str = "n_resamples") -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name}: expected a positive integer, found {type(value).__name__}.")
-    if not 1 <= value <= MAX_RESAMPLES:
-        raise ValueError(f"{name}: expected an integer in [1, {MAX_RESAMPLES:,}], found {value!r}.")
-    return int(value)
-
 
 def check_optional_n_resamples(value: Any, name: str = "n_resamples") -> Optional[int]:
     """None (the module chooses: see ``binomial.auto_resamples``), or ``check_n_resamples``."""
     return None if value is None else check_n_resamples(value, name)
-
-
-def check_seed(value: Any, name: str = "seed") -> Optional[int]:
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)) or value < 0:
-        raise TypeError(f"{name}: expected a non-negative integer or None, found {value!r}.")
-    return int(value)
 
 
 def interval_options(ci_methods: tuple = RATE_CI_METHODS) -> Dict[str, Option]:

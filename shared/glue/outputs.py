@@ -1,7 +1,8 @@
 """The optional parts of a label module's result, assembled from its ``ConfusionCounts``.
 
 A module's ``<metric>_from_counts`` computes its value and then adds what was asked for:
-an interval, markedness, per-class lists, the confusion matrix. Those pieces are built
+an interval, per-class lists, the confusion matrix (informedness's markedness and interval
+checks are in ``metrics/informedness.py``). Those pieces are built
 here, each returning the keys it adds (in the order the result shows them), so the
 reductions stay short and the modules spell the same keys the same way.
 
@@ -23,18 +24,13 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..stats.averaging import Averaging
-from ..stats.averaging import apply_zero_division
 from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.binomial import MAX_BOOTSTRAP_CELLS
-from ..stats.binomial import auto_resamples
 from ..stats.binomial import Interval
 from .reduction import class_order_key
 from .reduction import clustered_intervals
 from ..stats.intervals import informedness_gradient
 from ..stats.intervals import informedness_interval
 from ..stats.intervals import recall_influence
-from ..stats.rates import informedness_weights
-from ..stats.rates import one_vs_rest_difference
 
 
 def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per_class: bool,
@@ -55,41 +51,6 @@ def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per
 
 
 # ---------------------------------------------------------------- informedness
-
-def check_informedness_interval(encoded, average: str, zero_division: Any, ci_method: Optional[str], n_resamples: Optional[int]) -> None:
-    """Refuse, before any dense matrix is built, an informedness interval that cannot be had."""
-    num_classes = encoded.num_classes
-    if encoded.unobserved and zero_division != "skip" and average == "macro":
-        raise ValueError(
-            f"confidence_level: no interval for average='macro' with zero_division={zero_division!r} over "
-            f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
-            "pass `labels` with the classes to average, or zero_division='skip'."
-        )
-    if num_classes > 2:
-        check_multiclass_interval(ci_method, num_classes, n_resamples)
-
-
-def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
-    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
-    if ci_method in ("agresti_coull", "wilson"):
-        raise ValueError(
-            f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
-            "J is then not a sum of independent rates); expected ci_method='score', 'delta', 'bootstrap' or None."
-        )
-    if ci_method != "bootstrap":
-        return
-    if n_resamples is None:
-        n_resamples = auto_resamples(num_classes * num_classes)
-    # The bootstrap draws n_resamples K x K matrices.
-    cells = num_classes * num_classes
-    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
-        fits = MAX_BOOTSTRAP_CELLS // cells
-        hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
-        raise ValueError(
-            f"n_resamples: the bootstrap of a {num_classes} x {num_classes} confusion matrix draws n_resamples x "
-            f"{cells:,} cells; {n_resamples:,} resamples exceed the limit of {MAX_BOOTSTRAP_CELLS:,} cells. {hint}"
-        )
-
 
 def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
     """What an informedness interval is computed from, for one system as for several
@@ -172,21 +133,3 @@ def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging
             outputs[f"{key}_reason"] = interval.reason
         found[index] = outputs
     return found
-
-
-def markedness_outputs(class_counts, average: str, averaging: Averaging, zero_division: Any) -> Tuple[Dict[str, Any], np.ndarray]:
-    """``({"markedness": ..., "markedness_reason" if undefined}, per-class markedness)``.
-
-    Markedness is informedness with the roles of references and predictions exchanged:
-    per class ``MK_c = PPV_c + NPV_c - 1``, averaged with the markedness weights of
-    ``rates.informedness_weights``.
-    """
-    per_class = apply_zero_division(
-        one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
-    _, weights = informedness_weights(average, class_counts.support, class_counts.predicted)
-    markedness, averaged = averaging.combine(per_class, weights)
-    outputs = {"markedness": float(markedness)}
-    reason = averaging.reason(int(averaged), "fewer_than_two_predicted_classes", float(markedness))
-    if reason:
-        outputs["markedness_reason"] = reason
-    return outputs, per_class

@@ -15,9 +15,9 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from ..glue.options import check_confidence_level
-from ..glue.options import check_n_resamples
-from ..glue.options import check_seed
+from ..stats.vocabulary import check_confidence_level
+from ..stats.vocabulary import check_n_resamples
+from ..stats.vocabulary import check_seed
 from ..stats.distributions import chi2_sf
 from ..stats.intervals import informedness_from_confusion
 from ..stats.intervals import informedness_interval

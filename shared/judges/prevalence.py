@@ -105,9 +105,9 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-from ..glue.options import check_confidence_level
-from ..glue.options import check_n_resamples
-from ..glue.options import check_seed
+from ..stats.vocabulary import check_confidence_level
+from ..stats.vocabulary import check_n_resamples
+from ..stats.vocabulary import check_seed
 from ..stats.intervals import informedness_from_confusion
 from ..stats.intervals import informedness_interval
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS

@@ -2,6 +2,28 @@
 
 What ``balanced_accuracy/balanced_accuracy.py`` names in its ``SPEC``; the options reach
 these functions resolved and checked (``glue/options.py``).
+
+The paired difference (``balanced_accuracy_difference``, from the joint counts of two systems;
+what ``stats/comparison.py`` says of every paired difference applies):
+
+Per class r the items split into (A right & B right, A only, B only, neither), a
+paired 2 x 2 table, and the class's recall difference gets **Newcombe's (1998)
+method 10** interval as published: the Wilson interval of each recall, squared and
+added with the correction for their correlation (phi, the sample correlation of the
+two "right" indicators with Newcombe's n/2 continuity correction of its numerator,
+as in R's ``contingencytables`` and ``biostatUZH``; ``newcombe_paired_interval``).
+Until issue 22 phi was taken without that correction ("Newcombe's method 10 with
+uncorrected phi": [-0.1174, -0.0059] instead of the published [-0.1186, -0.0046] on
+Fagerland et al.'s table (59, 6, 16, 80)); it was narrower but under-covered where a
+class has few items and few disagreements (phi near 1), down to 0.55 with a class of
+2 items and 0.82-0.93 with 10 (``studies/paired_comparison/results.md``). The classes are
+independent given their sizes, so their intervals are combined into the mean by
+**MOVER** (Zou & Donner 2008), as ``intervals.rate_sum_interval`` combines Wilson
+intervals. ``method="bootstrap"``: the percentile interval of a *smoothed*
+stratified bootstrap of the joint counts: each row is resampled as Multinomial(row
+size, row shares) over its K x K cells, the shares taken with one pseudo-item of
+disagreement (``paired_joint.smoothed_shares``), without which a class whose few
+items all agree cannot move (coverage down to 0.08 with a class of 2 items).
 """
 
 import math
@@ -12,7 +34,26 @@ import numpy as np
 from ..stats.averaging import apply_zero_division
 from ..stats.averaging import Averaging
 from ..stats.averaging import warn_classes_without_references
-from ..stats.comparison import balanced_accuracy_difference
+from ..stats.design_effect import clustered_squares
+from ..stats.vocabulary import check_confidence_level
+from ..stats.vocabulary import check_n_resamples
+from ..stats.vocabulary import check_seed
+from ..stats.paired_joint import adjust_for_chance
+from ..stats.paired_joint import bootstrap_joint
+from ..stats.paired_joint import canonical
+from ..stats.paired_joint import check_difference_zero_division
+from ..stats.paired_joint import check_joint
+from ..stats.paired_joint import finish_difference
+from ..stats.paired_joint import marginals
+from ..stats.paired_joint import mean_recall
+from ..stats.paired_joint import percentile_interval
+from ..stats.paired_joint import recall_gradient
+from ..stats.paired_joint import recall_reduction
+from ..stats.paired_joint import row_sizes
+from ..stats.paired_joint import selected_classes
+from ..stats.paired_tests import newcombe_paired_interval
+from ..stats.paired_tests import recall_difference_p_value
+from ..stats.paired_tests import variance_terms
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
 from ..stats.binomial import DEFAULT_CI_METHOD
@@ -23,7 +64,7 @@ from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
 from ..counting.clusters import RecallInfluence
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
 
 
@@ -155,6 +196,150 @@ def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInflu
     class_counts = counts.class_counts()
     averaging = Averaging.over(counts.num_classes, options["class_mask"], options["zero_division"], options["adjusted"])
     return recall_influence(class_counts.tp, class_counts.support, averaging)
+
+
+BALANCED_ACCURACY_METHODS = ("newcombe", "bootstrap")
+
+
+def balanced_accuracy_difference(
+    joint: Any,
+    *,
+    confidence_level: float = 0.95,
+    method: str = "newcombe",
+    n_resamples: int = 10_000,
+    seed: Optional[int] = None,
+    class_mask: Any = None,
+    adjusted: bool = False,
+    zero_division: Any = "skip",
+    joint_w2: Any = None,
+    design_factor: float = 1.0,
+) -> dict:
+    """Balanced accuracy of A and of B on the same items, their difference, its interval and p-value.
+
+    Parameters
+    ----------
+    joint : array (..., K, K, K)
+        ``joint[r, a, b]``: items (or weight sums) with reference r, A's prediction a and
+        B's (the baseline's) prediction b. Leading axes are independent problems.
+    confidence_level : float in (0, 1)
+    method : {"newcombe", "bootstrap"}
+        "newcombe": per class Newcombe's method 10 interval (as published, phi with its
+        n/2 correction) for the paired difference of recalls, combined over the averaged
+        classes by MOVER. "bootstrap": percentile interval of the smoothed stratified
+        bootstrap of the joint counts (one pseudo-item of disagreement per class).
+    n_resamples, seed : bootstrap resamples and the seed of its generator.
+    class_mask : class indices to average over (default all).
+    adjusted : bool
+        Report ``(BA - 1/m) / (1 - 1/m)`` (m = classes averaged); the difference and its
+        interval are scaled by ``1 / (1 - 1/m)``.
+    zero_division : "skip" or a number
+        A selected class without references is left out ("skip") or takes this value for
+        both systems (a convention with no sampling error: it adds 0 to the difference).
+    joint_w2 : array like ``joint``, optional
+        Sums of squared sample weights per cell (Kish effective sizes per reference row).
+    design_factor : float, default 1.0
+        With clustered samples, the design effect's factor (``stats.design_effect``): each row's
+        effective size is divided by it, and the exact test's evidence deflated by it.
+
+    Returns
+    -------
+    dict
+        ``value`` (A), ``baseline_value`` (B), ``difference`` (value - baseline),
+        ``difference_ci`` ([low, high]), ``p_value`` (two-sided stratified McNemar score
+        test, see the module doc), and for a single problem ``reason`` (why the interval
+        is NaN, else None).
+
+    Examples
+    --------
+    Binary, 100 positives and 900 negatives; A finds 80 positives, B 70 (60 in common);
+    both are right on 810 negatives, A alone on 40 and B alone on 20:
+
+    >>> joint = np.zeros((2, 2, 2))
+    >>> joint[1] = [[10, 10], [20, 60]]            # positives: [A's prediction, B's prediction]
+    >>> joint[0] = [[810, 40], [20, 30]]           # negatives
+    >>> result = balanced_accuracy_difference(joint)
+    >>> bool(np.isclose(result["difference"], (80 / 100 + 850 / 900) / 2 - (70 / 100 + 830 / 900) / 2))
+    True
+    >>> low, high = result["difference_ci"]
+    >>> bool(0 < low < result["difference"] < high), bool(result["p_value"] < 0.05)
+    (True, True)
+    """
+    confidence_level = check_confidence_level(confidence_level)
+    if confidence_level is None:
+        raise ValueError("confidence_level: expected a number in (0, 1) such as 0.95, found None.")
+    if method not in BALANCED_ACCURACY_METHODS:
+        raise ValueError(f"method: expected one of {BALANCED_ACCURACY_METHODS}, found {method!r}.")
+    n_resamples = check_n_resamples(n_resamples)
+    seed = check_seed(seed)
+    zero_division = check_difference_zero_division(zero_division)
+    joint, joint_w2 = check_joint(joint, joint_w2)
+    unweighted = joint_w2 is None or np.array_equal(joint_w2, joint)
+    joint, joint_w2, orientation = canonical(joint, clustered_squares(joint, joint_w2, design_factor))
+    num_classes = joint.shape[-1]
+    selected = selected_classes(class_mask, num_classes)
+
+    confusion_a, confusion_b = marginals(joint)
+    totals, sizes = row_sizes(joint, joint_w2)
+    weights, offset, count = recall_reduction(totals, selected, zero_division)
+    raw_value = mean_recall(confusion_a, weights, offset)
+    raw_baseline = mean_recall(confusion_b, weights, offset)
+    undefined = (count == 0) | ((count == 1) & bool(adjusted))
+    value = adjust_for_chance(raw_value, count, adjusted)
+    baseline = adjust_for_chance(raw_baseline, count, adjusted)
+    difference = value - baseline
+
+    # Score test from the per-cell gradients of the (unadjusted) difference; adjusting
+    # scales the difference and its standard error alike.
+    _, score_variance = variance_terms(
+        joint, totals, sizes, recall_gradient(confusion_a, weights), recall_gradient(confusion_b, weights)
+    )
+    diagonal = np.arange(num_classes)
+    both = joint[..., diagonal, diagonal, diagonal]
+    a_right = np.diagonal(confusion_a, axis1=-2, axis2=-1)
+    b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
+    # Unweighted counts: the exact test where the normal one is too discrete; with clustered samples
+    # its evidence is deflated by the design factor.
+    integer = bool((joint == np.rint(joint)).all())
+    factor = design_factor if integer and unweighted else None
+    p_value = recall_difference_p_value(
+        a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, factor is not None,
+        1.0 if factor is None else factor,
+    )
+
+    if method == "newcombe":
+        d, low_r, high_r = newcombe_paired_interval(
+            both, a_right - both, b_right - both, totals - a_right - b_right + both,
+            confidence_level=confidence_level, effective_size=sizes,
+        )
+        used = weights > 0
+        below = np.where(used, weights * (d - low_r), 0.0)
+        above = np.where(used, weights * (high_r - d), 0.0)
+        raw_difference = raw_value - raw_baseline
+        low = raw_difference - np.sqrt((below**2).sum(axis=-1))
+        high = raw_difference + np.sqrt((above**2).sum(axis=-1))
+    else:
+
+        def statistic(resampled):
+            a, b = marginals(resampled)
+            return mean_recall(a, weights, offset) - mean_recall(b, weights, offset)
+
+        replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
+        low, high = percentile_interval(replicates, confidence_level, orientation == 0)
+    low, high = np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
+    if adjusted:
+        scale = 1.0 / (1.0 - 1.0 / np.maximum(count, 2))
+        low, high = low * scale, high * scale
+    nan = np.nan
+    value, baseline, difference, low, high, p_value = (
+        np.where(undefined, nan, x) for x in (value, baseline, difference, low, high, p_value)
+    )
+    if class_mask is not None:
+        reason = "empty_class_mask_after_filtering"
+    else:
+        reason = "no_reference_classes"
+    if adjusted and np.ndim(count) == 0 and count == 1:
+        reason = "adjusted_needs_two_classes"
+    return finish_difference((value, baseline, difference, low, high, p_value), orientation, reason)
 
 
 def balanced_accuracy_paired_difference(joint, joint_w2, options, method, design_factor=1.0):

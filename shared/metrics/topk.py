@@ -21,13 +21,12 @@ from ..stats.binomial import DEFAULT_CI_METHOD
 from ..counting.counts import NO_SAMPLES
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
 from ..counting.topk import TopkCounts
-from ..counting.topk import check_column_labels
+from ..counting.topk import check_topk_options
 from ..counting.topk import count_scores
 from ..counting.topk import rank_counts
-from ..counting.topk import score_columns
 from ..glue.metric import CountsMetric
 from ..glue.reduction import MetricSpec
 from ..glue.reduction import clustered_interval
@@ -142,33 +141,18 @@ class TopkMetric(CountsMetric, metaclass=abc.ABCMeta):
 
     SPEC: MetricSpec
 
-    def __init__(self, *args, **kwargs):
-        self._columns = None  # the number of score columns, while compute checks k against it
-        super().__init__(*args, **kwargs)
-        self._check_options(self._count_options())
+    # k and k_list are one option: one given to compute replaces both given to evaluate.load.
+    ALTERNATIVE_OPTIONS = (("k", "k_list"),)
 
     @abc.abstractmethod
     def _info(self):
         """The module's docs (abstract here: ``evaluate.load`` takes the module's own class)."""
         raise NotImplementedError
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Compute the metric on the added batches plus the given predictions/references (see the
-        module's docs for the arguments)."""
+    def _check_data_options(self, options, predictions, stored):
         # k's range is the number of score columns: read from the scores' shape (or the added
         # batches) so that a bad k is named with its range before any data is read.
-        if ("k" in kwargs) != ("k_list" in kwargs):  # k and k_list are one option: compute's replaces load's
-            kwargs.setdefault("k_list" if "k" in kwargs else "k", None)
-        stored = self.writer.settings.get("score_columns") if self.writer is not None else None
-        self._columns = score_columns(predictions) if predictions is not None else stored
-        try:
-            return super().compute(predictions=predictions, references=references, **kwargs)
-        finally:
-            self._columns = None
-
-    def _check_options(self, options):
-        check_k_values(options["k"], options["k_list"], self._columns)
-        check_column_labels(options["labels"], self._columns)
+        check_topk_options(options, predictions, stored)
 
     INPUTS = ("sample_weight", "clusters")
 

@@ -16,7 +16,7 @@ from .parsing import BASELINE
 from .plots import INTERVAL_ARGUMENTS
 from .plots import class_names
 from .plots import draw_bars
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 from .plots import legend_above_bars
 
 

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..stats.distributions import safe_ratio
+from ..counting.counts import safe_ratio
 
 
 MAX_HEATMAP_CLASSES = 40  # above this a K x K heatmap is unreadable

@@ -23,7 +23,7 @@ from .distributions import z_value
 from .score_sum import near_boundary_bound
 from .score_sum import score_interval
 
-from ..glue.options import RATE_CI_METHODS
+from .vocabulary import RATE_CI_METHODS
 
 # The interval of every mean of rates when ci_method is None (score_sum.py; studies/long_tail_intervals).
 DEFAULT_CI_METHOD = "score"

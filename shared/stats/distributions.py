@@ -1,12 +1,11 @@
-"""Distributions and safe arithmetic every statistic here uses (NumPy and the standard library only).
+"""Distributions every statistic here uses (NumPy and the standard library only).
 
-The normal (z) and Student's t quantiles, the chi-square upper tail, and ``safe_ratio``: a
-rate of counts where nothing was counted is NaN, never a division error.
+The normal (z) and Student's t quantiles and the chi-square upper tail. (``safe_ratio``, a
+rate of counts that is NaN where nothing was counted, is in ``counting/counts.py``.)
 """
 
 import math
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
@@ -102,13 +101,3 @@ def chi2_sf(statistic: float, degrees_of_freedom: float) -> float:
         if abs(delta - 1.0) < 1e-15:
             break
     return min(1.0, math.exp(log_prefactor) * h)
-
-
-def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
-    """``numerator / denominator`` with NaN where the denominator is 0: a rate of counts where
-    nothing was counted is undefined."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out

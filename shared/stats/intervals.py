@@ -65,9 +65,9 @@ import numpy as np
 
 from .averaging import Averaging
 from ..counting.clusters import RecallInfluence
-from .distributions import safe_ratio
-from ..glue.options import CI_METHODS
-from ..glue.options import RATE_CI_METHODS
+from ..counting.counts import safe_ratio
+from .vocabulary import CI_METHODS
+from .vocabulary import RATE_CI_METHODS
 from .binomial import DEFAULT_CI_METHOD
 from .binomial import DEFAULT_RESAMPLES
 from .binomial import Interval
@@ -76,11 +76,7 @@ from .binomial import finish_interval
 from .binomial import rate_sum_interval
 from .distributions import z_value
 from .rates import INFORMEDNESS_AVERAGES
-from .rates import binary_balanced_accuracy
-from .rates import binary_rate_coefficients
 from .rates import informedness
-from .rates import label_average_reason
-from .rates import pool_columns
 
 # Names imported but not used here (the checks, z_value, wilson_interval, ...) are part of
 # this file's API: users of intervals import them from here.
@@ -96,7 +92,8 @@ def _form_bounds(coefficients: np.ndarray, offset: Any):
 
 
 # ----------------------------------------------------------------------------------------
-# Means of independent rates: balanced accuracy, balanced top-k accuracy, multilabel
+# Means of independent rates: balanced accuracy, balanced top-k accuracy (multilabel's per-label
+# form, binary_columns_interval, is in metrics/multilabel.py)
 # ----------------------------------------------------------------------------------------
 
 
@@ -170,111 +167,6 @@ def recall_influence(correct: Any, support: Any, averaging: Averaging, k: Option
     coefficients = averaging.coefficients(support > 0)[0]
     per_sample = np.divide(coefficients, support, out=np.zeros_like(support), where=support > 0)
     return RecallInfluence(per_sample * (1.0 - recall), -per_sample * recall, k)
-
-
-def binary_columns_interval(
-    tp: Any,
-    positives: Any,
-    tn: Any,
-    negatives: Any,
-    *,
-    confidence_level: float,
-    average: str = "macro",
-    method: str = "wilson",
-    n_resamples: int = 10_000,
-    seed: Optional[int] = None,
-    class_mask: Optional[np.ndarray] = None,
-    zero_division: Any = "skip",
-    effective_positives: Any = None,
-    effective_negatives: Any = None,
-    averaging: Optional[Averaging] = None,
-) -> Interval:
-    """Interval for an average of per-column binary balanced accuracies (multi-label).
-
-    Column l (a label) has ``TPR_l = tp_l / positives_l`` and ``TNR_l = tn_l / negatives_l``;
-    its balanced accuracy is ``rates.binary_balanced_accuracy`` (``zero_division`` acts
-    inside a label). ``average``: "macro" (mean over the defined labels of ``class_mask``,
-    or of ``averaging``, the module's label ``Averaging``), "weighted" (weights =
-    positives), "micro" (one balanced accuracy of the pooled counts). Labels are treated
-    as independent, which they are not when they share samples (see the card's
-    limitations); ``effective_*`` are Kish sizes for weighted counts.
-
-    Examples
-    --------
-    >>> interval = binary_columns_interval([40, 5], [50, 10], [900, 80], [950, 90], confidence_level=0.95, method="wilson")
-    >>> [round(x, 4) for x in interval.as_list()]
-    [0.7077, 0.8546]
-    """
-    if average not in ("macro", "weighted", "micro"):
-        raise ValueError(f"average: expected 'macro', 'weighted' or 'micro', found {average!r}.")
-    tp, positives, tn, negatives = (np.asarray(a, dtype=np.float64) for a in (tp, positives, tn, negatives))
-    if averaging is None:
-        averaging = Averaging(tp.shape[-1], _mask(class_mask))
-    size_positive = positives if effective_positives is None else np.asarray(effective_positives, dtype=np.float64)
-    size_negative = negatives if effective_negatives is None else np.asarray(effective_negatives, dtype=np.float64)
-    if average == "micro":
-        selected = slice(None) if averaging.selected is None else averaging.selected
-        tp, positives, tn, negatives = pool_columns(tp, positives, tn, negatives, selected)
-        size_positive, size_negative = (np.sum(np.asarray(size)[..., selected], axis=-1, keepdims=True) for size in (size_positive, size_negative))
-        label_averaging = Averaging(1)
-    else:
-        label_averaging = Averaging(tp.shape[-1], averaging.selected)
-    per_label = binary_balanced_accuracy(tp, positives, tn, negatives, zero_division)
-    value, count = label_averaging.combine(per_label, positives if average == "weighted" else None)
-    label_share, _, _, _ = label_averaging.coefficients(~np.isnan(per_label), positives if average == "weighted" else None)
-    weight_tpr, weight_tnr, label_offset = binary_rate_coefficients(positives > 0, negatives > 0, zero_division)
-    tpr, tnr = (np.clip(np.nan_to_num(safe_ratio(hits, total)), 0.0, 1.0) for hits, total in ((tp, positives), (tn, negatives)))
-    interval = rate_sum_interval(
-        np.concatenate([tpr * size_positive, tnr * size_negative], axis=-1), np.concatenate([size_positive, size_negative], axis=-1),
-        np.concatenate([label_share * weight_tpr, label_share * weight_tnr], axis=-1), offset=(label_share * label_offset).sum(axis=-1),
-        confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, estimate=value,
-    )
-    reason = label_average_reason(averaging.selected is not None, average, per_label) if np.ndim(value) == 0 else None
-    return finish_interval(np.asarray(interval.low), np.asarray(interval.high), np.isnan(value), reason)
-
-
-def binary_columns_influence(
-    tp: Any, positives: Any, tn: Any, negatives: Any, *, average: str = "macro", zero_division: Any = "skip",
-    averaging: Optional[Averaging] = None,
-) -> np.ndarray:
-    """How one more entry (of unit weight) of label l in cell (reference, prediction) moves the
-    linear form of TPRs and TNRs that ``binary_columns_interval`` builds for ``average``:
-    an ``(L, 2, 2)`` array laid out as the cells ``[[tn, fp], [fn, tp]]``. A positive entry moves
-    TPR_l by ``(correct - TPR_l) / positives_l`` (pooled over the selected labels for "micro"),
-    a negative one TNR_l likewise; each times the rate's coefficient in the average (the
-    weighted average's label shares held fixed, as the interval holds them). What a
-    cluster-robust variance weighs each entry by (``stats.design_effect``).
-
-    Examples
-    --------
-    >>> influence = binary_columns_influence([8], [10], [45], [50])  # BA = (TPR + TNR) / 2
-    >>> np.round(influence[0], 4).tolist()  # [[0.5 (1 - 0.9) / 50, -0.5 x 0.9 / 50], [-0.5 x 0.8 / 10, 0.5 (1 - 0.8) / 10]]
-    [[0.001, -0.009], [-0.04, 0.01]]
-    """
-    tp, positives, tn, negatives = (np.asarray(a, dtype=np.float64) for a in (tp, positives, tn, negatives))
-    num_labels = tp.shape[-1]
-    if averaging is None:
-        averaging = Averaging(num_labels)
-    selected = np.zeros(num_labels, dtype=bool)
-    selected[slice(None) if averaging.selected is None else averaging.selected] = True
-    if average == "micro":
-        pooled = pool_columns(tp, positives, tn, negatives, selected)
-        per_label = binary_balanced_accuracy(*pooled, zero_division)
-        weight_tpr, weight_tnr, _ = binary_rate_coefficients(pooled[1] > 0, pooled[3] > 0, zero_division)
-        share = np.where(selected, 1.0 if not np.isnan(per_label[0]) else 0.0, 0.0)
-        tp, positives, tn, negatives = (np.broadcast_to(field, (num_labels,)) for field in pooled)
-        weight_tpr, weight_tnr = np.broadcast_to(weight_tpr, (num_labels,)), np.broadcast_to(weight_tnr, (num_labels,))
-    else:
-        per_label = binary_balanced_accuracy(tp, positives, tn, negatives, zero_division)
-        share = Averaging(num_labels, averaging.selected).coefficients(~np.isnan(per_label), positives if average == "weighted" else None)[0]
-        weight_tpr, weight_tnr, _ = binary_rate_coefficients(positives > 0, negatives > 0, zero_division)
-    tpr, tnr = (np.clip(np.nan_to_num(safe_ratio(hits, total)), 0.0, 1.0) for hits, total in ((tp, positives), (tn, negatives)))
-    per_positive = np.divide(share * weight_tpr, positives, out=np.zeros(num_labels), where=positives > 0)
-    per_negative = np.divide(share * weight_tnr, negatives, out=np.zeros(num_labels), where=negatives > 0)
-    influence = np.empty((num_labels, 2, 2))
-    influence[:, 0, 0], influence[:, 0, 1] = per_negative * (1.0 - tnr), -per_negative * tnr
-    influence[:, 1, 0], influence[:, 1, 1] = -per_positive * tpr, per_positive * (1.0 - tpr)
-    return influence
 
 
 # ----------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 
 from .averaging import Averaging
 from .averaging import apply_zero_division
-from .distributions import safe_ratio
+from ..counting.counts import safe_ratio
 
 INFORMEDNESS_AVERAGES = ("bookmaker", "macro", "weighted")
 

@@ -19,7 +19,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 from ..stats.binomial import DEFAULT_CI_METHOD
 from ..glue.options import check_ci_method
-from ..glue.options import check_confidence_level
+from ..stats.vocabulary import check_confidence_level
 from ..stats.distributions import z_value
 from ..stats.intervals import recall_mean_interval
 from ..judges.prevalence_arrays import lee_interval_arrays

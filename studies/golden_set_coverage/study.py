@@ -38,6 +38,7 @@ REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from shared.stats import intervals  # noqa: E402
+from shared.metrics.multilabel import binary_columns_interval  # noqa: E402
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 from prevalence_correction import corrected_prevalence  # noqa: E402  (the recipe the card links to)
@@ -148,7 +149,7 @@ def multilabel_coverage(rng, num_sets, size, correlated, method="agresti_coull",
         positives = truth.sum(axis=1)
         tn = (~truth & ~predicted).sum(axis=1)
         negatives = size - positives
-        interval = intervals.binary_columns_interval(
+        interval = binary_columns_interval(
             tp, positives, tn, negatives, confidence_level=LEVEL, method=method, seed=int(rng.integers(2**31)), n_resamples=1000
         )
         lows.append(interval.low)

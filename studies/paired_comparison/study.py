@@ -1,7 +1,8 @@
 """The paired difference of two judges on one golden set, where users are: coverage and type-I error.
 
 Simulates golden sets labelled by two *correlated* judges with a known truth and measures,
-for every interval method of the two modules' comparisons (``shared/stats/comparison.py``):
+for every interval method of the two modules' comparisons (``balanced_accuracy_difference``,
+``informedness_difference`` in ``shared/metrics/``):
 
 * ``balanced_accuracy``: ``ci_method`` None / "agresti_coull" / "wilson" give the
   Newcombe/MOVER interval ("newcombe"), ``ci_method="bootstrap"`` the smoothed stratified
@@ -54,7 +55,8 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared.stats import comparison  # noqa: E402
+from shared.metrics.balanced_accuracy import balanced_accuracy_difference  # noqa: E402
+from shared.metrics.informedness import informedness_difference  # noqa: E402
 from shared.stats import intervals  # noqa: E402
 from shared.stats import paired_joint  # noqa: E402
 from shared.stats import paired_tests  # noqa: E402
@@ -256,13 +258,13 @@ def binary_row(rng, args, class_sizes, judges, probabilities):
     (tpr_a, tnr_a), (tpr_b, tnr_b) = judges
     truth = (tpr_a + tnr_a - tpr_b - tnr_b) / 2.0
     joint = simulate(rng, args.sets, class_sizes, probabilities)
-    newcombe = comparison.balanced_accuracy_difference(joint, confidence_level=LEVEL)
+    newcombe = balanced_accuracy_difference(joint, confidence_level=LEVEL)
     row = {"truth": truth, "newcombe": coverage(newcombe["difference_ci"], truth), "p": rejection(newcombe["p_value"]),
            "uncorrected newcombe": coverage(newcombe_uncorrected_phi(joint), truth)}
     row["narrowing"] = row["newcombe"]["width"] / float(separate_combined_width(joint).mean())
     subset = joint[: args.bootstrap_sets]
     seed = int(rng.integers(2**31))
-    boot = comparison.balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    boot = balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
     row["bootstrap"] = coverage(boot["difference_ci"], truth)
     few = subset[: args.uncorrected_sets]
     row["uncorrected bootstrap"] = coverage(bootstrap_without_pseudo_item(few, mean_recall_difference, args.resamples, seed), truth)
@@ -276,19 +278,19 @@ def multiclass_row(rng, args, class_sizes, rows_a, rows_b, probabilities):
     truth = {average: float(intervals.informedness_average(prior[:, None] * rows_a, average)
                             - intervals.informedness_average(prior[:, None] * rows_b, average)) for average in AVERAGES}
     joint = simulate(rng, args.sets, class_sizes, probabilities)
-    newcombe = comparison.balanced_accuracy_difference(joint, confidence_level=LEVEL)
+    newcombe = balanced_accuracy_difference(joint, confidence_level=LEVEL)
     row = {"truth": truth["bookmaker"], "newcombe": coverage(newcombe["difference_ci"], truth_ba), "p": rejection(newcombe["p_value"]),
            "uncorrected newcombe": coverage(newcombe_uncorrected_phi(joint), truth_ba)}
     for average in AVERAGES:
-        delta = comparison.informedness_difference(joint, average=average, confidence_level=LEVEL, method="delta")
+        delta = informedness_difference(joint, average=average, confidence_level=LEVEL, method="delta")
         row[f"delta {average}"] = coverage(delta["difference_ci"], truth[average])
         row[f"p {average}"] = rejection(delta["p_value"])
     row["uncorrected delta"] = coverage(delta_without_pseudo_item(joint), truth["bookmaker"])
     subset = joint[: args.bootstrap_sets]
     seed = int(rng.integers(2**31))
-    boot = comparison.balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    boot = balanced_accuracy_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
     row["bootstrap"] = coverage(boot["difference_ci"], truth_ba)
-    boot_j = comparison.informedness_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
+    boot_j = informedness_difference(subset, confidence_level=LEVEL, method="bootstrap", n_resamples=args.resamples, seed=seed)
     row["bootstrap J"] = coverage(boot_j["difference_ci"], truth["bookmaker"])
     few = subset[: args.uncorrected_sets]
     row["uncorrected bootstrap"] = coverage(bootstrap_without_pseudo_item(few, mean_recall_difference, args.resamples, seed), truth_ba)

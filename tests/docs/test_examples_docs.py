@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO_ROOT, card_and_linked_pages, load_module, load_study
+from shared.tooling.modules import MODULE_NAMES
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
 import prevalence_correction  # noqa: E402
@@ -185,7 +186,7 @@ def test_micro_multilabel_moves_with_prevalence_and_macro_does_not():
     assert "0.844" in text and "0.684" in text
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel"])
+@pytest.mark.parametrize("name", MODULE_NAMES)
 def test_cards_have_use_and_reference_sections_and_name_the_type_errors(name):
     headings = re.findall(r"^## (.+)$", card(name), flags=re.M)
     assert headings.index("When to Use and When Not to Use") < headings.index("Metric Description")
@@ -409,7 +410,7 @@ def test_long_tail_study_default_covers_every_cell_and_the_paired_test_keeps_its
     assert "type-I error at 0.05 was {:.3f} with every item its own cluster, {:.3f} with 50 clusters and {:.3f}".format(*rates) in text
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel"])
+@pytest.mark.parametrize("name", MODULE_NAMES)
 def test_the_cards_quote_the_long_tail_studys_worst_cell(name):
     _, (worst, cell), _ = long_tail_results()
     text = " ".join(card_and_linked_pages(name).split())

@@ -17,18 +17,14 @@ from sklearn.metrics import confusion_matrix
 from sklearn.metrics import top_k_accuracy_score
 
 from conftest import MODULE_NAMES, load_module
+from shared.tooling.modules import MODULES
 
 NUM_CLASSES = 3
 NUM_SCORE_COLUMNS = 4
 NUM_LABELS = 3
 # Options given at load time (top-k: k=2, so that it is not plain balanced accuracy).
 LOAD_OPTIONS = {"balanced_topk_accuracy": {"k": 2}}
-RESULT_KEY = {
-    "balanced_accuracy": "balanced_accuracy",
-    "balanced_accuracy_multilabel": "balanced_accuracy",
-    "balanced_topk_accuracy": "balanced_topk_accuracy",
-    "informedness": "informedness",
-}
+RESULT_KEY = {entry.name: entry.value_key for entry in MODULES}
 
 
 def make_data(name, seed, size=60):

@@ -26,6 +26,7 @@ from conftest import MODULE_NAMES, REPO_ROOT, load_module
 from fake_hub import FakeHub, client_env
 from shared.tooling import release
 from shared.tooling import vendor
+from shared.tooling.modules import MODULES
 
 NAMESPACE = "release-test"
 SOURCE_URL = "https://example.org/owner/repo/blob/v1.0"  # --source-url: where card links into ../docs point on the Hub
@@ -33,29 +34,8 @@ OUTWARD_LINKS = "\nSee [the intervals page](../docs/intervals.md#how) and [clust
 TOKEN = "hf_test_token_for_the_loopback_hub"
 SUPPORT_DIR = Path(__file__).resolve().parents[1] / "support"
 
-# One documented example per module, with the value its issue / card states.
-EXAMPLES = {
-    "balanced_accuracy": (
-        {"references": [0, 1, 1, 0], "predictions": [0, 1, 0, 0], "task": "binary"},
-        {"balanced_accuracy": 0.75},
-    ),
-    "balanced_topk_accuracy": (
-        {
-            "predictions": [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]],
-            "references": [0, 1, 2, 1],
-            "k_list": [1, 2],
-        },
-        {"balanced_top1_accuracy": (1 + 0.5 + 1) / 3, "balanced_top2_accuracy": 1.0},
-    ),
-    "informedness": (
-        {"references": [0] * 10 + [1] * 5, "predictions": [0] * 8 + [1] * 2 + [0] + [1] * 4},
-        {"informedness": 0.8 + 0.8 - 1},  # TPR 4/5, TNR 8/10
-    ),
-    "balanced_accuracy_multilabel": (
-        {"references": [[1, 0, 1], [0, 1, 0]], "predictions": [[1, 0, 0], [0, 1, 1]], "return_per_label": True},
-        {"balanced_accuracy": 2 / 3, "per_label_ba": [1.0, 1.0, 0.0], "support_per_label": [1, 1, 1]},
-    ),
-}
+# One documented example per module, with the values its card states (the registry's).
+EXAMPLES = {entry.name: entry.example for entry in MODULES}
 
 
 def copy_repository(target: Path, names=MODULE_NAMES) -> Path:

@@ -22,6 +22,7 @@ import textwrap
 import pytest
 
 from conftest import REPO_ROOT
+from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES
 
 STREAM_LABELS = int(float(os.environ.get("ROBUSTNESS_STREAM_LABELS", "1e8")))
 STREAM_BATCH = 1_000_000
@@ -38,6 +39,8 @@ del sys.modules["transformers"]
 
 def load_module(name, **kwargs):
     return evaluate.load({str(REPO_ROOT)!r} + "/" + name, **kwargs)
+
+LABEL_MODULES = {tuple(LABEL_MODULES)!r}
 
 def peak(call):
     tracemalloc.start()
@@ -85,7 +88,7 @@ def value_peaks():
         every_long = ["y" * 100_000 + str(i % 3) for i in range(200)]  # every label 10^5 characters
         scores = rng.random((n, 4))
         out = {}
-        for name in ("balanced_accuracy", "informedness"):
+        for name in LABEL_MODULES:
             metric = load_module(name)
             metric.compute(predictions=small_preds[:10], references=small_refs[:10])  # warm up
             calls = {
@@ -112,7 +115,7 @@ def value_peaks():
     )
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_label_values_up_to_2_to_the_62_cost_what_small_labels_cost(value_peaks, name):
     """Labels beyond the counting range are sorted: the peak grows with N (here 10^5 labels,
     under 100 bytes per label), not with the values - +-2^62 costs what +-10^6 costs."""
@@ -124,7 +127,7 @@ def test_label_values_up_to_2_to_the_62_cost_what_small_labels_cost(value_peaks,
     assert values["huge_values"][name] == pytest.approx(values["small"][name], abs=1e-12)
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_num_classes_of_a_billion_costs_what_four_classes_cost(value_peaks, name):
     peaks = value_peaks[name]
     assert peaks["num_classes_1e9"] <= 2 * peaks["num_classes_4"] + 4 * MB, peaks
@@ -132,7 +135,7 @@ def test_num_classes_of_a_billion_costs_what_four_classes_cost(value_peaks, name
     assert isinstance(result[name], float) and -1.0 <= result[name] <= 1.0
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 def test_one_label_of_100_000_characters_costs_no_more_than_short_labels(value_peaks, name):
     """One long label among 10^5 short ones: a fixed-width array as wide as the longest
     label would take 4 x 10^5 bytes per element (40 GB); the peak stays near the
@@ -141,7 +144,7 @@ def test_one_label_of_100_000_characters_costs_no_more_than_short_labels(value_p
     assert peaks["long_strings"] <= 2 * peaks["short_strings"] + 8 * MB, peaks
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_labels_of_100_000_characters_cost_in_proportion_to_the_data(value_peaks, name):
     """200 references and 200 predictions of 10^5 characters: 40 MB of text."""
     text_bytes = 2 * 200 * 100_000

@@ -14,10 +14,11 @@ from sklearn.metrics import recall_score
 
 from shared.space import app as space_app
 from conftest import app_controls, space_helper, REPO_ROOT, load_module, run_app
+from shared.tooling.modules import LABEL_MODULES
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-NAMES = ("balanced_accuracy", "informedness")
+NAMES = LABEL_MODULES
 REFERENCES = [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2]
 JUDGE_A = [0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 2, 2]
 JUDGE_B = [0, 1, 0, 0, 1, 2, 1, 0, 1, 0, 2, 1]

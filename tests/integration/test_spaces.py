@@ -17,7 +17,7 @@ from shared.space import app as space_app
 from shared.space import plots as space_plots
 from shared.space import parsing as space_parsing
 from shared.space import controls as space_options
-from shared.stats import distributions
+from shared.counting.counts import safe_ratio
 from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # offline: no usage pings from the apps built here
@@ -392,7 +392,7 @@ def test_confusion_counts_agree_with_balanced_accuracy(balanced_accuracy):
         result = balanced_accuracy.compute(predictions=predictions, references=references, return_per_class=True, **arguments)
         found = space_app.confusion(balanced_accuracy, predictions, references, arguments, result)
         assert found.classes == result["classes"]
-        recall = distributions.safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
+        recall = safe_ratio(np.diagonal(found.matrix), found.matrix.sum(axis=1))
         np.testing.assert_allclose(recall, result["per_class_recall"])
         np.testing.assert_allclose(found.matrix.sum(axis=1), result["support_per_class"])
         np.testing.assert_allclose(space_app.per_class_rates(found)["recall"], result["per_class_recall"])

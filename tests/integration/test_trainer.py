@@ -23,6 +23,8 @@ from transformers import (
     TrainingArguments,
 )
 
+from shared.tooling.modules import MODULE_NAMES
+
 NUM_CLASSES = 4
 NUM_TAGS = 3
 VOCAB_SIZE = 40
@@ -116,7 +118,7 @@ def metrics(load):
     """The four modules, each loaded from its folder as `evaluate.load` does."""
     return {
         name: load(name)
-        for name in ("balanced_accuracy", "informedness", "balanced_topk_accuracy", "balanced_accuracy_multilabel")
+        for name in MODULE_NAMES
     }
 
 

@@ -13,6 +13,7 @@ import torch
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, multilabel_confusion_matrix
 
 from shared.stats import intervals
+from shared.metrics.multilabel import binary_columns_interval
 from conftest import load_module
 from robustness import assert_plain
 from shared.counting import thresholds as core_thresholds
@@ -510,7 +511,7 @@ def test_module_interval_is_the_shared_function_on_sklearn_counts(metric, case):
     elif not math.isnan(result["balanced_accuracy"]):
         assert result["balanced_accuracy_ci_reason"] == "single_cluster"
         return
-    expected = intervals.binary_columns_interval(
+    expected = binary_columns_interval(
         tp, positives, tn, negatives, confidence_level=0.9, average=average, method=ci_method, n_resamples=500, seed=case,
         class_mask=None if class_mask is None else np.array(class_mask), zero_division=zero_division, **effective,
     )
@@ -565,7 +566,7 @@ def test_ignored_entries_take_no_part_in_the_interval(metric):
     measured, num_clusters = direct_design_effect(references, predictions, ignore_index=-100)
     factor = cluster_factor(measured, num_clusters)
     positives, negatives = np.r_[pos0, pos1], np.r_[neg0, neg1]
-    expected = intervals.binary_columns_interval(
+    expected = binary_columns_interval(
         np.r_[tp0, tp1], positives, np.r_[tn0, tn1], negatives, confidence_level=LEVEL, method="agresti_coull",
         effective_positives=positives / factor, effective_negatives=negatives / factor,
     )
@@ -716,7 +717,7 @@ def test_weighted_confusion_matrix_round_trip(metric):
             with_ci = metric.compute(confusion_matrix=samples["confusion_matrix"], average=average, confidence_level=LEVEL, ci_method="agresti_coull")
             cells = np.array(samples["confusion_matrix"])
             tp, positives, tn, negatives = cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1)
-            expected = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average=average,
+            expected = binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average=average,
                                                          method="agresti_coull")
             assert with_ci["balanced_accuracy"] == samples["balanced_accuracy"]
             assert with_ci["balanced_accuracy_ci"] == pytest.approx(expected.as_list(), abs=1e-12)
@@ -727,7 +728,7 @@ def test_weighted_confusion_matrix_round_trip(metric):
     counted = metric.compute(confusion_matrix=samples["confusion_matrix"], **args)
     assert without_interval(counted) == without_interval(samples)
     cells = np.array(samples["confusion_matrix"])
-    independent = intervals.binary_columns_interval(cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1),
+    independent = binary_columns_interval(cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1),
                                                     confidence_level=LEVEL, method=intervals.DEFAULT_CI_METHOD)
     assert counted["balanced_accuracy_ci"] == pytest.approx(independent.as_list(), abs=1e-12)
 

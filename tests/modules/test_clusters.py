@@ -15,6 +15,7 @@ from scipy import stats
 from sklearn.metrics import balanced_accuracy_score
 
 from shared.stats.distributions import t_quantile
+from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES
 
 
 def numeric_influence(metric, references, predictions, step=1e-6):
@@ -191,7 +192,7 @@ def test_paired_p_value_with_every_item_alone_is_the_independent_test(load):
     assert alone["balanced_accuracy_difference_p_value"] == plain["balanced_accuracy_difference_p_value"]
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_leading_axis_is_the_default_cluster_and_clusters_override_it(load, name):
     rng = np.random.default_rng(14)
     references = rng.integers(0, 3, (12, 40))
@@ -209,7 +210,7 @@ def test_leading_axis_is_the_default_cluster_and_clusters_override_it(load, name
     assert paired["num_clusters"] == 6
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 def test_results_without_an_interval_do_not_change_with_clusters(load, name):
     rng = np.random.default_rng(15)
     references = rng.integers(0, 3, 90)
@@ -252,7 +253,7 @@ def test_n_d_batches_need_their_clusters_counted_for_a_later_interval(load):
     assert any("4 clusters (fewer than 10)" in str(warning.message) for warning in caught)
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 def test_bad_clusters(load, name):
     metric = load(name)
     references = [0, 1, 2, 0, 1, 2]
@@ -296,7 +297,7 @@ def test_corrected_prevalence_with_golden_conversations(load):
     assert ppi["corrected_prevalence_ci_reason"] == "ppi_needs_independent_golden_items"
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_every_item_its_own_cluster_is_the_independent_interval(load, name):
     """The review's reproducer: a 5-item rare class with one item misclassified, and clusters that
     hold one item each. No cluster holds two items, so nothing is estimated beyond independence:

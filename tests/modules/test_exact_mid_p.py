@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import load_module
+from shared.tooling.modules import LABEL_MODULES
 
 # At most this many discordant items: 2^12 assignments, and every golden set stays on the
 # module's exact path (at most 5,000 outcomes of the discordant counts).
@@ -52,7 +53,7 @@ def test_the_issue_reproducer_gives_three_quarters():
     """Two classes of 4 and 3: T = +-1/8 +- 1/6 with probability 1/4 each; t = 1/8 - 1/6."""
     references, a, b = [0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 1, 0], [0, 0, 0, 0, 1, 0, 0]
     assert enumerated_mid_p(references, a, b) == 0.75
-    for name in ("balanced_accuracy", "informedness"):
+    for name in LABEL_MODULES:
         result = load_module(name).compute(references=references, predictions=a, baseline_predictions=b)
         assert result[f"{name}_difference_p_value"] == 0.75
 
@@ -72,7 +73,7 @@ def test_hundreds_of_small_golden_sets_match_the_enumeration(name, class_counts)
     assert checked >= 300
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 @pytest.mark.parametrize("weight", [1.0, 3, 0.37, 1e6])
 def test_equal_weights_give_exactly_the_unweighted_results(name, weight):
     """Weights that are all the same (ones, an integer, any constant) change nothing: the same
@@ -96,7 +97,7 @@ def test_equal_weights_give_exactly_the_unweighted_results(name, weight):
             assert abs(weighted[key] - unweighted[key]) <= 1e-14, (key, size, num_classes)
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_zero_weights_then_equal_weights_are_the_unweighted_results_of_the_rest(name):
     module = load_module(name)
     references, a, b = [0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 0, 1], [0, 0, 0, 0, 1, 0, 0, 0]

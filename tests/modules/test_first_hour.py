@@ -14,6 +14,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 from conftest import MODULE_NAMES, load_module
 from shared.counting.store import Store
+from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES, MODULES, module
 
 
 @pytest.fixture(scope="module")
@@ -296,26 +297,24 @@ def test_topk_one_hot_references_say_references_are_class_indices(metrics):
     assert metric.compute(references=[[1], [0]], predictions=scores) == {"balanced_topk_accuracy": 1.0}  # a column is fine
 
 
+# By the kind of the module's inputs (the registry's ``inputs``).
 EMPTY_CALLS = {
-    "balanced_accuracy": [dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[0, 1], sample_weight=[0, 0]),
-                          dict(confusion_matrix=[[0, 0], [0, 0]])],
-    "informedness": [dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[0, 1], sample_weight=[0, 0]),
-                     dict(confusion_matrix=[[0, 0], [0, 0]])],
-    "balanced_accuracy_multilabel": [dict(references=[], predictions=[]), dict(references=np.zeros((0, 3)), predictions=np.zeros((0, 3))),
-                                     dict(references=[[0, 1]], predictions=[[0, 1]], sample_weight=[0]),
-                                     dict(confusion_matrix=[[[0, 0], [0, 0]]])],
-    "balanced_topk_accuracy": [dict(references=[], predictions=[]), dict(references=[], predictions=np.zeros((0, 3))),
-                               dict(references=[0, 1], predictions=[[0.9, 0.1], [0.2, 0.8]], sample_weight=[0, 0])],
+    "labels": [dict(references=[], predictions=[]), dict(references=[0, 1], predictions=[0, 1], sample_weight=[0, 0]),
+               dict(confusion_matrix=[[0, 0], [0, 0]])],
+    "indicators": [dict(references=[], predictions=[]), dict(references=np.zeros((0, 3)), predictions=np.zeros((0, 3))),
+                   dict(references=[[0, 1]], predictions=[[0, 1]], sample_weight=[0]),
+                   dict(confusion_matrix=[[[0, 0], [0, 0]]])],
+    "scores": [dict(references=[], predictions=[]), dict(references=[], predictions=np.zeros((0, 3))),
+               dict(references=[0, 1], predictions=[[0.9, 0.1], [0.2, 0.8]], sample_weight=[0, 0])],
 }
-MAIN_KEY = {"balanced_accuracy": "balanced_accuracy", "informedness": "informedness",
-            "balanced_accuracy_multilabel": "balanced_accuracy", "balanced_topk_accuracy": "balanced_topk_accuracy"}
+MAIN_KEY = {entry.name: entry.value_key for entry in MODULES}
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_empty_input_is_one_reasoned_nan_in_every_module(metrics, name):
     """Was: balanced accuracy gave NaN with "no_reference_classes", informedness NaN with
     "no_samples", and multilabel and top-k raised for compute(references=[], predictions=[])."""
-    for kwargs in EMPTY_CALLS[name]:
+    for kwargs in EMPTY_CALLS[module(name).inputs]:
         result = metrics[name].compute(**kwargs)
         assert set(result) == {MAIN_KEY[name], "reason"}, kwargs
         assert math.isnan(result[MAIN_KEY[name]]) and result["reason"] == "no_samples", kwargs
@@ -440,8 +439,7 @@ def nd_batches(name, rng):
     return batches
 
 
-CI_KEY = {"balanced_accuracy": "balanced_accuracy_ci", "informedness": "informedness_ci",
-          "balanced_accuracy_multilabel": "balanced_accuracy_ci", "balanced_topk_accuracy": "balanced_topk_accuracy_ci"}
+CI_KEY = {entry.name: entry.ci_key for entry in MODULES}
 NOT_COUNTED_WARNING = (r"^clusters: the interval is NaN \(reason 'clusters_not_counted'\): add_batch counted N-d batches without "
                        r"their clusters \(one per leading element\), as evaluate\.load had no confidence_level\. Pass it to "
                        r"evaluate\.load\(\.\.\., confidence_level=0\.95\) so that batches count their clusters \(or pass "
@@ -498,7 +496,7 @@ FEW_FROM_LEADING_AXIS = (r"^clusters: the interval rests on 4 clusters \(fewer t
                          r"the independent units\.$")
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 def test_a_list_of_equal_eval_batches_says_its_clusters_came_from_the_leading_axis(metrics, name):
     """Was: Trainer's per-batch lists (eval_do_concat_batches=False) read as one N-d array: each
     eval batch one cluster (num_clusters 4, a wider interval) and nothing said so."""
@@ -545,7 +543,7 @@ def test_clusters_from_the_leading_axis_are_named_with_a_baseline_and_when_strea
     assert flat["balanced_accuracy_ci"] == result["balanced_accuracy_ci"]
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness", "balanced_topk_accuracy"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 def test_a_ragged_list_of_eval_batches_suggests_concatenating_them(metrics, name):
     """Was: a ragged last batch failed on "ragged rows" without saying what the list was."""
     logits, labels = eval_batches(np.random.default_rng(35), [16, 16, 16, 5])
@@ -624,7 +622,7 @@ def test_the_rule_is_the_same_in_both_modules_and_only_names_typos_it_can_see(me
     assert result["reason"] == "fewer_than_two_reference_classes"
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_class_scores_given_as_labels_suggest_argmax_or_the_topk_module(metrics, name):
     """Was: "predictions and references: expected the same shape, found (2, 2) and (2,)"."""
     scores = [[0.9, 0.1], [0.2, 0.8]]

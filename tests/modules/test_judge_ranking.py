@@ -26,8 +26,9 @@ from shared.stats.ranking import judge_covariance
 from shared.stats.ranking import maxt_p_values
 from shared.stats.ranking import maxt_quantile
 from shared.stats.ranking import pair_covariance
+from shared.tooling.modules import LABEL_MODULES
 
-NAMES = ("balanced_accuracy", "informedness")
+NAMES = LABEL_MODULES
 
 
 @pytest.fixture(scope="module")

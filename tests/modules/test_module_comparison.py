@@ -14,11 +14,12 @@ import sys
 import numpy as np
 import pytest
 
-from shared.stats import comparison
+from shared.metrics.balanced_accuracy import balanced_accuracy_difference
+from shared.metrics.informedness import informedness_difference
 from conftest import REPO_ROOT, card_and_linked_pages
 from processes import run_distributed
 
-METRICS = {"balanced_accuracy": comparison.balanced_accuracy_difference, "informedness": comparison.informedness_difference}
+METRICS = {"balanced_accuracy": balanced_accuracy_difference, "informedness": informedness_difference}
 
 
 def judges(seed=0, size=400, num_classes=2, prior=None):

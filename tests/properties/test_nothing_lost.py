@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from shared.space import app as space_app
 from shared.space import parsing as space_parsing
 from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
+from shared.tooling.modules import LABEL_MODULES, MODULES
 from robustness import check_error, scaled
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="nothing-lost-"))
@@ -63,7 +64,7 @@ def _good_batch(name, draw, width):
     # (Not empty: an empty first batch fixes no storage type, so a later "wrong" width would fit.)
     n = draw.draw(st.integers(1, 6))
     rng = np.random.default_rng(draw.draw(st.integers(0, 2**32 - 1)))
-    if name in ("balanced_accuracy", "informedness"):
+    if name in LABEL_MODULES:
         high = draw.draw(st.sampled_from([4, 4, 300, 70_000]))  # wider labels make the store widen
         references = rng.integers(0, 4, n)
         references[: draw.draw(st.integers(0, 1))] = high - 1 if n else 0
@@ -80,7 +81,7 @@ def _good_batch(name, draw, width):
 
 def _bad_batch(name, draw, width):
     """A batch validation must reject (what it breaks is drawn)."""
-    label_modules = ("balanced_accuracy", "informedness")
+    label_modules = LABEL_MODULES
     kind = draw.draw(st.sampled_from(["lengths", "missing", "strings", "non_finite", "ragged", "width", "fractional"]))
     if kind == "lengths":
         if name in label_modules:
@@ -112,6 +113,7 @@ def _bad_batch(name, draw, width):
     return np.zeros((1, width)), [0.5] if name == "balanced_topk_accuracy" else [[0.5] * width]
 
 
+# Each module's options beyond its defaults (a module without an entry is checked at its defaults).
 OPTIONS = {
     "balanced_accuracy": dict(return_per_class=True, labels=[0, 1, 2, 3, 299, 69_999], class_mask=[0, 1, 2, 3, 4]),
     "informedness": dict(return_per_class=True, return_markedness=True, labels=[0, 1, 2, 3, 299, 69_999]),
@@ -139,10 +141,10 @@ def test_rejected_batches_lose_nothing_and_later_batches_count(name, draw):
             with pytest.raises((ValueError, TypeError)) as raised:
                 metric.add_batch(predictions=predictions, references=references)
             check_error(raised.value, {"predictions", "references"})
-    all_predictions = np.concatenate([np.asarray(p, dtype=np.float64 if name in ("balanced_accuracy_multilabel", "balanced_topk_accuracy") else np.int64) for p, _ in accepted])
+    all_predictions = np.concatenate([np.asarray(p, dtype=np.int64 if name in LABEL_MODULES else np.float64) for p, _ in accepted])
     all_references = np.concatenate([np.asarray(r, dtype=np.int64) for _, r in accepted])
-    expected = load_module(name).compute(predictions=all_predictions, references=all_references, **OPTIONS[name])
-    assert close(metric.compute(**OPTIONS[name]), expected)
+    expected = load_module(name).compute(predictions=all_predictions, references=all_references, **OPTIONS.get(name, {}))
+    assert close(metric.compute(**OPTIONS.get(name, {})), expected)
     assert arrow_files(cache_dir) == []
 
 
@@ -150,12 +152,13 @@ def test_rejected_batches_lose_nothing_and_later_batches_count(name, draw):
 # Cache files
 # ----------------------------------------------------------------------------------------
 
-DATA = {
-    "balanced_accuracy": dict(predictions=[0, 1, 1, 0], references=[0, 1, 0, 0]),
-    "informedness": dict(predictions=[0, 1, 1, 0], references=[0, 1, 0, 0]),
-    "balanced_accuracy_multilabel": dict(predictions=[[0, 1], [1, 1]], references=[[0, 1], [1, 0]]),
-    "balanced_topk_accuracy": dict(predictions=[[0.1, 0.9], [0.8, 0.2]], references=[1, 1]),
+# By the kind of the module's inputs (the registry's ``inputs``).
+DATA_OF_KIND = {
+    "labels": dict(predictions=[0, 1, 1, 0], references=[0, 1, 0, 0]),
+    "indicators": dict(predictions=[[0, 1], [1, 1]], references=[[0, 1], [1, 0]]),
+    "scores": dict(predictions=[[0.1, 0.9], [0.8, 0.2]], references=[1, 1]),
 }
+DATA = {entry.name: DATA_OF_KIND[entry.inputs] for entry in MODULES}
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
@@ -276,12 +279,8 @@ def spaces():
     return built
 
 
-GOOD = {
-    "balanced_accuracy": ("[0, 1, 1, 0]", "[0, 1, 0, 0]"),
-    "informedness": ("[0, 1, 1, 0]", "[0, 1, 0, 0]"),
-    "balanced_accuracy_multilabel": ("[[0, 1], [1, 1]]", "[[0, 1], [1, 0]]"),
-    "balanced_topk_accuracy": ("[[0.1, 0.9], [0.8, 0.2]]", "[1, 1]"),
-}
+# The same data as pasted into a Space.
+GOOD = {name: (json.dumps(data["predictions"]), json.dumps(data["references"])) for name, data in DATA.items()}
 
 BAD_REQUESTS = [
     ("x" * (space_parsing.MAX_INPUT_CHARS + 1), "[0]", "", "input too large"),
@@ -304,7 +303,7 @@ def test_run_metric_refuses_bad_input_with_a_message_and_serves_the_next_request
     metric = spaces[name][0]
     answer = json.loads(space_app.run_metric(metric, predictions, references, options))
     assert set(answer) == {"error"} and answer["error"]
-    if name in ("balanced_accuracy", "informedness") or words not in ("finite", "sample_weight", "ignore_index"):
+    if name in LABEL_MODULES or words not in ("finite", "sample_weight", "ignore_index"):
         assert words in answer["error"], answer
     good = json.loads(space_app.run_metric(metric, *GOOD[name], ""))
     assert "error" not in good and good == metric.compute(predictions=json.loads(GOOD[name][0]), references=json.loads(GOOD[name][1]))

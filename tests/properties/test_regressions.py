@@ -15,13 +15,14 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 from conftest import load_module
+from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES, MODULE_NAMES
 import robustness
 from robustness import adjusted_flag, check_call, check_result
 
 
 @pytest.fixture(scope="module")
 def metrics():
-    return {name: load_module(name) for name in ("balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness")}
+    return {name: load_module(name) for name in MODULE_NAMES}
 
 
 def keeps_contract(metric, name, **kwargs):
@@ -40,7 +41,7 @@ def raises_named(metric, name, error_type, pattern, **kwargs):
 # ---------------------------------------------------------------- typos in compute arguments
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "balanced_accuracy_multilabel", "balanced_topk_accuracy", "informedness"])
+@pytest.mark.parametrize("name", MODULE_NAMES)
 def test_a_misspelled_argument_is_named(metrics, name):
     """Was: Python's "_reduce() got an unexpected keyword argument 'averge'" (no "expected")."""
     data = {
@@ -119,7 +120,7 @@ def test_empty_string_rows_in_multilabel_references(metrics):
                  predictions=np.zeros((6, 0), dtype=np.int64), references=np.zeros((6, 0), dtype="S1"))
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "balanced_topk_accuracy", "informedness"])
+@pytest.mark.parametrize("name", CLASS_MODULES)
 @pytest.mark.parametrize("ignore_index", [[], [-100], {"a": 1}, True])
 def test_ignore_index_must_be_one_label_value(metrics, name, ignore_index):
     """Was: "operands could not be broadcast together with shapes (8,) (0,)" for a list."""
@@ -127,7 +128,7 @@ def test_ignore_index_must_be_one_label_value(metrics, name, ignore_index):
     raises_named(metrics[name], name, TypeError, r"^ignore_index: expected one label value", ignore_index=ignore_index, **data)
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_ignore_index_that_can_match_no_label_is_refused(metrics, name):
     raises_named(metrics[name], name, ValueError, r"^ignore_index: expected one label value .* found nan", ignore_index=math.nan,
                  predictions=[0, 1], references=[0, 1])
@@ -253,7 +254,7 @@ def test_num_classes_beyond_int64_with_zero_division(metrics):
 
 
 def test_per_class_lists_of_a_billion_classes_are_refused(metrics):
-    for name in ("balanced_accuracy", "informedness"):
+    for name in LABEL_MODULES:
         raises_named(metrics[name], name, ValueError, r"^return_per_class: per-class lists need at most 1,048,576 classes",
                      predictions=[3, 7], references=[3, 7], num_classes=10**9, return_per_class=True)
     # Below the limit they still come back, one entry per class.
@@ -334,7 +335,7 @@ def test_one_long_label_among_short_ones_is_not_a_fixed_width_copy(metrics):
     array = inputs.as_array(references, "references")
     assert array.dtype == object and array.nbytes == 8 * len(references)
     short = [label if label != long_label else "long" for label in references], [label if label != long_label else "long" for label in predictions]
-    for name in ("balanced_accuracy", "informedness"):
+    for name in LABEL_MODULES:
         result = metrics[name].compute(predictions=predictions, references=references, return_per_class=True)
         expected = metrics[name].compute(predictions=short[1], references=short[0], return_per_class=True)
         assert result["classes"] == ["safe", "unsafe", long_label] and expected["classes"] == ["long", "safe", "unsafe"]
@@ -441,7 +442,7 @@ def test_weight_0_samples_place_no_threshold_cut_point(metrics):
     assert with_zeros == dropped
 
 
-@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+@pytest.mark.parametrize("name", LABEL_MODULES)
 def test_an_integer_label_beyond_int64_is_named(metrics, name):
     """Was (found by tests/properties/test_fuzz.py): labels=[0, 2**70] raised OverflowError
     "Python int too large to convert to C long" while encoding, naming nothing."""

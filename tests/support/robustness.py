@@ -27,6 +27,8 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from shared.tooling.modules import MODULES
+
 FUZZ_EXAMPLES = {"ci": 2_000, "thorough": 20_000}
 
 _COMMON = dict(
@@ -112,12 +114,9 @@ def warnings_are_errors():
 # The range of each module's values, and the result keys that hold them (values, their
 # intervals, per-class lists; with k_list also dicts {k: value}). Other keys (supports,
 # classes, thresholds, names) are only checked to be plain Python.
-RANGES: Dict[str, Tuple[float, float]] = {
-    "balanced_accuracy": (0.0, 1.0),
-    "balanced_accuracy_multilabel": (0.0, 1.0),
-    "balanced_topk_accuracy": (0.0, 1.0),
-    "informedness": (-1.0, 1.0),
-}
+RANGES: Dict[str, Tuple[float, float]] = {entry.name: entry.value_range for entry in MODULES}
+RESULT_KEYS = {entry.name: entry.value_key for entry in MODULES}
+# The keys that hold them (a module without an entry here: its value and its interval).
 RANGED_KEYS = {
     "balanced_accuracy": re.compile(r"^(balanced_accuracy(_ci)?|per_class_recall)$"),
     "balanced_accuracy_multilabel": re.compile(r"^(balanced_accuracy(_ci)?|per_label_ba)$"),
@@ -174,7 +173,7 @@ def check_result(name: str, result: Any, adjusted: bool = False) -> None:
     assert_plain(result)
     json.loads(json.dumps(result))  # JSON round trip (NaN/inf are written as in Python's json)
     for key, value in result.items():
-        if not RANGED_KEYS[name].match(str(key)):
+        if not RANGED_KEYS.get(name, re.compile(rf"^{re.escape(RESULT_KEYS[name])}(_ci)?$")).match(str(key)):
             continue
         low, high = ADJUSTED_RANGE if adjusted and key.startswith("balanced_accuracy") else RANGES[name]
         for number in _floats(value):

@@ -12,7 +12,8 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 from sklearn.metrics import confusion_matrix
 
-from shared.stats import comparison
+from shared.metrics.balanced_accuracy import balanced_accuracy_difference
+from shared.metrics.informedness import informedness_difference
 from shared.stats import paired_tests
 from shared.stats import intervals
 from conftest import load_study
@@ -64,7 +65,7 @@ def test_balanced_accuracy_difference_is_the_difference_of_sklearn_values(num_cl
     prior = rng.dirichlet(np.ones(num_classes) * 3)
     references, predictions, baseline = correlated_samples(rng, 800, num_classes, prior, 0.7, 0.6, 0.5)
     joint, _ = joint_counts(references, predictions, baseline, num_classes)
-    result = comparison.balanced_accuracy_difference(joint, method=method, n_resamples=500, seed=0)
+    result = balanced_accuracy_difference(joint, method=method, n_resamples=500, seed=0)
     expected_a = balanced_accuracy_score(references, predictions)
     expected_b = balanced_accuracy_score(references, baseline)
     assert result["value"] == pytest.approx(expected_a, abs=1e-12)
@@ -80,7 +81,7 @@ def test_adjusted_and_weighted_balanced_accuracy_match_sklearn():
     references, predictions, baseline = correlated_samples(rng, 600, 4, [0.4, 0.3, 0.2, 0.1], 0.7, 0.65, 0.4)
     weights = rng.uniform(0.2, 3.0, references.size)
     joint, squared = joint_counts(references, predictions, baseline, 4, weights)
-    result = comparison.balanced_accuracy_difference(joint, joint_w2=squared, adjusted=True)
+    result = balanced_accuracy_difference(joint, joint_w2=squared, adjusted=True)
     expected_a = balanced_accuracy_score(references, predictions, sample_weight=weights, adjusted=True)
     expected_b = balanced_accuracy_score(references, baseline, sample_weight=weights, adjusted=True)
     assert result["difference"] == pytest.approx(expected_a - expected_b, abs=1e-12)
@@ -93,16 +94,16 @@ def test_class_mask_and_zero_division_follow_the_mean_of_selected_recalls():
     references, predictions, baseline = correlated_samples(rng, 500, 3, [0.5, 0.3, 0.2], 0.8, 0.6, 0.3)
     joint, _ = joint_counts(references, predictions, baseline, 4)  # class 3: no references
     recall = lambda guess, c: float(np.mean(guess[references == c] == c))  # noqa: E731
-    masked = comparison.balanced_accuracy_difference(joint, class_mask=[0, 2])
+    masked = balanced_accuracy_difference(joint, class_mask=[0, 2])
     expected = (recall(predictions, 0) + recall(predictions, 2)) / 2 - (recall(baseline, 0) + recall(baseline, 2)) / 2
     assert masked["difference"] == pytest.approx(expected, abs=1e-12)
     # zero_division=1: the empty class counts as 1 for both systems (a fixed convention).
-    filled = comparison.balanced_accuracy_difference(joint, zero_division=1.0)
-    skipped = comparison.balanced_accuracy_difference(joint)
+    filled = balanced_accuracy_difference(joint, zero_division=1.0)
+    skipped = balanced_accuracy_difference(joint)
     assert filled["value"] == pytest.approx((3 * skipped["value"] + 1.0) / 4, abs=1e-12)
     assert filled["difference"] == pytest.approx(skipped["difference"] * 3 / 4, abs=1e-12)
     assert np.allclose(filled["difference_ci"], np.multiply(skipped["difference_ci"], 3 / 4))
-    empty = comparison.balanced_accuracy_difference(joint, class_mask=[3])
+    empty = balanced_accuracy_difference(joint, class_mask=[3])
     assert np.isnan(empty["difference"]) and empty["reason"] == "empty_class_mask_after_filtering"
 
 
@@ -114,7 +115,7 @@ def test_informedness_difference_is_the_difference_of_one_vs_rest_values(average
     prior = rng.dirichlet(np.ones(num_classes) * 3)
     references, predictions, baseline = correlated_samples(rng, 700, num_classes, prior, 0.6, 0.55, 0.5)
     joint, _ = joint_counts(references, predictions, baseline, num_classes)
-    result = comparison.informedness_difference(joint, average=average, method=method, n_resamples=400, seed=1)
+    result = informedness_difference(joint, average=average, method=method, n_resamples=400, seed=1)
     expected_a = one_vs_rest_informedness(references, predictions, num_classes, average)
     expected_b = one_vs_rest_informedness(references, baseline, num_classes, average)
     assert result["value"] == pytest.approx(expected_a, abs=1e-12)
@@ -131,7 +132,7 @@ def test_informedness_difference_is_the_difference_of_one_vs_rest_values(average
 def test_informedness_gradient_matches_finite_differences(average):
     rng = np.random.default_rng(5)
     confusion = rng.integers(1, 30, (4, 4)).astype(float)
-    analytic = comparison.informedness_gradient(confusion, average)
+    analytic = intervals.informedness_gradient(confusion, average)
     numeric = np.zeros_like(confusion)
     step = 1e-6
     for cell in np.ndindex(confusion.shape):
@@ -150,11 +151,11 @@ def test_informedness_gradient_matches_finite_differences(average):
 @pytest.mark.parametrize(
     "function, options",
     [
-        (comparison.balanced_accuracy_difference, {"method": "newcombe"}),
-        (comparison.balanced_accuracy_difference, {"method": "bootstrap", "seed": 3, "n_resamples": 300}),
-        (comparison.balanced_accuracy_difference, {"adjusted": True, "class_mask": [0, 1]}),
-        (comparison.informedness_difference, {}),
-        (comparison.informedness_difference, {"average": "macro", "method": "bootstrap", "seed": 3, "n_resamples": 300}),
+        (balanced_accuracy_difference, {"method": "newcombe"}),
+        (balanced_accuracy_difference, {"method": "bootstrap", "seed": 3, "n_resamples": 300}),
+        (balanced_accuracy_difference, {"adjusted": True, "class_mask": [0, 1]}),
+        (informedness_difference, {}),
+        (informedness_difference, {"average": "macro", "method": "bootstrap", "seed": 3, "n_resamples": 300}),
     ],
 )
 def test_swapping_the_systems_flips_the_difference_and_its_interval_exactly(function, options, weighted):
@@ -179,8 +180,8 @@ def test_identical_systems_give_zero_difference_and_p_value_one(method):
     references, predictions, _ = correlated_samples(rng, 400, 3, [0.5, 0.3, 0.2], 0.7, 0.7, 0.0)
     joint, _ = joint_counts(references, predictions, predictions, 3)
     for result in (
-        comparison.balanced_accuracy_difference(joint, method=method, seed=0, n_resamples=300),
-        comparison.informedness_difference(joint, method="delta" if method == "newcombe" else method, seed=0, n_resamples=300),
+        balanced_accuracy_difference(joint, method=method, seed=0, n_resamples=300),
+        informedness_difference(joint, method="delta" if method == "newcombe" else method, seed=0, n_resamples=300),
     ):
         assert result["difference"] == 0.0 and result["p_value"] == 1.0
         low, high = result["difference_ci"]
@@ -189,13 +190,13 @@ def test_identical_systems_give_zero_difference_and_p_value_one(method):
 
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="joint"):
-        comparison.balanced_accuracy_difference(np.zeros((2, 2)))
+        balanced_accuracy_difference(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="joint_w2"):
-        comparison.balanced_accuracy_difference(np.ones((2, 2, 2)), joint_w2=np.ones((3, 3, 3)))
+        balanced_accuracy_difference(np.ones((2, 2, 2)), joint_w2=np.ones((3, 3, 3)))
     with pytest.raises(ValueError, match="method"):
-        comparison.informedness_difference(np.ones((3, 3, 3)), method="newcombe")
+        informedness_difference(np.ones((3, 3, 3)), method="newcombe")
     with pytest.raises(ValueError, match="class_mask"):
-        comparison.balanced_accuracy_difference(np.ones((2, 2, 2)), class_mask=[5])
+        balanced_accuracy_difference(np.ones((2, 2, 2)), class_mask=[5])
 
 
 # ---------------------------------------------------------------- the p-value and the paired interval
@@ -219,7 +220,7 @@ def test_newcombe_without_correlation_is_the_unpaired_square_and_add():
     # 2 x 2 table with both * neither == first_only * second_only: zero sample correlation.
     both, first_only, second_only, neither = 20.0, 10.0, 40.0, 20.0
     total = both + first_only + second_only + neither
-    _, low, high = comparison.newcombe_paired_interval(both, first_only, second_only, neither)
+    _, low, high = paired_tests.newcombe_paired_interval(both, first_only, second_only, neither)
     unpaired = intervals.rate_sum_interval(
         [both + first_only, both + second_only], [total, total], [1.0, -1.0], method="wilson", bounds=(-1.0, 1.0)
     )
@@ -230,7 +231,7 @@ def test_paired_interval_is_narrower_than_combining_the_separate_intervals():
     rng = np.random.default_rng(4)
     references, predictions, baseline = correlated_samples(rng, 1000, 3, [0.6, 0.3, 0.1], 0.75, 0.7, 0.8)
     joint, _ = joint_counts(references, predictions, baseline, 3)
-    paired = comparison.balanced_accuracy_difference(joint)
+    paired = balanced_accuracy_difference(joint)
     support = joint.sum(axis=(1, 2))
     halves = []
     for guess in (predictions, baseline):
@@ -256,17 +257,23 @@ def test_small_simulation_coverage_and_type_one_error():
         joint = study.simulate(rng, 300, [280, 120], probabilities)
         (tpr_a, tnr_a), (tpr_b, tnr_b) = judges
         truth = (tpr_a + tnr_a - tpr_b - tnr_b) / 2
-        result = comparison.balanced_accuracy_difference(joint)
+        result = balanced_accuracy_difference(joint)
         low, high = result["difference_ci"]
         coverage = np.mean((low <= truth) & (truth <= high))
         assert 0.91 <= coverage <= 0.99
         if check == "type_one":
             assert 0.02 <= np.mean(result["p_value"] < 0.05) <= 0.09
-        informed = comparison.informedness_difference(joint, method="delta")
+        informed = informedness_difference(joint, method="delta")
         low, high = informed["difference_ci"]
         assert 0.91 <= np.mean((low <= 2 * truth) & (2 * truth <= high)) <= 0.99
 
 
 def test_docstring_examples():
-    results = doctest.testmod(comparison, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS)
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs = {"np": np, "balanced_accuracy_difference": balanced_accuracy_difference,
+             "informedness_difference": informedness_difference}
+    for function in (balanced_accuracy_difference, informedness_difference):
+        for test in finder.find(function, globs=globs):
+            runner.run(test)
+    results = runner.summarize(verbose=False)
     assert results.failed == 0 and results.attempted > 0

@@ -13,6 +13,7 @@ from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
 from shared.stats import intervals
+from shared.metrics.multilabel import binary_columns_interval
 from shared.stats import binomial
 from score_reference import score_sum_reference
 from shared.stats.averaging import Averaging
@@ -206,7 +207,7 @@ def test_undefined_values_give_nan_with_the_reason():
     assert single.reason == "adjusted_needs_two_classes"
     one_class = intervals.informedness_interval([[3, 1, 0], [0, 0, 0], [0, 0, 0]], confidence_level=LEVEL)
     assert math.isnan(one_class.low) and one_class.reason == "fewer_than_two_reference_classes"
-    labels = intervals.binary_columns_interval([0], [0], [0], [0], confidence_level=LEVEL)
+    labels = binary_columns_interval([0], [0], [0], [0], confidence_level=LEVEL)
     assert math.isnan(labels.low) and labels.reason == "no_defined_labels"
 
 
@@ -228,11 +229,11 @@ def test_ranges_informedness_adjusted_and_zero_division():
 
 def test_binary_columns_interval_reduces_like_the_multilabel_definition():
     tp, positives, tn, negatives = [8, 0, 3], [10, 0, 3], [80, 50, 0], [90, 60, 0]
-    macro = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, method="wilson")
+    macro = binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, method="wilson")
     # skip: label 1 has TNR only, label 2 TPR only; the macro average is a weighted sum of those rates.
     direct = intervals.rate_sum_interval([8, 3, 80, 50], [10, 3, 90, 60], [1 / 6, 1 / 3, 1 / 6, 1 / 3], method="wilson")
     assert macro.as_list() == pytest.approx(direct.as_list(), abs=1e-12)
-    micro = intervals.binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average="micro", method="wilson")
+    micro = binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average="micro", method="wilson")
     pooled = intervals.rate_sum_interval([11, 130], [13, 150], [0.5, 0.5], method="wilson")
     assert micro.as_list() == pytest.approx(pooled.as_list(), abs=1e-12)
 

@@ -17,7 +17,7 @@ from conftest import load_module
 from multilabel_design import direct_design_effect
 from shared.counting import multilabel_clusters
 from shared.counting.clusters import ClusterSpec
-from shared.stats.intervals import binary_columns_interval
+from shared.metrics.multilabel import binary_columns_interval
 from shared.counting.multilabel import count_indicators
 from shared.counting.multilabel import multilabel_counts
 from shared.counting.store import Store
@@ -185,7 +185,7 @@ def test_dense_and_sparse_cross_sums_agree_and_many_labels_fall_back_to_rows(mon
     assert multilabel_clusters.CROSS not in rows.moments and multilabel_clusters.SIZES in rows.tables
     counts = multilabel_counts(rows, ignore_index=-100)
     from shared.stats.design_effect import design_effect
-    from shared.stats.intervals import binary_columns_influence
+    from shared.metrics.multilabel import binary_columns_influence
 
     influence = binary_columns_influence(counts.tp, counts.positives, counts.tn, counts.negatives)
     effect = design_effect(counts, influence, LEVEL)

@@ -13,7 +13,8 @@
 import numpy as np
 import pytest
 
-from shared.stats import comparison
+from shared.metrics.balanced_accuracy import balanced_accuracy_difference
+from shared.metrics.informedness import informedness_difference
 from shared.stats import paired_joint
 from shared.stats.paired_tests import newcombe_paired_interval
 from conftest import load_study
@@ -94,10 +95,10 @@ def test_balanced_accuracy_interval_is_newcombe_per_class_combined_by_mover():
     difference = sum(d for d, _, _ in per_class) / 2
     low = difference - np.sqrt(sum(((d - lo) / 2) ** 2 for d, lo, _ in per_class))
     high = difference + np.sqrt(sum(((hi - d) / 2) ** 2 for d, _, hi in per_class))
-    result = comparison.balanced_accuracy_difference(joint)
+    result = balanced_accuracy_difference(joint)
     assert result["difference_ci"] == pytest.approx([low, high], abs=1e-12)
     assert [round(low, 4), round(high, 4)] == [0.0242, 0.1419]
-    doubled = comparison.informedness_difference(joint)["difference_ci"]
+    doubled = informedness_difference(joint)["difference_ci"]
     assert [round(x, 4) for x in doubled] == [0.0485, 0.2837] and doubled == pytest.approx([2 * low, 2 * high], abs=1e-12)
 
 
@@ -115,7 +116,7 @@ def test_the_cards_worked_example_is_newcombe_per_class_combined_by_mover(overla
     joint = np.zeros((2, 2, 2))
     for r, (both, a_only, b_only, neither) in splits.items():
         joint[r, r, r], joint[r, r, 1 - r], joint[r, 1 - r, r], joint[r, 1 - r, 1 - r] = both, a_only, b_only, neither
-    assert comparison.balanced_accuracy_difference(joint)["difference_ci"] == pytest.approx([low, high], abs=1e-12)
+    assert balanced_accuracy_difference(joint)["difference_ci"] == pytest.approx([low, high], abs=1e-12)
 
 
 # ---------------------------------------------------------------- the pseudo-item of disagreement
@@ -182,7 +183,7 @@ def test_delta_interval_is_the_delta_method_at_the_smoothed_shares(average):
         g, p, n = gradient[r].ravel(), shares[r].ravel(), joint[r].sum()
         variance += n * (p @ g**2 - (p @ g) ** 2)  # total^2 / n = n unweighted
     estimate = difference(joint)
-    result = comparison.informedness_difference(joint, average=average, method="delta")
+    result = informedness_difference(joint, average=average, method="delta")
     assert result["difference"] == pytest.approx(estimate, abs=1e-12)
     assert result["difference_ci"] == pytest.approx([estimate - Z * np.sqrt(variance), estimate + Z * np.sqrt(variance)], abs=1e-7)
 
@@ -203,7 +204,7 @@ def test_bootstrap_resamples_the_smoothed_shares():
 
     expected = np.quantile(replicates(smoothed(joint)), [0.025, 0.975])
     observed_only = np.quantile(replicates(joint / joint.sum(axis=(1, 2))[:, None, None]), [0.025, 0.975])
-    result = comparison.balanced_accuracy_difference(joint, method="bootstrap", n_resamples=20_000, seed=1)
+    result = balanced_accuracy_difference(joint, method="bootstrap", n_resamples=20_000, seed=1)
     assert result["difference_ci"] == pytest.approx(expected, abs=0.01)
     assert result["difference_ci"][1] - result["difference_ci"][0] > 1.2 * (observed_only[1] - observed_only[0])
 
@@ -213,8 +214,8 @@ def test_binary_informedness_intervals_are_the_balanced_accuracy_ones_doubled(me
     """The study simulates the binary intervals once: informedness's are the same, doubled, bit for bit."""
     rng = np.random.default_rng(5)
     joint = rng.integers(0, 12, (40, 2, 2, 2)).astype(float)
-    balanced = comparison.balanced_accuracy_difference(joint, method=method, n_resamples=300, seed=4)
-    informed = comparison.informedness_difference(joint, method=method, n_resamples=300, seed=4)
+    balanced = balanced_accuracy_difference(joint, method=method, n_resamples=300, seed=4)
+    informed = informedness_difference(joint, method=method, n_resamples=300, seed=4)
     assert np.array_equal(np.multiply(2, balanced["difference_ci"]), informed["difference_ci"])
     assert np.array_equal(balanced["p_value"], informed["p_value"])
 
@@ -227,16 +228,16 @@ def test_undefined_intervals_say_why():
     are those where there is nothing to compare, each with its reason."""
     joint = np.zeros((3, 3, 3))
     joint[0, 0, 1], joint[0, 0, 0] = 3, 4
-    assert comparison.balanced_accuracy_difference(joint, class_mask=[2])["reason"] == "empty_class_mask_after_filtering"
-    assert comparison.balanced_accuracy_difference(np.zeros((2, 2, 2)))["reason"] == "no_reference_classes"
-    assert comparison.balanced_accuracy_difference(joint, adjusted=True)["reason"] == "adjusted_needs_two_classes"
-    one_class = comparison.informedness_difference(joint, zero_division=0.0)
+    assert balanced_accuracy_difference(joint, class_mask=[2])["reason"] == "empty_class_mask_after_filtering"
+    assert balanced_accuracy_difference(np.zeros((2, 2, 2)))["reason"] == "no_reference_classes"
+    assert balanced_accuracy_difference(joint, adjusted=True)["reason"] == "adjusted_needs_two_classes"
+    one_class = informedness_difference(joint, zero_division=0.0)
     assert one_class["reason"] == "fewer_than_two_reference_classes" and not np.isnan(one_class["difference"])
-    assert comparison.informedness_difference(np.zeros((3, 3, 3)))["reason"] == "fewer_than_two_reference_classes"
+    assert informedness_difference(np.zeros((3, 3, 3)))["reason"] == "fewer_than_two_reference_classes"
     joint[1, 1, 1] = 2
-    assert comparison.informedness_difference(joint, class_mask=[2])["reason"] == "empty_class_mask_after_filtering"
-    for result in (comparison.balanced_accuracy_difference(joint), comparison.informedness_difference(joint),
-                   comparison.balanced_accuracy_difference(joint, method="bootstrap", n_resamples=200, seed=0)):
+    assert informedness_difference(joint, class_mask=[2])["reason"] == "empty_class_mask_after_filtering"
+    for result in (balanced_accuracy_difference(joint), informedness_difference(joint),
+                   balanced_accuracy_difference(joint, method="bootstrap", n_resamples=200, seed=0)):
         assert result["reason"] is None and not np.isnan(result["difference_ci"]).any()
 
 
@@ -260,9 +261,9 @@ def test_edge_grid_quick_check():
     joint = study.simulate(rng, 300, [298, 2], probabilities)
     (tpr_a, tnr_a), (tpr_b, tnr_b) = judges
     truth = (tpr_a + tnr_a - tpr_b - tnr_b) / 2
-    assert covered(comparison.balanced_accuracy_difference(joint)["difference_ci"], truth) >= 0.90
+    assert covered(balanced_accuracy_difference(joint)["difference_ci"], truth) >= 0.90
     assert covered(study.newcombe_uncorrected_phi(joint), truth) < 0.80
-    boot = comparison.balanced_accuracy_difference(joint, method="bootstrap", n_resamples=200, seed=0)
+    boot = balanced_accuracy_difference(joint, method="bootstrap", n_resamples=200, seed=0)
     assert covered(boot["difference_ci"], truth) >= 0.90
     assert covered(study.bootstrap_without_pseudo_item(joint, study.mean_recall_difference, 200, 0), truth) < 0.70
     assert not np.isnan(boot["p_value"]).any() and not np.isnan(boot["difference_ci"]).any()  # nothing refused
@@ -273,9 +274,9 @@ def test_edge_grid_quick_check():
     joint = study.simulate(rng, 300, [10, 10, 10], probabilities)
     prior = np.full(3, 1 / 3)
     truth = informedness_of(prior[:, None] * rows_a) - informedness_of(prior[:, None] * rows_b)
-    assert covered(comparison.informedness_difference(joint, method="delta")["difference_ci"], truth) >= 0.90
+    assert covered(informedness_difference(joint, method="delta")["difference_ci"], truth) >= 0.90
     assert covered(study.delta_without_pseudo_item(joint), truth) < 0.70
-    boot = comparison.informedness_difference(joint, method="bootstrap", n_resamples=200, seed=0)
+    boot = informedness_difference(joint, method="bootstrap", n_resamples=200, seed=0)
     assert covered(boot["difference_ci"], truth) >= 0.90
     assert covered(study.bootstrap_without_pseudo_item(joint, study.informedness_difference_of, 200, 0), truth) < 0.70
 
@@ -283,4 +284,4 @@ def test_edge_grid_quick_check():
     judges = study.BINARY_JUDGES["equal"]
     probabilities, _ = study.binary_joint(judges, 0.7)
     joint = study.simulate(rng, 300, [40, 10], probabilities)
-    assert 0.01 <= np.mean(np.asarray(comparison.balanced_accuracy_difference(joint)["p_value"]) < 0.05) <= 0.09
+    assert 0.01 <= np.mean(np.asarray(balanced_accuracy_difference(joint)["p_value"]) < 0.05) <= 0.09

@@ -1,0 +1,81 @@
+"""The metric modules of this repository, one line each: tests, benchmarks and tools iterate this.
+
+A module is a folder ``<name>/`` (``<name>.py``, ``README.md``, ``app.py``,
+``requirements.txt``) whose script names its spec from ``shared/metrics/<metric_file>.py``.
+Adding a fifth is its folder, its ``shared/metrics/`` file, its test file
+``tests/modules/test_<name>.py`` and one line in ``MODULES``; ``docs/layout.md`` lists every
+file such a change touches. ``tests/unit/test_modules_registry.py`` checks that the registry,
+the folders and the metric files agree. Like all of ``tooling/``, never vendored.
+
+Examples
+--------
+>>> [module.name for module in MODULES if module.inputs == "labels"]
+['balanced_accuracy', 'informedness']
+>>> module("balanced_topk_accuracy").ci_key
+'balanced_topk_accuracy_ci'
+"""
+
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple
+
+# What a module's predictions are (``Module.inputs``).
+INPUT_KINDS = (
+    "labels",  # one class label per sample: baseline_predictions, judges= and confusion_matrix apply
+    "scores",  # one row of class scores per sample; references one class label each
+    "indicators",  # one row of 0/1 values (or scores) per sample, one per label; references likewise
+)
+
+
+@dataclass(frozen=True)
+class Module:
+    """One metric module: ``name`` (its folder, script and Hub name), ``value_key`` (the result's key of
+    its value; its interval is ``<value_key>_ci``), ``inputs`` (one of ``INPUT_KINDS``),
+    ``metric_file`` (its spec's file, ``shared/metrics/<metric_file>.py``), ``value_range`` (the
+    range of its values) and ``example``: one documented call, ``(compute's arguments, result keys
+    with the values the card states)``, which a release and the Hub-load benchmark compute."""
+
+    name: str
+    value_key: str
+    inputs: str
+    metric_file: str
+    value_range: Tuple[float, float]
+    example: Tuple[Dict[str, Any], Dict[str, Any]]
+
+    @property
+    def ci_key(self) -> str:
+        return f"{self.value_key}_ci"
+
+    @property
+    def one_class_per_sample(self) -> bool:
+        """Whether each sample's reference is one class label (not a row of labels)."""
+        return self.inputs != "indicators"
+
+
+MODULES: Tuple[Module, ...] = (
+    Module("balanced_accuracy", "balanced_accuracy", "labels", "balanced_accuracy", (0.0, 1.0), (
+        {"references": [0, 1, 1, 0], "predictions": [0, 1, 0, 0], "task": "binary"}, {"balanced_accuracy": 0.75})),
+    Module("balanced_accuracy_multilabel", "balanced_accuracy", "indicators", "multilabel", (0.0, 1.0), (
+        {"references": [[1, 0, 1], [0, 1, 0]], "predictions": [[1, 0, 0], [0, 1, 1]], "return_per_label": True},
+        {"balanced_accuracy": 2 / 3, "per_label_ba": [1.0, 1.0, 0.0], "support_per_label": [1, 1, 1]})),
+    Module("balanced_topk_accuracy", "balanced_topk_accuracy", "scores", "topk", (0.0, 1.0), (
+        {"predictions": [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]], "references": [0, 1, 2, 1],
+         "k_list": [1, 2]},
+        {"balanced_top1_accuracy": (1 + 0.5 + 1) / 3, "balanced_top2_accuracy": 1.0})),
+    Module("informedness", "informedness", "labels", "informedness", (-1.0, 1.0), (
+        {"references": [0] * 10 + [1] * 5, "predictions": [0] * 8 + [1] * 2 + [0] + [1] * 4},
+        {"informedness": 0.8 + 0.8 - 1})),  # TPR 4/5, TNR 8/10
+)
+
+MODULE_NAMES: Tuple[str, ...] = tuple(entry.name for entry in MODULES)
+# The modules of class labels (baseline_predictions, judges=, confusion_matrix).
+LABEL_MODULES: Tuple[str, ...] = tuple(entry.name for entry in MODULES if entry.inputs == "labels")
+# The modules whose references are one class label per sample (labels or score rows).
+CLASS_MODULES: Tuple[str, ...] = tuple(entry.name for entry in MODULES if entry.one_class_per_sample)
+
+
+def module(name: str) -> Module:
+    """The registry's entry for ``name``; a ``KeyError`` naming the modules for any other name."""
+    for entry in MODULES:
+        if entry.name == name:
+            return entry
+    raise KeyError(f"{name!r}: expected one of the modules {', '.join(MODULE_NAMES)}.")

@@ -5,25 +5,33 @@ files its metric script imports directly (``from .helper import ...``); it does 
 a helper's own imports. So each folder gets, generated here and never committed:
 
 ``<name>/shared_core.py``
-    everything ``<name>.py`` imports from ``shared/``, in one flat file. The script
-    imports from it alone, one name per line: ``from .shared_core import CountsMetric``.
+    what ``<name>.py`` imports from ``shared/``, in one flat file. The script imports from
+    it alone, one name per line: ``from .shared_core import CountsMetric``.
 ``<name>/shared_space.py``
-    everything the Space's ``app.py`` imports (``from shared_space import build_app``).
+    what the Space's ``app.py`` imports (``from shared_space import build_app``), and every
+    top-level name of ``space/app.py`` (the Space helper's interface: the tests use it).
 
 How a flat file is made
-    The names the consumer imports from it are looked up in the ``shared/`` file that
-    defines each (at top level); those files and, transitively, the ``shared/`` files they
-    import relatively are copied whole, each after the files it imports. Each section
-    opens with a banner naming its source. Inside a section every line is the source's own
-    line, except that relative imports (``from .inputs import as_array``) are commented
-    out in place (the names are defined above), so line L of a section is line L - offset
-    of its source: ``python -m shared.tooling.vendor --where balanced_accuracy/shared_core.py:1234``
-    prints the ``shared/`` file and line to fix; the banner gives the offset.
+    Each ``shared/`` file is read as its top-level statements. A definition (function,
+    class, assignment) binding a name the consumer imports is kept; then, name by name,
+    every definition binding a name a kept statement reads anywhere inside it (decorators,
+    bases, defaults, annotations, bodies, f-strings; scopes resolved by ``symtable``, so a
+    local variable is not mistaken for a top-level name), a relative import leading to the
+    file that defines the name. An external import is kept if a kept statement reads a name
+    it binds; a top-level statement that is neither a definition nor an import (a call, an
+    ``if``) is kept with its file, whatever it touches. Module docstrings and relative
+    imports are left out. The kept statements, each with the comment lines above it, come
+    in their files' dependency order (each file after the files it imports) and, within a
+    file, in its own order, so whatever a definition needs on import is defined above it.
+    Each run of consecutive kept lines opens with a banner naming its source and lines;
+    every line under it is the source's own (a relative import inside a definition is
+    commented out in place), so ``python -m shared.tooling.vendor --where
+    balanced_accuracy/shared_core.py:1234`` prints the ``shared/`` file and line to fix.
 One meaning for each name
-    A flat file is one namespace. A top-level name that two of its sources define (or
-    import from different places) would silently be the last one: vendoring fails instead,
-    naming both files. So does a name a consumer imports that no ``shared/`` file defines,
-    or that several do.
+    A flat file is one namespace. A top-level name that two of the files it draws on define
+    (or import from different places) would silently be the last one: vendoring fails
+    instead, naming both files (checked on the whole files, kept or not). So does a name a
+    consumer imports that no ``shared/`` file defines, or that several do.
 
 Usage::
 
@@ -224,9 +232,6 @@ class Unit:
     uses: Set[str]
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
 def _module_scope_names(node: ast.AST) -> Set[str]:
     """The names a top-level statement reads in the module's own scope: an assignment's
     value, a definition's decorators, defaults, bases and annotations, a comprehension's
@@ -237,6 +242,8 @@ def _module_scope_names(node: ast.AST) -> Set[str]:
         item = stack.pop()
         if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Store):
             used.add(item.id)
+        if isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name):  # `X += ...` reads X
+            used.add(item.target.id)
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             arguments = item.args
             stack += [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
@@ -254,8 +261,11 @@ def _module_scope_names(node: ast.AST) -> Set[str]:
 
 
 def _global_names(table: symtable.SymbolTable) -> Set[str]:
-    """The module-level names a scope and the scopes inside it read or assign (``global``)."""
-    names = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_global()}
+    """The module-level names a scope and the scopes inside it read or assign (``global``).
+    A class body looks up a name it reads in the module when the class has not bound it yet
+    (``X = X``), so every name a class body reads counts."""
+    names = {symbol.get_name() for symbol in table.get_symbols()
+             if symbol.is_global() or table.get_type() == "class" and symbol.is_referenced()}
     for child in table.get_children():
         names |= _global_names(child)
     return names
@@ -277,12 +287,23 @@ def _string_annotation_names(node: ast.AST) -> Set[str]:
 
 
 def _bound_names(node: ast.stmt) -> Set[str]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return {node.name}
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-    return {item.id for target in targets for item in ast.walk(target) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store)}
+    """The module-level names a top-level statement binds (inside an ``if``, ``try``, ``for``
+    or ``with`` too), not those of the scopes it opens."""
+    bound = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(item.name)
+        elif isinstance(item, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in item.names)
+        elif isinstance(item, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        else:
+            if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+                bound.add(item.id)
+            stack += list(ast.iter_child_nodes(item))
+    return bound
 
 
 def _is_plain_assignment(node: ast.stmt) -> bool:

@@ -138,9 +138,12 @@ def decorate(cls):
     return cls
 
 
+SCALE = 2
+
+
 # The base class, with the comment above it.
 class Base:
-    scale = 2
+    SCALE = SCALE  # a class body reads the module's SCALE before binding its own
 
 
 DEFAULT = 9
@@ -153,17 +156,30 @@ def helper(x):
 REGISTRY.update(base=Base)  # not a definition: kept with its file
 '''
 
+EXTRA = '''import os
+
+if os.sep:  # a block: what it binds is found, and it is kept with its file
+    def platform_note():
+        return "note"
+
+LIMITS = [1]
+LIMITS += [2]  # not a plain definition: kept with its file, and what it reads with it
+'''
+
 TOP = '''from .base import Base
 from .base import DEFAULT
 from .base import decorate
 from .base import helper
 from .base import unused
+from .extra import platform_note
 
 
 @decorate
 class Thing(Base):
+    note = platform_note
+
     def method(self, value=DEFAULT):
-        unused = self.scale  # a local spelled like a top-level name
+        unused = self.SCALE  # a local spelled like a top-level name
         return helper(value) + unused
 
 
@@ -176,16 +192,19 @@ def test_a_helper_keeps_what_the_imported_names_reach_and_maps_each_line(tmp_pat
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "base.py").write_text(BASE, encoding="utf-8")
     (tmp_path / "pkg" / "top.py").write_text(TOP, encoding="utf-8")
+    (tmp_path / "pkg" / "extra.py").write_text(EXTRA, encoding="utf-8")
     text = vendor.flat_helper("some_metric/some_metric.py", ["Thing"], "shared_core.py", vendor.read_sources(tmp_path))
     tree = ast.parse(text)
     kept = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
     assert kept == {"decorate", "Base", "helper", "Thing"}  # not unused (only a local of that name), nor other
     imported = {alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
-    assert imported == {"math"}  # os only served unused; relative imports are not copied
+    assert imported == {"math", "os"}  # base.py's os only served unused; relative imports are not copied
+    assert text.count("import os") == 1 and "\nLIMITS = [1]\n" in text and "if os.sep:" in text
     assert "# The base class, with the comment above it." in text and "its docstring is not copied" not in text
     namespace = {}
     exec(compile(text, "shared_core.py", "exec"), namespace)
     assert namespace["Thing"]().method() == math.sqrt(9) + 2 and namespace["REGISTRY"] == {"base": namespace["Base"]}
+    assert namespace["Thing"].note() == "note" and namespace["LIMITS"] == [1, 2]
     helper = tmp_path / "shared_core.py"
     helper.write_text(text, encoding="utf-8")
     traced = vendor.line_sources(helper)

@@ -47,9 +47,9 @@ import re
 import symtable
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 SHARED_DIR = Path(__file__).resolve().parent.parent
 REPO_ROOT = SHARED_DIR.parent
@@ -97,6 +97,7 @@ class Source:
     imports: Set[str]
     defines: Set[str]
     external: Dict[str, str]  # name -> "module.attribute" it is bound to
+    cache: Dict[str, Any] = field(default_factory=dict, repr=False)  # what the functions below work out once
 
 
 def _top_level_names(tree: ast.Module) -> Tuple[Set[str], Dict[str, str]]:
@@ -320,7 +321,10 @@ def _is_plain_assignment(node: ast.stmt) -> bool:
 
 def top_level_units(source: Source) -> List[Unit]:
     """The file's top-level statements in order. A unit starts after the previous one ends,
-    so the comments above a definition go with it; statements sharing a line are one unit."""
+    so the comments above a definition go with it; statements sharing a line are one unit.
+    Worked out once per source (every helper asks)."""
+    if "units" in source.cache:
+        return source.cache["units"]
     units: List[Unit] = []
     body = source.tree.body
     # The scopes a statement opens (functions, classes, lambdas, comprehensions), by the line they start on.
@@ -355,12 +359,15 @@ def top_level_units(source: Source) -> List[Unit]:
             continue
         start = units[-1].last + 1 if units else 1
         units.append(Unit(min(start, first), node.end_lineno, kind, _bound_names(node), uses(node)))
+    source.cache["units"] = units
     return units
 
 
 def _relative_bindings(source: Source) -> Dict[str, str]:
     """{name: the shared/ file it is imported from}, for every relative import of the file."""
-    bound = {}
+    if "relative" in source.cache:
+        return source.cache["relative"]
+    bound = source.cache["relative"] = {}
     for node in ast.walk(source.tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             target = _relative_target(Path(source.name), node)
@@ -373,14 +380,19 @@ def reachable_units(roots: List[Tuple[str, str]], sources: Dict[str, Source]) ->
     ``roots``, then whatever the kept units use, name by name, followed through relative
     imports into the file that defines it. A file with any unit kept keeps its statements
     that are not definitions or imports (they may register or configure something)."""
-    units = {name: top_level_units(source) for name, source in sources.items()}
-    relative = {name: _relative_bindings(source) for name, source in sources.items()}
-    binders: Dict[str, Dict[str, List[int]]] = {}
-    for file, file_units in units.items():
-        for index, unit in enumerate(file_units):
+    units: Dict[str, List[Unit]] = {}
+    relative: Dict[str, Dict[str, str]] = {}
+    binders: Dict[str, Dict[str, List[int]]] = {}  # file -> name -> the units binding it
+
+    def read(file: str) -> None:  # only the files a helper reaches are analysed
+        if file in units:
+            return
+        units[file], relative[file], binders[file] = top_level_units(sources[file]), _relative_bindings(sources[file]), {}
+        for index, unit in enumerate(units[file]):
             if unit.kind in ("definition", "import", "statement"):
                 for name in unit.binds:
-                    binders.setdefault(file, {}).setdefault(name, []).append(index)
+                    binders[file].setdefault(name, []).append(index)
+
     kept: Dict[str, Set[int]] = {}
     pending = list(roots)
     seen: Set[Tuple[str, str]] = set()
@@ -401,7 +413,8 @@ def reachable_units(roots: List[Tuple[str, str]], sources: Dict[str, Source]) ->
         if (file, name) in seen:
             continue
         seen.add((file, name))
-        if name in binders.get(file, {}):
+        read(file)
+        if name in binders[file]:
             for index in binders[file][name]:
                 keep(file, index)
         elif name in relative[file]:
@@ -417,7 +430,9 @@ def reachable_units(roots: List[Tuple[str, str]], sources: Dict[str, Source]) ->
 
 def _source_lines(source: Source) -> List[str]:
     """The source's lines, with its relative imports commented out in place (same line count)."""
-    lines = source.text.splitlines()
+    if "lines" in source.cache:
+        return source.cache["lines"]
+    lines = source.cache["lines"] = source.text.splitlines()
     for node in ast.walk(source.tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             indent = " " * node.col_offset

@@ -13,6 +13,7 @@ from .shared_core import check_num_classes
 from .shared_core import check_optional_n_resamples
 from .shared_core import check_pos_label
 from .shared_core import check_prevalence_method
+from .shared_core import check_reference_model
 from .shared_core import choice
 from .shared_core import CI_METHODS
 from .shared_core import MetricSpec
@@ -515,6 +516,7 @@ class Informedness(JudgeMetric):
         "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
+        "reference_model": Option(None, check_reference_model),
         **interval_options(CI_METHODS),
         # None: 10,000, or fewer for the bootstrap of a large confusion matrix (auto_resamples).
         "n_resamples": Option(None, check_optional_n_resamples),

@@ -40,7 +40,9 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
         half = len(references) // 2
         metric.add_batch(predictions=predictions[:half], references=references[:half], **{k: v[:half] for k, v in inputs.items()})
         metric.add_batch(predictions=predictions[half:], references=references[half:], **{k: v[half:] for k, v in inputs.items()})
-        unaligned = {name: np.array_split(np.asarray(values), num_process)[process_id] for name, values in case.get("unaligned", {}).items()}
+        unaligned = {name: ({model: np.array_split(np.asarray(labels), num_process)[process_id] for model, labels in values.items()}
+                            if isinstance(values, dict) else np.array_split(np.asarray(values), num_process)[process_id])
+                     for name, values in case.get("unaligned", {}).items()}  # a mapping of models: each model's labels split
         if unaligned:
             metric.add_batch(**unaligned)
         results[case["id"]] = metric.compute(**case["kwargs"])

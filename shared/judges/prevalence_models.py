@@ -10,7 +10,8 @@ every model's estimate up together. The intervals account for it:
 
 **Intervals: each at Bonferroni's level, from one joint bootstrap.** Every model's interval
 is the one-model interval at the marginal level ``1 - (1 - confidence_level) / M`` (M
-models; for the differences, P pairs): for two classes by default ``corrected_prevalence``'s
+models; for the differences, P pairs; with K > 2 classes each class's interval, as one
+model's are each at ``confidence_level``): for two classes by default ``corrected_prevalence``'s
 (Lee et al.'s, the smoothed bootstrap's, or the blend of the two, by ``lee_weight``);
 ``"bootstrap"`` and more classes the bootstrap's; each difference the bootstrap's
 (``replicates_interval``, the restricted rule at the bounds, its replicates centred on the
@@ -213,13 +214,15 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return np.where(finite, result, np.nan)
 
 
-def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float, calibration: str) -> np.ndarray:
-    """A family's marginal level: Bonferroni's ``1 - (1 - confidence_level) / C`` for its C components
-    (``"bonferroni"``, the default), or the joint bootstrap's (``"min_p"``, ``simultaneous_level``;
-    measured and not adopted: studies/prevalence_models/results.md)."""
+def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float, calibration: str,
+                 members: int) -> np.ndarray:
+    """A family's marginal level: Bonferroni's ``1 - (1 - confidence_level) / members`` (its models, or
+    pairs; each class's interval at that level, as one model's are each at ``confidence_level``:
+    ``"bonferroni"``, the default), or the joint bootstrap's over the ``(R, ..., C)`` ``components``
+    (``"min_p"``, ``simultaneous_level``; measured and not adopted: studies/prevalence_models/results.md)."""
     if calibration == "min_p":
         return simultaneous_level(components, undefined, confidence_level)
-    return np.full(components.shape[1:-1], 1.0 - (1.0 - confidence_level) / components.shape[-1])
+    return np.full(components.shape[1:-1], 1.0 - (1.0 - confidence_level) / members)
 
 
 def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Sequence[Tuple[int, int]], *,
@@ -244,7 +247,8 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     # Two classes: class 1 alone (class 0's interval is its mirror image); more: every class.
     kept = slice(1, 2) if binary else slice(None)
     replicated, projected, point = drawn["raw"][..., kept], drawn["estimate"][..., kept], raw[..., kept]
-    level = family_level(replicated.reshape(replicated.shape[:-2] + (-1,)), undefined, confidence_level, calibration)
+    level = family_level(replicated.reshape(replicated.shape[:-2] + (-1,)), undefined, confidence_level, calibration,
+                         unlabeled.shape[-2])
     where = undefined[..., None, None]
     share = undefined.mean(axis=0)
     found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
@@ -265,7 +269,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         second = np.array([j for _, j in pairs], dtype=np.int64)
         differences = replicated[..., first, :] - replicated[..., second, :]
         difference_level = family_level(differences.reshape(differences.shape[:-2] + (-1,)), undefined, confidence_level,
-                                        calibration)
+                                        calibration, len(pairs))
         estimate = point[..., first, :] - point[..., second, :]
         clipped, differences = centred_differences(differences, where, estimate)  # as corrected_prevalence_difference
         d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)

@@ -82,7 +82,7 @@ PRESENTATIONS = (
     Presentation("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]", group="prevalence"),
     Presentation("unlabeled_baseline_predictions", placeholder="a second model's judged labels", group="prevalence"),
     Presentation("prevalence_method", candidates=PREVALENCE_METHODS, group="prevalence"),
-    Presentation("reference_model", placeholder="with unlabeled_predictions as {model: labels}: compare with this model",
+    Presentation("reference_model", placeholder="API only: with unlabeled_predictions as {model: labels}, the model compared with",
                  group="prevalence"),
     # Informedness is the same for either class: there pos_label only names the corrected class.
     Presentation("pos_label", placeholder="the class whose prevalence is corrected (two classes)",

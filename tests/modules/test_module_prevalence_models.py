@@ -266,3 +266,21 @@ def test_balanced_accuracy_card_lists_no_prevalence_input():
     for name in ("unlabeled_predictions", "unlabeled_baseline_predictions", "prevalence_method", "groups"):
         assert f"`{name}`" not in inputs, name
     assert "`informedness` module" in inputs
+
+
+def test_three_classes_each_model_is_its_own_call_and_each_class_at_the_models_bonferroni_level(metric):
+    rng = np.random.default_rng(5)
+    references = rng.choice(3, 400, p=[0.5, 0.3, 0.2])
+    predictions = np.where(rng.random(400) < 0.8, references, rng.integers(0, 3, 400))
+    models = {"a": rng.choice(3, 1000, p=[0.4, 0.4, 0.2]), "b": rng.choice(3, 800, p=[0.6, 0.2, 0.2])}
+    result = metric.compute(references=references, predictions=predictions, unlabeled_predictions=models,
+                            confidence_level=0.9, seed=0, n_resamples=1000)
+    assert result["prevalence_marginal_level"] == pytest.approx(1 - 0.1 / 2) and result["corrected_prevalence_ci_method"] == "bootstrap"
+    for entry, labels in zip(result["model_prevalences"], models.values()):
+        alone = metric.compute(references=references, predictions=predictions, unlabeled_predictions=labels)
+        assert entry["corrected_prevalence"] == alone["corrected_prevalence"]
+        assert all(low <= value <= high for value, (low, high) in zip(entry["corrected_prevalence"], entry["corrected_prevalence_ci"]))
+    (pair,) = result["prevalence_differences"]
+    assert pair["corrected_prevalence_difference"] == pytest.approx(
+        np.subtract(result["model_prevalences"][0]["corrected_prevalence"], result["model_prevalences"][1]["corrected_prevalence"]),
+        abs=1e-12)

@@ -306,15 +306,15 @@ Returns:
         the order given: `name`, `corrected_prevalence`, `corrected_prevalence_ci` (with
         `confidence_level`: all the models' intervals hold together with probability about
         `confidence_level`), `corrected_prevalence_clipped`, `measured_prevalence` and, when
-        they apply, `corrected_prevalence_reason`, `corrected_prevalence_ci_reason`. The
-        golden set's error is shared by all the models; a joint smoothed bootstrap over it
-        and each model's labels finds the one marginal level at which the models' intervals
-        cover together (`prevalence_marginal_level`, between `confidence_level` and
-        Bonferroni's), and each interval is the one-model interval at that level.
+        they apply, `corrected_prevalence_reason`, `corrected_prevalence_ci_reason`. Each
+        interval is the one-model interval at Bonferroni's level 1 - (1 - confidence_level)
+        / M for M models (`prevalence_marginal_level`), its bootstrap drawn jointly over the
+        shared golden set and each model's labels.
     prevalence_differences (list of dict): per pair (every pair, the earlier model minus the
         later, or each model minus `reference_model`): `models`,
-        `corrected_prevalence_difference` with its `_ci` (simultaneous across the pairs,
-        `prevalence_difference_marginal_level`), `_clipped` and `_reason`, and `p_value`:
+        `corrected_prevalence_difference` with its `_ci` (simultaneous across the pairs:
+        Bonferroni's level, `prevalence_difference_marginal_level`), `_clipped` and
+        `_reason`, and `p_value`:
         H0 equal prevalences, which under the correction's assumption means equal label
         shares, Pearson's chi-square test of the two models' label counts, adjusted by Holm
         over the pairs.

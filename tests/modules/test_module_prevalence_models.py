@@ -284,3 +284,30 @@ def test_three_classes_each_model_is_its_own_call_and_each_class_at_the_models_b
     assert pair["corrected_prevalence_difference"] == pytest.approx(
         np.subtract(result["model_prevalences"][0]["corrected_prevalence"], result["model_prevalences"][1]["corrected_prevalence"]),
         abs=1e-12)
+
+
+def test_the_prevalence_page_quotes_the_several_models_study():
+    """docs/prevalence.md's figures are studies/prevalence_models/results.md's, written by its named
+    command; the default covers 0.93 in every cell, family-wise, for the prevalences and the differences."""
+    import re
+
+    text = (REPO_ROOT / "studies" / "prevalence_models" / "results.md").read_text(encoding="utf-8")
+    command = text.split("```", 2)[1].strip()
+    assert command.startswith("OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/prevalence_models/study.py")
+    summary = text.split("## Summary", 1)[1].split("## Every cell", 1)[0]
+    rows = {(cells[0], cells[1]): cells for cells in ([cell.strip() for cell in line.strip().strip("|").split("|")]
+                                                      for line in summary.splitlines() if line.startswith("| prevalences")
+                                                      or line.startswith("| differences"))}
+    fwer = re.search(r"was at most ([\d.]+) over the (\d+) cells", summary).group(1)
+    page = " ".join((REPO_ROOT / "docs" / "prevalence.md").read_text(encoding="utf-8").split())
+    assert command in page
+    prevalences, differences = rows[("prevalences", "bonferroni")], rows[("differences", "bonferroni")]
+    assert float(prevalences[3]) >= 0.93 and float(differences[3]) >= 0.93 and prevalences[4] == differences[4] == "0"
+    assert (f"the default's family-wise coverage was {prevalences[3]} or more for the prevalences and {differences[3]} or "
+            f"more for the differences, in every one of the {prevalences[2]} cells") in page
+    low_p, low_d = rows[("prevalences", "min_p")], rows[("differences", "min_p")]
+    below = int(low_p[4]) + int(low_d[4])
+    assert (f"the min-P level's fell to {low_p[3]} (prevalences) and {low_d[3]} (differences), "
+            f"{below} cell{'' if below == 1 else 's'} below 0.93, at mean widths {low_p[6]} and {low_d[6]} against the "
+            f"default's {prevalences[6]} and {differences[6]}") in page
+    assert f"at most {fwer} with every difference 0" in page

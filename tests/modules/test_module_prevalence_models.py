@@ -311,3 +311,31 @@ def test_the_prevalence_page_quotes_the_several_models_study():
             f"{below} cell{'' if below == 1 else 's'} below 0.93, at mean widths {low_p[6]} and {low_d[6]} against the "
             f"default's {prevalences[6]} and {differences[6]}") in page
     assert f"at most {fwer} with every difference 0" in page
+
+
+@pytest.fixture(scope="module")
+def informedness_app():
+    from conftest import run_app
+
+    return run_app("informedness")
+
+
+def test_space_takes_a_mapping_of_models_and_says_each_ones_corrected_prevalence(informedness_app, metric):
+    from conftest import app_controls, space_helper
+
+    references, predictions = [0] * 20 + [1] * 10, [0] * 18 + [1] * 2 + [0] * 2 + [1] * 8  # TPR 0.8, FPR 0.1
+    options = {"unlabeled_predictions": {"a": [1] * 7 + [0] * 13, "b": [1] * 3 + [0] * 17}, "reference_model": "b",
+               "confidence_level": 0.95, "seed": 0}
+    space_app = space_helper(informedness_app)
+    controls = app_controls(informedness_app, metric)
+    (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
+    page = space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], "paste", shown[0], shown[1],
+                                  None, shown[2:])
+    assert page.ok, page.message
+    expected = metric.compute(predictions=predictions, references=references, **options)
+    assert json.loads(page.result_json) == json.loads(json.dumps(expected))
+    first, second = expected["model_prevalences"]
+    assert first["corrected_prevalence"] == pytest.approx((0.35 - 0.1) / 0.7, abs=1e-12)
+    low, high = first["corrected_prevalence_ci"]
+    assert (f"Corrected prevalence per model (the intervals hold together): a {first['corrected_prevalence']:.4f} "
+            f"[{low:.4f}, {high:.4f}]; b {second['corrected_prevalence']:.4f}") in page.message

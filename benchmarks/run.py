@@ -92,6 +92,8 @@ FULL = dict(
     judges_samples=1_000_000,  # issue 32: 10 judges ranked, K = 3
     judges_count=10,
     judges_classes=3,
+    many_judges=(200, 500),  # issue 40: J judges on N items, against a loop of J single computes
+    most_judges=(1000, 30),  # issue 40: J judges on N items, under a minute
     repeats=5,
     slow_seconds=5.0,
 )
@@ -120,6 +122,8 @@ QUICK = dict(
     judges_samples=20_000,
     judges_count=10,
     judges_classes=3,
+    many_judges=(20, 100),
+    most_judges=(60, 30),
     repeats=1,
     slow_seconds=0.0,  # every run is "slow": one run per case, no warm-up
 )
@@ -846,8 +850,36 @@ class Benchmark:
         metric.add_batch(references=references, judges=judges)
         held = sum(len(table.result().n) for table in metric.writer.tables.values())
         metric.compute()
-        bound = count * (count - 1) // 2 * num_classes**3
+        bound = count * (count - 1) // 2 * num_classes**3 + count * num_classes**2
         self.add(Row(*targets[2][:2], held, targets[2][2], bound, *targets[2][3:], unit="cells"))
+
+    # -- many candidate judges on a small golden set (LLM-judge screening)
+
+    def many_judges(self) -> None:
+        (count, size), (most, few) = self.config["many_judges"], self.config["most_judges"]
+        rng = np.random.default_rng(40)
+
+        def golden(judges: int, items: int):
+            references = (rng.random(items) < 0.3).astype(np.int64)
+            accuracy = rng.uniform(0.55, 0.9, judges)
+            return references, {f"judge_{index}": np.where(rng.random(items) < accuracy[index], references, 1 - references)
+                                for index in range(judges)}
+
+        metric = self.module("balanced_accuracy")
+        targets = [("many judges", f"{count} binary judges on {size} items (30% positive); compute(judges=..., confidence_level=0.95)",
+                    f"a loop of {count} single-judge computes with confidence_level=0.95", 2.0, "≤ 2"),
+                   ("many judges", f"{most:,} binary judges on {few} items; compute(judges=..., confidence_level=0.95)",
+                    "one minute", 1.0, "≤ 1 (under a minute)")]
+        if metric is None:
+            return self.missing_module_rows(targets, "balanced_accuracy")
+        references, judges = golden(count, size)
+        self.log(f"many judges: {count} on {size} items, {most} on {few}")
+        ranked = self.time(lambda: metric.compute(references=references, judges=judges, confidence_level=0.95))
+        loop = self.time(lambda: [metric.compute(references=references, predictions=labels, confidence_level=0.95) for labels in judges.values()])
+        self.add(Row(*targets[0][:2], ranked.median, targets[0][2], loop.median, *targets[0][3:], runs=f"{len(ranked.runs)} / {len(loop.runs)}"))
+        references, judges = golden(most, few)
+        ranked = timed(lambda: metric.compute(references=references, judges=judges, confidence_level=0.95), 1, 0.0)
+        self.add(Row(*targets[1][:2], ranked.median, targets[1][2], 60.0, *targets[1][3:], runs="1"))
 
     # -- issue 14: segmentation maps streamed one by one, with memory that does not grow
 
@@ -1043,7 +1075,7 @@ def sweep_table(sweep: Dict[str, Dict[int, float]]) -> str:
 
 # The cases in the order a full run measures them (Benchmark methods; --case picks some).
 CASES = ("balanced_accuracy", "auto_threshold", "multilabel", "multilabel_interval", "topk", "segmentation", "segmentation_stream",
-         "segmentation_stream_interval", "topk_stream", "informedness_interval", "judge_ranking")
+         "segmentation_stream_interval", "topk_stream", "informedness_interval", "judge_ranking", "many_judges")
 
 
 def main(argv=None) -> int:

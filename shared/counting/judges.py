@@ -3,23 +3,24 @@
 Ranking J judges needs, for every estimate and every covariance between two judges'
 estimates, only the joint counts of each pair: ``joint[r, a, b]`` = items of reference
 class r that judge i labels a and judge j labels b (``paired.py``'s triples). So a batch
-given with ``judges`` is counted into one ``paired.PAIRED``-style table per pair i < j
-(``pair_table(i, j)``), with the pair's (cluster, reference, a, b) counts beside it when
-clusters are counted: J (J - 1) / 2 tables of at most K^3 cells, whatever the number of
-items, merged by addition like every other table of a ``Store``. The judges' names (in
-the order given) are a setting of the store, so a batch naming other judges is refused
-at ``add_batch`` with both lists of names.
+given with ``judges`` is counted into one table of every pair's joint counts (``PAIRS_TABLE``:
+the pair's two judges are keys) and one of every judge's own confusion counts (``OWN_TABLE``),
+with each pair's and each judge's (cluster, reference, ...) counts beside them when clusters
+are counted: at most J (J - 1) / 2 x K^3 + J x K^2 cells, whatever the number of items, merged
+by addition like every other table of a ``Store``. The judges' names (in the order given)
+are a setting of the store, so a batch naming other judges is refused at ``add_batch`` with
+both lists of names.
 
-``judges_counts`` turns what was stored into ``JudgesCounts``: each pair's
-``paired.PairedCounts`` under the module's options (the same encoding, ``ignore_index``,
-weights and clusters as ``baseline_predictions``), over one class order for all judges.
+``judges_counts`` reads the two tables as they are into ``JudgesCounts``: every judge's
+``ConfusionCounts`` and the dense joint counts of every pair, under the module's options
+(the same encoding, ``ignore_index``, weights and clusters as ``baseline_predictions``),
+over one class order for all judges; a pair's ``paired.PairedCounts`` is made when asked for.
 """
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -32,30 +33,59 @@ from .inputs import check_sample_weight
 from .labels import distinct_values
 from .paired import BASELINE_SETTING
 from .paired import GIVEN
-from .paired import PAIRED
+from .paired import MAX_COMPARISON_CLASSES
 from .paired import PAIRED_KEYS
 from .paired import PairedCounts
 from .paired import count_batch
-from .paired import paired_counts
+from .clusters import Clusters
 from .clusters import count_clusters
+from .clusters import stored_clusters
 from .confusion import ConfusionCounts
+from .counts import equal_weight_counts
+from .counts import kept_rows
+from .counts import squared_weights
+from .labels import encode_task
+from .labels import label_kind
+from .labels import padding_hint
+from .labels import padding_values
+from .labels import positions
+from .labels import warn_padding
 from .store import Store
 
 # The judges' names as given (a JSON list), or NO_JUDGES: every batch must agree (Store.merge).
 JUDGES_SETTING = "judges"
 NO_JUDGES = "not given"
-# Integer labels spanning at most this many values are counted by bincounts of combined codes
-# (``_joint_cells``); other labels (strings, wide integers, weights) by CountTable, pair by pair.
+# At most this many distinct labels (references' and judges'): every pair's joint counts by bincounts of
+# the items' combined codes (``_joint_cells``); more: each pair's distinct cells found apart.
 FAST_SPAN = 40
 # Combinations of the references and a group of judges' labels counted by one bincount: at most this many.
 JOINT_CELLS = 1 << 18
 # Items per chunk when labels are read for their span and codes (a chunk of each stays in cache).
 CODES_CHUNK = 1 << 16
+# At most this many cells of every pair's joint counts are counted in one dense array (else pair by pair).
+DENSE_PAIR_CELLS = 1 << 24
+# More judges than this: every pair's counts from products of one-hot labels (``_matrix_cells``), not bincounts.
+MATRIX_JUDGES = 40
+# Entries of a chunk of one-hot labels (items x judges * span) in ``_matrix_cells``.
+MATRIX_CHUNK = 1 << 22
 
 
-def pair_table(i: int, j: int) -> str:
-    """The store's table of the joint counts of judges i < j (underscored: not a count of samples)."""
-    return f"_judges/{i}/{j}"
+# The store's tables with judges: every pair's joint counts in one table (the pair's judges as keys),
+# every judge's own confusion counts in another (underscored: not counts of samples).
+PAIRS_TABLE = "_judges/pairs"
+PAIRS_KEYS = ("first", "second") + PAIRED_KEYS
+OWN_TABLE = "_judges/own"
+OWN_KEYS = ("judge", "references", "predictions")
+
+
+def pair_clusters_table(i: int, j: int) -> str:
+    """The store's (cluster, reference, judge i, judge j) counts of judges i < j, with clusters."""
+    return f"_judges/{i}/{j}/{CLUSTERS}"
+
+
+def own_clusters_table(i: int) -> str:
+    """The store's (cluster, reference, judge i) counts, with clusters."""
+    return f"_judges/{i}/{CLUSTERS}"
 
 
 def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -> List[Tuple[str, np.ndarray]]:
@@ -112,7 +142,9 @@ def renamed(error: Exception, names: Mapping[str, str]) -> Exception:
 
 def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarray, sample_weight: Any = None,
                  clusters: Any = None, scores_hint: str = SCORES_HINT) -> Store:
-    """One batch of several judges' labels as a ``Store`` of its own: a pair table per i < j."""
+    """One batch of several judges' labels as a ``Store`` of its own: every pair's joint counts in
+    ``PAIRS_TABLE``, every judge's own counts in ``OWN_TABLE`` (and, with clusters, each pair's and
+    each judge's (cluster, ...) counts beside them)."""
     weights = check_sample_weight(sample_weight, references.size, references.shape)
     store = Store()
     store.settings[JUDGES_SETTING] = json.dumps([name for name, _ in judges])
@@ -126,66 +158,152 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
             labels.append(as_labels(array.reshape(-1), "predictions", scores_hint))
         except (ValueError, TypeError) as error:
             raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
-    fast = _label_span(flat_references, labels) if weights is None else None
-    joint = _joint_cells(*fast, flat_references, labels) if fast is not None else None
-    for i in range(len(labels)):
-        for j in range(i + 1, len(labels)):
-            table = CountTable(list(PAIRED_KEYS))
-            if fast is not None:
-                low, span = fast
-                cells = joint[(i, j)]
-                present = np.flatnonzero(cells)
-                digits = (present // (span * span), present // span % span, present % span)
-                table.add([low + digit for digit in digits], None, cells[present])
-            else:
-                table.add([flat_references, labels[i], labels[j]], weights)
-            store.tables[pair_table(i, j)] = table
-            if clusters is not None:
-                # One cluster spec per batch: the default ids (leading axis) are handed out once.
-                spec = clusters if (i, j) == (0, 1) else dataclasses.replace(clusters, on_ids=None)
+    values, codes = _label_codes(flat_references, labels, [name for name, _ in judges])
+    span = max(1, values.size)
+    squares, exponent = (None, 0) if weights is None else squared_weights(weights)
+    size = len(labels)
+    first, second = np.triu_indices(size, 1)
+    if span <= FAST_SPAN and first.size * span**3 <= DENSE_PAIR_CELLS:
+        # Every pair's cells in one (pairs, span^3) array: many judges by products of their one-hot labels.
+        if size > MATRIX_JUDGES:
+            dense = _matrix_cells(span, codes, weights, squares)
+        else:
+            joint = _joint_cells(span, codes[0], list(codes[1:]), weights, squares)
+            dense = [None if joint[(0, 1)][part] is None else np.stack([joint[pair][part] for pair in zip(first.tolist(), second.tolist())])
+                     for part in range(3)]
+        pair, cell = np.nonzero(dense[0])
+        n, w, w2 = (None if field is None else field[pair, cell] for field in dense)
+        n = np.rint(n).astype(np.int64)
+        # Each judge's own counts: the margin of its pair with the next judge over that judge (the last
+        # judge's, of its pair with the one before): the same items, counted once already.
+        next_pair = pair_position(np.minimum(np.arange(size), size - 2), np.minimum(np.arange(size) + 1, size - 1), size)
+        own_cells = [None if field is None else np.concatenate([
+            field[next_pair[:-1]].reshape(size - 1, span, span, span).sum(axis=3),
+            field[next_pair[-1]].reshape(1, span, span, span).sum(axis=2)]).reshape(size, span * span) for field in dense]
+    else:
+        own_cells = None
+    if own_cells is None:
+        if span <= FAST_SPAN:
+            joint = _joint_cells(span, codes[0], list(codes[1:]), weights, squares)
+            parts = []
+            for pair in zip(first.tolist(), second.tolist()):
+                found = joint.pop(pair)
+                present = np.flatnonzero(found[0])
+                parts.append((present, np.rint(found[0][present]).astype(np.int64), *(None if field is None else field[present] for field in found[1:])))
+        else:  # many classes: each pair's distinct (reference, a, b) cells
+            parts = [_counted((codes[0] * span + codes[i + 1]) * span + codes[j + 1], None, weights, squares)
+                     for i, j in zip(first.tolist(), second.tolist())]
+        pair = np.concatenate([np.full(part[0].size, index) for index, part in enumerate(parts)])
+        cell, n, w, w2 = (None if part_list[0] is None else np.concatenate(part_list) for part_list in zip(*parts))
+    digits = (cell // (span * span), cell // span % span, cell % span)
+    table = CountTable(list(PAIRS_KEYS))
+    table.add([first[pair], second[pair], *(values[digit] for digit in digits)], w, n, w2, exponent)
+    store.tables[PAIRS_TABLE] = table
+    own = CountTable(list(OWN_KEYS))
+    if own_cells is not None:
+        judge, cell = np.nonzero(own_cells[0])
+        own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
+                np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
+    for judge in range(size) if own_cells is None else ():
+        cell, n, w, w2 = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
+        own.add([np.full(cell.size, judge), values[cell // span], values[cell % span]], w, n, w2, exponent)
+    store.tables[OWN_TABLE] = own
+    if clusters is not None:
+        counted = Store()
+        count_clusters(counted, clusters, shape, lambda: dict(zip(PAIRED_KEYS[:2], (flat_references, labels[0]))), weights)
+        store.settings.update(counted.settings)
+        if CLUSTERS in counted.tables:  # counted: every judge's and every pair's; else only noted (settings)
+            store.tables[own_clusters_table(0)] = counted.tables[CLUSTERS]
+            again = dataclasses.replace(clusters, on_ids=None)  # the default ids (leading axis) are handed out once a batch
+            for name, features in [(own_clusters_table(i), (flat_references, labels[i])) for i in range(1, size)] + [
+                    (pair_clusters_table(i, j), (flat_references, labels[i], labels[j])) for i, j in zip(first.tolist(), second.tolist())]:
                 counted = Store()
-                count_clusters(counted, spec, shape, lambda i=i, j=j: dict(zip(PAIRED_KEYS, (flat_references, labels[i], labels[j]))),
-                               weights)
-                store.settings.update(counted.settings)
-                if CLUSTERS in counted.tables:
-                    store.tables[pair_table(i, j) + "/" + CLUSTERS] = counted.tables[CLUSTERS]
+                count_clusters(counted, again, shape, dict(zip(PAIRED_KEYS, features)), weights)
+                store.tables[name] = counted.tables[CLUSTERS]
     return store
 
 
-def _label_span(references: np.ndarray, labels: List[np.ndarray]) -> Optional[Tuple[int, int]]:
-    """``(low, span)`` of integer labels of a narrow span (references and every judge's), else None."""
+def _counted(code: np.ndarray, length: Optional[int], weights: Optional[np.ndarray], squares: Optional[np.ndarray]):
+    """``(cells, n, w, w2)`` of the items' cell codes: the present cells (sorted), their counts and,
+    weighted, their sums of weights and of squared weights (None unweighted). ``length``: the number
+    of cells (one bincount), or None (too many for one: the present ones are found first). ``weights``
+    may be counts of items already merged (floats), whose sums are then the counts."""
+    cells = None
+    if length is None:
+        cells, code = np.unique(code, return_inverse=True)
+        length = cells.size
+    n = np.bincount(code, minlength=length)
+    present = np.flatnonzero(n)
+    return (present if cells is None else cells[present], n[present].astype(np.int64),
+            None if weights is None else np.bincount(code, weights, minlength=length)[present],
+            None if weights is None else np.bincount(code, squares, minlength=length)[present])
+
+
+def _label_codes(references: np.ndarray, labels: List[np.ndarray], names: List[str]) -> Tuple[np.ndarray, List[np.ndarray]]:
+    """The distinct values of the references and every judge's labels (sorted), and each item's
+    index among them, ``codes[0]`` the references', ``codes[1 + i]`` judge i's. Labels of another
+    kind than the references' (strings against integers) are refused, naming the judge."""
+    kind = label_kind(references) if references.size else None
+    for name, array in zip(names, labels):
+        if kind is not None and array.size and label_kind(array) != kind:
+            raise TypeError(f"judges[{name!r}]: expected {kind} labels like the references, found {label_kind(array)}s.")
     arrays = [references, *labels]
-    if any(array.dtype.kind not in "iu" for array in arrays) or not references.size:
-        return None
-    low, high = math.inf, -math.inf
-    for start in range(0, references.size, CODES_CHUNK):  # each chunk read from memory once, for both ends
-        for array in arrays:
-            chunk = array[start:start + CODES_CHUNK]
-            low, high = min(low, int(chunk.min())), max(high, int(chunk.max()))
-    span = high - low + 1
-    return None if span > FAST_SPAN else (low, span)
+    if references.size and all(array.dtype.kind in "iu" for array in arrays):
+        low, high = min(int(array.min()) for array in arrays), max(int(array.max()) for array in arrays)
+        if high - low < FAST_SPAN:  # a narrow span of integers: the codes are the labels less the lowest (as given if 0)
+            return np.arange(low, high + 1, dtype=np.int64), [array.astype(np.int64, copy=False) - low if low else
+                                                              array.astype(np.int64, copy=False) for array in arrays]
+    values = distinct_values(arrays)
+    return values, [positions(array, values, "judges", "the labels") for array in arrays]
 
 
-def _joint_cells(low: int, span: int, references: np.ndarray, labels: List[np.ndarray]) -> Dict[Tuple[int, int], np.ndarray]:
-    """Every pair i < j of judges' joint counts, ``cells[(r * span + a) * span + b]`` (int64, span^3),
-    for integer labels in ``[low, low + span)``.
+def _matrix_cells(span: int, codes: List[np.ndarray], weights: Optional[np.ndarray] = None,
+                  squares: Optional[np.ndarray] = None) -> List[Optional[np.ndarray]]:
+    """Every pair i < j of judges' joint counts ``[n, w, w2]``, each (pairs, span^3) over the cells
+    ``(r * span + a) * span + b`` (``w``, ``w2`` None unweighted), from ``codes`` (``codes[0]`` the
+    references', ``codes[1 + i]`` judge i's, in ``[0, span)``): for the items of reference r, the
+    product of their one-hot labels (items x judges * span) with itself holds every pair's counts of
+    (a, b) at once (sums of 0/1 in float64 below 2^53: exact), as many judges on few items want."""
+    size = len(codes) - 1
+    first, second = np.triu_indices(size, 1)
+    fields = [None] if weights is None else [None, weights, squares]
+    found = [np.zeros((first.size, span, span, span)) for _ in fields]
+    columns = np.arange(size) * span
+    step = max(1, MATRIX_CHUNK // (size * span))
+    for r in range(span):
+        rows = np.flatnonzero(codes[0] == r)
+        for start in range(0, rows.size, step):
+            chunk = rows[start:start + step]
+            onehot = np.zeros((chunk.size, size * span))
+            onehot[np.arange(chunk.size)[:, None], columns + np.stack([code[chunk] for code in codes[1:]], axis=1)] = 1.0
+            for sums, field in zip(found, fields):
+                product = ((onehot if field is None else onehot * field[chunk, None]).T @ onehot).reshape(size, span, size, span)
+                sums[:, r] += product[first, :, second, :]
+    return [found[part].reshape(first.size, span**3) if part < len(found) else None for part in range(3)]
+
+
+def _joint_cells(span: int, references: np.ndarray, labels: List[np.ndarray], weights: Optional[np.ndarray] = None,
+                 squares: Optional[np.ndarray] = None) -> Dict[Tuple[int, int], Tuple[Any, ...]]:
+    """Every pair i < j of judges' joint counts ``(n, w, w2)``, each over the span^3 cells
+    ``(r * span + a) * span + b`` (``w``, ``w2``: the sums of ``weights`` and ``squares``, None
+    unweighted; ``n`` in float64 from a group's bincount: integers, exact), for label codes in ``[0, span)``.
 
     Judges go in groups of g, the most for which a pair of groups with the references has at
     most ``JOINT_CELLS`` combinations (all the judges in one group when they fit). Each group
-    pair is one bincount of the items' combined codes, built chunk by chunk from the labels as
-    given (one read of each); each pair of judges in it is then a bincount of its distinct
-    cells, weighted by their counts (integers below 2^53 in float64: exact). When not even two
-    judges fit in a group, each pair of judges is one bincount of its own codes.
+    pair is one bincount of the items' combined codes, built chunk by chunk from the codes
+    (one read of each); each pair of judges in it is then a bincount of its distinct cells,
+    weighted by their counts (integers below 2^53 in float64: exact) and weight sums. When not
+    even two judges fit in a group, each pair of judges is one bincount of its own codes.
     """
     size = len(labels)
-    cells: Dict[Tuple[int, int], np.ndarray] = {}
+    cells: Dict[Tuple[int, int], Tuple[Any, ...]] = {}
     if span**5 > JOINT_CELLS and span ** (size + 1) > JOINT_CELLS:
-        # Not even two judges per group: each pair one bincount of uint16 codes made once per judge.
-        codes = [(array.astype(np.int64, copy=False) - low).astype(np.uint16) for array in (references, *labels)]
+        # Not even two judges per group: each pair one bincount of its own codes.
         for i in range(size):
             for j in range(i + 1, size):
-                code = codes[0] * np.uint16(span * span) + codes[i + 1] * np.uint16(span) + codes[j + 1]
-                cells[(i, j)] = np.bincount(code, minlength=span**3).astype(np.int64)
+                code = (references * span + labels[i]) * span + labels[j]
+                cells[(i, j)] = tuple(None if field is None and part else np.bincount(code, field, minlength=span**3)
+                                      for part, field in enumerate((None, weights, squares)))
         return cells
     if span ** (size + 1) <= JOINT_CELLS:
         together = [list(range(size))]
@@ -196,21 +314,14 @@ def _joint_cells(low: int, span: int, references: np.ndarray, labels: List[np.nd
         groups = [list(range(start, min(start + per_group, size))) for start in range(0, size, per_group)]
         together = [a + b for index, a in enumerate(groups) for b in groups[index + 1:]]
     for members in together:
-        # sum_k (label_k - low) span^(m - k) = sum_k label_k span^(m - k) - low sum_k span^(m - k): in int64,
-        # modulo 2^64 (wide labels wrap the same way in every step), the code itself in [0, span^(m + 1)).
-        shift = (low * sum(span**power for power in range(len(members) + 1)) + 2**63) % 2**64 - 2**63
         code = np.empty(references.size, np.int64)
         for start in range(0, references.size, CODES_CHUNK):
-            part = references[start:start + CODES_CHUNK].astype(np.int64)
+            part = references[start:start + CODES_CHUNK].copy()
             for member in members:
                 part *= span
-                part += labels[member][start:start + CODES_CHUNK].astype(np.int64, copy=False)
-            if shift:
-                part -= shift
+                part += labels[member][start:start + CODES_CHUNK]
             code[start:start + CODES_CHUNK] = part
-        counted = np.bincount(code, minlength=span ** (len(members) + 1))
-        present = np.flatnonzero(counted)
-        weights = counted[present].astype(np.float64)
+        present, n, w, w2 = _counted(code, span ** (len(members) + 1), weights, squares)
         # Digits of the combined code: the reference first, then the members in order.
         place = span ** len(members)
         reference = present // place * (span * span)
@@ -218,12 +329,13 @@ def _joint_cells(low: int, span: int, references: np.ndarray, labels: List[np.nd
         for _ in members:
             place //= span
             digits.append(present // place % span)
+        counts = n.astype(np.float64)
         for first, i in enumerate(members):
             for second in range(first + 1, len(members)):
                 j = members[second]
                 if (i, j) not in cells:
-                    pair = np.bincount(reference + digits[first] * span + digits[second], weights, minlength=span**3)
-                    cells[(i, j)] = pair.astype(np.int64)
+                    pair = reference + digits[first] * span + digits[second]
+                    cells[(i, j)] = tuple(None if field is None else np.bincount(pair, field, minlength=span**3) for field in (counts, w, w2))
     return cells
 
 
@@ -238,86 +350,141 @@ def judge_names(stored: Store) -> List[str]:
 
 @dataclass(frozen=True)
 class JudgesCounts:
-    """Several judges on one golden set: ``names`` in the order given, the ``PairedCounts`` of
-    every pair i < j (``pairs[(i, j)]``: judge i as the system, j as the baseline), over one
-    class order, and ``last``: the last judge's confusion counts with its clusters."""
+    """Several judges on one golden set, over one class order: ``names`` in the order given,
+    ``judges[i]`` judge i's confusion counts (with its clusters), ``joint[p]`` the joint counts
+    (reference, judge i, judge j) of the p-th pair i < j in ``np.triu_indices`` order (``joint_w2``
+    their squared weights, None unweighted), and ``pair_clusters(i, j)`` that pair's clusters."""
 
     names: List[str]
-    pairs: Dict[Tuple[int, int], PairedCounts]
-    last: ConfusionCounts
+    judges: List[ConfusionCounts]
+    joint: np.ndarray
+    joint_w2: Optional[np.ndarray]
+    pair_clusters: Callable[[int, int], Clusters]
 
     @property
     def reason(self) -> Optional[str]:
-        return self.pairs[(0, 1)].reason
-
-    def pair(self, i: int, j: int) -> PairedCounts:
-        """Judges i and j as counted (the smaller index as the system, with the clusters): a paired
-        comparison's p-value does not depend on which of the two is the system."""
-        return self.pairs[(min(i, j), max(i, j))]
+        return self.judges[0].reason
 
     def judge(self, i: int) -> ConfusionCounts:
-        """Judge i's confusion counts, with its clusters (from a pair where it is the system)."""
-        return self.pairs[(i, i + 1)].system if i + 1 < len(self.names) else self.last
+        """Judge i's confusion counts, with its clusters."""
+        return self.judges[i]
 
+    def own_joint(self) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+        """Every judge's confusion counts as ``joint`` holds counts, (J, K, K): on its scale (weights
+        scaled by a power of two, or the counts where weights are all equal), with their squared
+        weights (None when ``joint_w2`` is)."""
+        size, k = len(self.names), self.judges[0].num_classes
+        own = np.zeros((size, k, k))
+        own_w2 = None if self.joint_w2 is None else np.zeros((size, k, k))
+        for i, judge in enumerate(self.judges):
+            if judge.w is None:
+                weight = judge.n
+            elif own_w2 is None:  # equal weights: the counts of samples of positive weight, as the joint counts
+                weight = equal_weight_counts(judge.w, judge.w2, judge.w2_exponent)
+            else:
+                weight = np.ldexp(judge.w, -judge.w2_exponent)
+                np.add.at(own_w2[i], (judge.reference, judge.prediction), judge.w2)
+            np.add.at(own[i], (judge.reference, judge.prediction), weight)
+        return own, own_w2
 
-def _swapped_table(table: CountTable) -> CountTable:
-    """A pair's table with the two judges' key names exchanged."""
-    counts = table.result()
-    names = {"predictions": "baseline_predictions", "baseline_predictions": "predictions"}
-    keys = {names.get(key, key): values for key, values in counts.keys.items()}
-    swapped = CountTable(table.names)
-    swapped.merge(dataclasses.replace(counts, keys=keys))
-    return swapped
-
-
-def _pair_store(stored: Store, i: int, j: int, swap: bool = False) -> Store:
-    sub = Store()
-    sub.settings = {key: value for key, value in stored.settings.items() if key != JUDGES_SETTING}
-    sub.reference_dtypes = set(stored.reference_dtypes)
-    table = stored.tables.get(pair_table(i, j), CountTable(list(PAIRED_KEYS)))
-    sub.tables[PAIRED] = _swapped_table(table) if swap else table
-    clustered = stored.tables.get(pair_table(i, j) + "/" + CLUSTERS)
-    if clustered is not None:
-        sub.tables[CLUSTERS] = _swapped_table(clustered) if swap else clustered
-    return sub
+    def pair(self, i: int, j: int) -> PairedCounts:
+        """Judges i and j as counted (the smaller index as the system, with the pair's clusters): a
+        paired comparison's p-value does not depend on which of the two is the system."""
+        i, j = min(i, j), max(i, j)
+        index = pair_position(i, j, len(self.names))
+        system = self.judges[i]
+        clusters = self.pair_clusters(i, j)
+        if clusters is not system.clusters:
+            system = dataclasses.replace(system, clusters=clusters)
+        return PairedCounts(system, self.judges[j], self.joint[index], None if self.joint_w2 is None else self.joint_w2[index])
 
 
 def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = SCORES_HINT) -> JudgesCounts:
     """What was stored with ``judges`` (two or more), as ``JudgesCounts`` under the options.
 
-    Each pair is reduced as ``baseline_predictions`` would be (``paired.paired_counts``); when
-    the pairs see different classes (a label only some judges give) and neither ``labels`` nor
-    ``num_classes`` fixes them, every pair is counted over the classes seen anywhere.
-    Errors about a judge's labels name the judge."""
+    The rules of ``baseline_predictions`` (``paired.paired_counts``) for every judge: ``ignore_index``
+    drops items, weight-0 items are dropped, each judge's labels are checked (errors name the judge),
+    one class order for all: ``labels``, ``0..num_classes-1``, or the values seen; when the pairs would
+    see different classes (a label only some judges give), every judge is counted over the classes
+    seen anywhere, as ``labels`` would give them."""
     if options.get("threshold") is not None:
         raise ValueError(f"threshold: judges give labels, found threshold={options['threshold']!r} with judges; turn scores into "
                          "labels first (or rank scores one judge at a time).")
     names = judge_names(stored)
     size = len(names)
+    ignore_index = options.get("ignore_index")
+    empty = CountTable(list(OWN_KEYS))
+    own, reason = kept_rows(stored.tables.get(OWN_TABLE, empty).result(), ignore_index)
+    pairs, _ = kept_rows(stored.tables.get(PAIRS_TABLE, CountTable(list(PAIRS_KEYS))).result(), ignore_index)
+    judge_of = own.keys["judge"].astype(np.int64)
+    references = own.keys["references"]
+    padding = padding_values(references, stored.reference_dtypes, ignore_index)
+    task, labels, num_classes, pos_label = (options.get(name) for name in ("task", "labels", "num_classes", "pos_label"))
+    seen = []
+    for i in range(size):  # each judge's labels checked alone, as the system of a comparison: errors name it
+        mine = judge_of == i
+        predictions = own.keys["predictions"][mine]
+        try:
+            predictions = as_labels(predictions, "predictions", scores_hint)
+            with padding_hint(padding):
+                seen.append(encode_task(references[mine], predictions, task, labels, num_classes, pos_label).classes)
+        except (ValueError, TypeError) as error:
+            raise renamed(error, {"predictions": f"judges[{names[i]!r}]"}) from None
+    if labels is None and num_classes is None and size > 2 and _pairs_differ(seen):
+        labels = distinct_values([np.asarray(found) for found in seen]).tolist()
+    with padding_hint(padding):
+        encoded = encode_task(np.concatenate([references, pairs.keys["references"]]),
+                              np.concatenate([own.keys["predictions"], pairs.keys["predictions"], pairs.keys["baseline_predictions"]]),
+                              task, labels, num_classes, pos_label)
+    warn_padding(padding, encoded, labels)
+    k = encoded.num_classes
+    if encoded.unobserved or k > MAX_COMPARISON_CLASSES:
+        raise ValueError(f"judges: ranking counts K^3 (reference, judge, judge) cells per pair of judges; expected at most "
+                         f"{MAX_COMPARISON_CLASSES} classes, found {k + encoded.unobserved:,}.")
+    reference_index, pair_reference = np.split(encoded.reference_indices, [references.size])
+    prediction_index, system_index, baseline_index = np.split(encoded.prediction_indices, np.cumsum([references.size, pairs.n.size]))
+    own_encoded = dataclasses.replace(encoded, prediction_indices=None)
+    judges = []
+    for i in range(size):
+        mine = np.flatnonzero(judge_of == i)
+        cell = reference_index[mine] * k + prediction_index[mine]
+        present, inverse = np.unique(cell, return_inverse=True)
+        total = (lambda values: np.bincount(inverse, weights=values[mine], minlength=present.size))
+        weighted = own.w is not None
+        clusters = stored_clusters(stored, ignore_index, stored.tables.get(own_clusters_table(i)))
+        judges.append(ConfusionCounts(own_encoded, present // k, present % k, np.rint(total(own.n)).astype(np.int64),
+                                      total(own.w) if weighted else None, total(own.w2) if weighted else None, reason,
+                                      w2_exponent=own.w2_exponent, clusters=clusters))
+    count = size * (size - 1) // 2
+    index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
+    cell = ((index * k + pair_reference) * k + system_index) * k + baseline_index
+    # Equal weights change no rate and no effective size (as paired.paired_counts).
+    equal_counts = None if pairs.w is None else equal_weight_counts(pairs.w, pairs.w2, pairs.w2_exponent)
+    joint_weighted = pairs.w is not None and equal_counts is None
+    weight = np.ldexp(pairs.w, -pairs.w2_exponent) if joint_weighted else (pairs.n if pairs.w is None else equal_counts).astype(np.float64)
+    joint = np.bincount(cell, weights=weight, minlength=count * k**3).reshape((count, k, k, k))
+    joint_w2 = np.bincount(cell, weights=pairs.w2, minlength=count * k**3).reshape(joint.shape) if joint_weighted else None
 
-    def count(options):
-        pairs = {}
-        for i in range(size):
-            for j in range(i + 1, size):
-                try:
-                    pairs[(i, j)] = paired_counts(_pair_store(stored, i, j), dict(options), scores_hint)
-                except (ValueError, TypeError) as error:
-                    raise renamed(error, {"baseline_predictions": f"judges[{names[j]!r}]", "predictions": f"judges[{names[i]!r}]"}) from None
-        return pairs
+    def pair_clusters(i: int, j: int) -> Clusters:
+        table = stored.tables.get(pair_clusters_table(i, j))
+        return judges[i].clusters if table is None else stored_clusters(stored, ignore_index, table)
 
-    pairs = count(options)
-    classes = [pair.system.encoded.classes for pair in pairs.values()]
-    if any(len(found) != len(classes[0]) or (found != classes[0]).any() for found in classes):
-        if options.get("labels") is None and options.get("num_classes") is None:
-            options = {**options, "labels": distinct_values([np.asarray(found) for found in classes]).tolist()}
-            pairs = count(options)
-    # The last judge's own counts (with its clusters) come from its pair counted the other way round.
-    last = size - 1
-    try:
-        mirrored = paired_counts(_pair_store(stored, last - 1, last, True), dict(options), scores_hint)
-    except (ValueError, TypeError) as error:
-        raise renamed(error, {"baseline_predictions": f"judges[{names[last - 1]!r}]", "predictions": f"judges[{names[last]!r}]"}) from None
-    return JudgesCounts(names, pairs, mirrored.system)
+    return JudgesCounts(names, judges, joint, joint_w2, pair_clusters)
+
+
+def _pairs_differ(classes: List[np.ndarray]) -> bool:
+    """Whether two pairs of judges would see different classes (each pair sees the union of its two
+    judges' classes): some class is missing from two judges' own, so their pair lacks it while a pair
+    with a judge that has it does not."""
+    everything = distinct_values([np.asarray(found) for found in classes]).tolist()
+    owned = [set(np.asarray(found).tolist()) for found in classes]
+    return any(sum(value not in mine for mine in owned) >= 2 for value in everything)
+
+
+def pair_position(i: Any, j: Any, size: int) -> Any:
+    """The position of the pair i < j (scalars or arrays) among the ``size`` judges' pairs, in
+    ``np.triu_indices(size, 1)`` order."""
+    return i * size - i * (i + 1) // 2 + (j - i - 1)
 
 
 def count_judges_batch(count_single: Any, predictions: Any, references: Any, inputs: Mapping[str, Any], **count_options: Any) -> Store:

@@ -160,13 +160,6 @@ class PairedCounts:
             return np.bincount(positions, weights=rows.weight.astype(np.float64) * (system - baseline))
         return None
 
-    def clustered_w2(self, effect: Any) -> Optional[np.ndarray]:
-        """``joint_w2`` for the comparison: with clusters, the sums of squared weights (the counts,
-        unweighted) times the design effect, so each row's Kish size is what its clusters are worth."""
-        if effect.num_clusters is None:
-            return self.joint_w2
-        return (self.joint if self.joint_w2 is None else self.joint_w2) * effect.factor
-
 
 def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options: Dict[str, Any]) -> None:
     """Errors about the baseline's labels name baseline_predictions (the shared encoding would say predictions)."""

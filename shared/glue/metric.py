@@ -43,6 +43,7 @@ from ..counting.judges import JudgesCounts
 from ..counting.judges import count_judges_batch
 from ..counting.judges import has_judges
 from ..counting.judges import judge_names
+from ..counting.judges import OWN_TABLE
 from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
@@ -173,6 +174,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 self._check_inputs(inputs, "compute")
                 count_options = self._count_options()
                 stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
+            warn_single_item(stored, self.name)
             result = self._result(self._counts(stored, options), options)
             self.writer = None
             return result
@@ -184,6 +186,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             stored = self._gather()
             if stored is None:
                 return None
+        warn_single_item(stored, self.name)
         return self._result(self._counts(stored, options), options)
 
     def _with_clusters(self, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
@@ -345,6 +348,20 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         if isinstance(counts, PairedCounts):
             return comparison_from_counts(self.SPEC, counts, options)
         return self.SPEC.value(counts, options)
+
+
+SINGLE_ITEM = ("{name}: computed on a single item, where its value is 0, 1 or undefined, and an average of such "
+               "values is plain accuracy, not {name}: a per-document call: aggregate over the corpus; see "
+               "docs/harnesses.md (lm-evaluation-harness's `hf_evaluate: true` computes per document).")
+
+
+def warn_single_item(stored: Store, name: str) -> None:
+    """Warn when what is reduced holds one sample (judges: one item in their joint counts):
+    a harness that calls the module per document and averages the results."""
+    judged = stored.tables.get(OWN_TABLE)  # every judge's own counts: the items, once a judge
+    items = len(stored) or (len(judged) // len(judge_names(stored)) if judged is not None else 0)
+    if items == 1:
+        warnings.warn(SINGLE_ITEM.format(name=name), UserWarning, stacklevel=user_stacklevel())
 
 
 def several_judges(stored: Store) -> bool:

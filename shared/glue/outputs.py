@@ -27,8 +27,9 @@ from ..stats.averaging import apply_zero_division
 from ..stats.binomial import DEFAULT_CI_METHOD
 from ..stats.binomial import MAX_BOOTSTRAP_CELLS
 from ..stats.binomial import auto_resamples
-from .reduction import clustered_interval
-from ..stats.design_effect import design_effect
+from ..stats.binomial import Interval
+from .reduction import class_order_key
+from .reduction import clustered_intervals
 from ..stats.intervals import informedness_gradient
 from ..stats.intervals import informedness_interval
 from ..stats.intervals import recall_influence
@@ -92,7 +93,7 @@ def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resa
 
 def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
     """What an informedness interval is computed from, for one system as for several
-    (``informedness_interval_outputs``, ``informedness_score_interval_outputs``): the confusion
+    (``informedness_interval_outputs``): the confusion
     matrix, the cells' squared weights (None unweighted), the value's influence (a function, called
     only with clusters) and each class's size (Kish's effective size with weights)."""
     matrix = counts.matrix("confidence_level")
@@ -114,55 +115,62 @@ def informedness_interval_inputs(counts, class_counts, average: str, averaging: 
     return matrix, squared_weights, influence, support
 
 
-def informedness_interval_outputs(counts, class_counts, value: float, averaging: Averaging, *, average: str,
-                                  confidence_level: float, ci_method: Optional[str], n_resamples: Optional[int],
-                                  seed: Optional[int]) -> Dict[str, Any]:
-    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined) of a defined value."""
-    if np.count_nonzero(class_counts.support) < 2:
-        # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
-        return {"informedness_ci": [np.nan, np.nan], "informedness_ci_reason": "fewer_than_two_reference_classes"}
-    matrix, squared_weights, influence, support = informedness_interval_inputs(counts, class_counts, average, averaging)
-    outputs, interval = clustered_interval("informedness_ci", counts, influence, confidence_level, lambda effect: informedness_interval(
-        matrix, confidence_level=confidence_level,
-        method=ci_method or DEFAULT_CI_METHOD,
-        n_resamples=n_resamples, seed=seed, average=average, averaging=averaging, estimate=value,
-        effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
-        squared_weights=squared_weights, variance_scale=effect.factor,
-    ))
-    if interval is not None and interval.reason is not None:
-        outputs["informedness_ci_reason"] = interval.reason
-    return outputs
-
-
-def informedness_score_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging, Any]], *, average: str,
-                                        confidence_level: float) -> List[Optional[Dict[str, Any]]]:
-    """``informedness_interval_outputs`` of several systems with the default ``ci_method`` (score), the
-    intervals of all of them in one vectorised call: ``systems`` are ``(counts, class_counts, value,
-    averaging, same)`` as that function takes them, ``same`` equal for systems with equal averaging
-    (one batch each). Each problem on the leading axis is computed as it is alone: the same numbers.
-    None for a system whose interval is NaN (its reason is ``informedness_interval_outputs``')."""
-    key = "informedness_ci"
-    found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    batches: Dict[Any, Any] = {}
-    for position, (counts, class_counts, value, averaging, same) in enumerate(systems):
+def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], *, average: str, confidence_level: float,
+                                  ci_method: Optional[str], n_resamples: Optional[int], seed: Optional[int]) -> List[Dict[str, Any]]:
+    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined, the clusters' outputs)
+    of each system ``(counts, class_counts, value, averaging)`` of a defined value, through the one
+    interval step (``reduction.clustered_intervals``): the default score intervals of systems of one
+    class order in one vectorised call (the judges ranked by ``glue.ranking``: J intervals for about
+    the cost of one; each problem on the leading axis computed as it is alone), any other method,
+    and a system whose batched interval is NaN (for its reason), one system at a time."""
+    key, method = "informedness_ci", ci_method or DEFAULT_CI_METHOD
+    found: List[Dict[str, Any]] = [{}] * len(systems)
+    inputs: Dict[int, Any] = {}
+    for index, (counts, class_counts, _, averaging) in enumerate(systems):
         if np.count_nonzero(class_counts.support) < 2:
-            continue
-        matrix, _, influence, support = informedness_interval_inputs(counts, class_counts, average, averaging)
-        effect = design_effect(counts, influence, confidence_level)
-        if effect.reason is not None:
-            found[position] = effect.outputs(key)
-            continue
-        effective = effect.scale(support) if effect.num_clusters else counts.effective_sizes()
-        batches.setdefault((same, effective is None), (averaging, []))[1].append((position, matrix, value, effective, effect))
-    for (_, no_sizes), (averaging, members) in batches.items():
-        interval = informedness_interval(
-            np.stack([member[1] for member in members]), confidence_level=confidence_level, method=DEFAULT_CI_METHOD,
-            average=average, averaging=averaging, estimate=np.array([member[2] for member in members], dtype=np.float64),
-            effective_support=None if no_sizes else np.stack([member[3] for member in members]))
-        for row, (position, *_, effect) in enumerate(members):
-            low, high = float(interval.low[row]), float(interval.high[row])
-            if not (math.isnan(low) or math.isnan(high)):
-                found[position] = {key: [low, high], **effect.outputs(key)}
+            # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
+            found[index] = {key: [np.nan, np.nan], f"{key}_reason": "fewer_than_two_reference_classes"}
+        else:
+            inputs[index] = informedness_interval_inputs(counts, class_counts, average, averaging)
+    measured = list(inputs)
+
+    def alone(index, effect):
+        counts, _, value, averaging = systems[index]
+        matrix, squared_weights, _, support = inputs[index]
+        return informedness_interval(
+            matrix, confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, average=average,
+            averaging=averaging, estimate=value, effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
+            squared_weights=squared_weights, variance_scale=effect.factor)
+
+    def intervals(ready):
+        groups: Dict[Any, List[Tuple[int, int, Any]]] = {}
+        for position, (row, effect) in enumerate(ready):
+            index = measured[row]
+            counts = systems[index][0]
+            effective = effect.scale(inputs[index][3]) if effect.num_clusters else counts.effective_sizes()
+            together = (class_order_key(counts.encoded), effective is None) if method == "score" else position
+            groups.setdefault(together, []).append((position, index, effective))
+        results: List[Any] = [None] * len(ready)
+        for members in groups.values():
+            if len(members) == 1:
+                position, index, _ = members[0]
+                results[position] = alone(index, ready[position][1])
+                continue
+            averaging = systems[members[0][1]][3]
+            interval = informedness_interval(
+                np.stack([inputs[index][0] for _, index, _ in members]), confidence_level=confidence_level, method=method,
+                average=average, averaging=averaging, estimate=np.array([systems[index][2] for _, index, _ in members], dtype=np.float64),
+                effective_support=None if members[0][2] is None else np.stack([effective for *_, effective in members]))
+            for row, (position, index, _) in enumerate(members):
+                low, high = interval.low[row], interval.high[row]
+                results[position] = alone(index, ready[position][1]) if math.isnan(low) or math.isnan(high) else Interval(low, high)
+        return results
+
+    pairs = [(systems[index][0], inputs[index][2]) for index in measured]
+    for index, (outputs, interval) in zip(measured, clustered_intervals(key, pairs, confidence_level, intervals)):
+        if interval is not None and interval.reason is not None:
+            outputs[f"{key}_reason"] = interval.reason
+        found[index] = outputs
     return found
 
 

@@ -43,13 +43,15 @@ from ..stats.ranking import max_abs_normal
 from ..stats.ranking import maxt_p_values
 from ..stats.ranking import maxt_quantile
 from .reduction import MetricSpec
+from .reduction import P_VALUE_ONLY_LEVEL
 from .reduction import clustered_comparison
 
-# With confidence_level=None the ranking's tests still need a level: this one (intervals are left out).
-RANKING_DEFAULT_LEVEL = 0.95
 RANKING_METHOD = ("maxT (multivariate normal, correlations from the pairwise joint counts); "
                   "per-pair p-values of the paired comparison (stratified McNemar score or exact mid-p); "
                   "intervals by the module's ci_method at the maxT marginal level")
+
+# return_judge_p_values: at most this many judges (their 1,225 pairs' maxT takes seconds; 100 judges' 4,950, minutes).
+MAX_PAIRWISE_JUDGES = 50
 
 ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result is that of compute(predictions=judges[{name!r}]). "
              "Pass two or more judges to rank them.")
@@ -68,8 +70,14 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     """The top-ranked judge's result (as ``spec.value``) with ``judge_ranking``, ``best_judges``
     and ``judge_ranking_method`` (see the module doc)."""
     name, level = spec.name, options["confidence_level"]
-    alpha = 1.0 - (level if level is not None else RANKING_DEFAULT_LEVEL)
+    alpha = 1.0 - (level if level is not None else P_VALUE_ONLY_LEVEL)  # without intervals: the best set at 0.05
     size = len(counts.names)
+    if options.get("return_judge_p_values") and size > MAX_PAIRWISE_JUDGES:
+        raise ValueError(
+            f"return_judge_p_values: every pair's p-value is adjusted by maxT over all J (J - 1) / 2 pairs, whose correlation is "
+            f"a pairs x pairs matrix; expected at most {MAX_PAIRWISE_JUDGES} judges ({MAX_PAIRWISE_JUDGES * (MAX_PAIRWISE_JUDGES - 1) // 2:,} "
+            f"pairs), found {size} ({size * (size - 1) // 2:,} pairs). The ranking itself (each judge against the best) has no such "
+            "limit: leave return_judge_p_values out, or rank the few judges whose pairs you want to compare on their own.")
     plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
     values = []
     for i in range(size):
@@ -90,11 +98,10 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     covariance = None
     if len(finite) >= 2:
         num_classes = counts.judge(best).num_classes
-        gradients = {i: gradient_matrix(spec.influence(counts.judge(i), options), num_classes) for i in finite}
-        pairs = [(i, j) for i in finite for j in finite if i < j]
-        covariance = judge_covariance({pair: counts.pairs[pair].joint for pair in pairs},
-                                      {pair: counts.pairs[pair].joint_w2 for pair in pairs},
-                                      _dense_gradients(gradients, size, num_classes))
+        gradients = np.zeros((size, num_classes, num_classes))  # zeros for a judge left out: its rows and columns stay 0
+        for i in finite:
+            gradients[i] = gradient_matrix(spec.influence(counts.judge(i), options), num_classes)
+        covariance = judge_covariance(counts.joint, counts.joint_w2, *counts.own_joint(), gradients)
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
     others = [i for i in finite if i != best]
@@ -102,8 +109,8 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     seed = options.get("seed")
     adjusted = np.array([])
     if others:
-        differences = np.array([[covariance[best, best] - covariance[best, k] - covariance[best, l] + covariance[k, l]
-                                 for l in others] for k in others])
+        row = covariance[best, others]
+        differences = covariance[best, best] - row[:, None] - row[None, :] + covariance[np.ix_(others, others)]
         correlation = correlation_of(differences)
         maxima = None if len(others) == 1 else max_abs_normal(correlation, seed=seed)
         adjusted = maxt_p_values(raw_p, correlation, maxima)
@@ -161,8 +168,9 @@ def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[s
     raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
     adjusted: List[float] = []
     if pairs:
-        cross = np.array([[covariance[i, k] - covariance[i, l] - covariance[j, k] + covariance[j, l] for k, l in pairs]
-                          for i, j in pairs])
+        first, second = (np.array(side) for side in zip(*pairs))
+        cross = (covariance[np.ix_(first, first)] - covariance[np.ix_(first, second)] - covariance[np.ix_(second, first)]
+                 + covariance[np.ix_(second, second)])
         correlation = correlation_of(cross)
         maxima = None if len(pairs) == 1 else max_abs_normal(correlation, seed=options.get("seed"))
         adjusted = maxt_p_values(raw, correlation, maxima).tolist()
@@ -177,7 +185,7 @@ def pair_p_value(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, A
     compared = clustered_comparison(
         paired, options["confidence_level"],
         lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
-        lambda joint_w2: spec.difference(paired.joint, joint_w2, options, None))
+        lambda factor: spec.difference(paired.joint, paired.joint_w2, options, None, factor))
     return float(compared["p_value"])
 
 
@@ -202,11 +210,6 @@ def pair_p_values(spec: MetricSpec, pairs: List[PairedCounts], options: Mapping[
     return found
 
 
-def _dense_gradients(gradients: Dict[int, np.ndarray], size: int, num_classes: int) -> List[np.ndarray]:
-    """Every judge's gradient (zeros for a judge left out: its rows and columns stay 0)."""
-    return [gradients.get(i, np.zeros((num_classes, num_classes))) for i in range(size)]
-
-
 # The input and outputs of judges=, in both modules' docs ({metric}: the module's result key).
 JUDGES_DOC = """judges (mapping from str to array-like, optional): several judges' labels on the same
         samples, each aligned with `references` (e.g. {"gpt": [...], "llama": [...], "rules": [...]}),
@@ -218,7 +221,8 @@ JUDGES_DOC = """judges (mapping from str to array-like, optional): several judge
         the number of samples. One judge: its plain result, with a warning that nothing was
         ranked. Not with `baseline_predictions` or `threshold`.
     return_judge_p_values (bool, defaults to False): with `judges`, also return
-        `judge_p_values`, the matrix of every pair's adjusted p-value."""
+        `judge_p_values`, the matrix of every pair's adjusted p-value (at most 50 judges: maxT
+        over all pairs takes a pairs x pairs correlation)."""
 
 JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
     judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order

@@ -31,20 +31,39 @@ P_VALUE_ONLY_LEVEL = 0.95
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """What a module adds to the shared reduction.
+    """What a module adds to the shared reduction: the contract every path honours.
 
-    ``name``: the result key of the value (``"balanced_accuracy"``). ``value(counts, options)``:
-    the result of one system's counts (value, interval, per-class outputs). ``influence(counts,
-    options)``: how one counted sample moves the value, as the counts' ``cluster_sums`` takes it.
-    ``difference(joint, joint_w2, options, method)``: the paired comparison from the joint counts
-    (``stats.comparison``), ``method`` "bootstrap" or None (the module's default).
-    ``own_only``: options that describe the system's own result alone, off for the baseline.
-    ``check_options(options)``: checks across options, before any data is read (None: none).
-    ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
-    or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
-    ``intervals(systems, options)``: several systems' interval outputs (``<name>_ci`` and what
-    ``value`` gives beside it), the same numbers as ``value``'s, computed in one vectorised call;
-    None in the list for a system left to ``value`` (None: no batching, ``value`` for each).
+    A metric provides, from its counts (the counts object of its kind of input):
+
+    - ``name``: the result key of the value (``"balanced_accuracy"``).
+    - ``value(counts, options)`` (required): the result of one system's counts, a dict with
+      ``name`` (NaN with a ``"reason"`` when it is undefined) and, with ``confidence_level``,
+      ``<name>_ci`` from ``clustered_interval`` (so clusters, their design effect and the refusals
+      come from the path, not the metric), and per-class outputs.
+    - ``influence(counts, options)``: how one counted sample moves the value, in the form the
+      counts' ``cluster_sums`` takes (a ``RecallInfluence``, a K x K gradient ``[r, a]``). Used by the
+      cluster-robust comparison, the cluster swap test and the judges' covariances.
+    - ``difference(joint, joint_w2, options, method, design_factor=1.0)``: the paired comparison of
+      two systems from their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights,
+      None unweighted), ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or
+      None (the module's default); ``design_factor``: clustered samples' design effect, which
+      divides each row's effective size (``stats.comparison.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
+      with their J - 1 comparisons in one call), each computed as it is alone.
+
+    What a spec provides decides the paths its module offers: every spec gets the value, the
+    default interval and the other ``ci_method``s, ``clusters``, ``sample_weight``, ``add_batch``
+    streaming and distributed mode; a spec with ``influence`` and ``difference`` also gets
+    ``baseline_predictions`` and ``judges=`` (a difference without an influence is refused here).
+    ``tests/unit/test_spec_contract.py`` runs a toy spec (``rate_spec``) and the four modules'
+    through every path they offer. Optional beside them:
+
+    - ``own_only``: options that describe the system's own result alone, off for the baseline.
+    - ``check_options(options)``: checks across options, before any data is read (None: none).
+    - ``cluster_feature``: what clusters are counted with besides the reference - the prediction,
+      or ``"correct"`` (whether it is right: all a mean of recalls' variance needs, K cells per cluster).
+    - ``intervals(systems, options)``: several systems' interval outputs (``<name>_ci`` and what
+      ``value`` gives beside it), the same numbers as ``value``'s, computed in one vectorised call;
+      None in the list for a system left to ``value`` (None: no batching, ``value`` for each).
     """
 
     name: str
@@ -56,6 +75,16 @@ class MetricSpec:
     cluster_feature: str = "predictions"
     intervals: Optional[Callable[[List[Any], Mapping[str, Any]], List[Optional[Dict[str, Any]]]]] = None
 
+    def __post_init__(self):
+        if self.difference is not None and self.influence is None:
+            raise TypeError(f"MetricSpec {self.name!r}: a difference needs the value's influence too (clustered comparisons "
+                            "and the judges' covariances are made from it); found difference without influence.")
+
+    @property
+    def compares(self) -> bool:
+        """Whether the spec offers the paired paths (``baseline_predictions``, ``judges=``)."""
+        return self.difference is not None
+
 
 def class_order_key(encoded: Any) -> Tuple[Any, ...]:
     """Systems whose encoded labels give the same key average alike (one class order, the same
@@ -63,18 +92,28 @@ def class_order_key(encoded: Any) -> Tuple[Any, ...]:
     return (encoded.num_classes, encoded.unobserved, tuple(encoded.classes.tolist()) if encoded.unobserved else None)
 
 
+def clustered_intervals(key: str, systems: List[Tuple[Any, Any]], confidence_level: float,
+                        intervals: Callable[[List[Tuple[int, DesignEffect]]], List[Interval]]) -> List[Tuple[Dict[str, Any], Optional[Interval]]]:
+    """The one interval step of every metric, for one system or several at once (the judges ranked
+    by ``judges=``): ``systems`` are (counts, influence) pairs; each one's design effect is computed
+    once (``stats.design_effect`` of its ``influence``, or of what a function gives, called only with
+    clusters), and ``intervals(ready)`` gives, in one call, the interval of each system that can have
+    one (``ready``: its index and effect, whose factor scales the sizes the interval sees). Returns,
+    per system, ``({key: [low, high]}`` with, for clusters, ``num_clusters`` and ``design_effect``
+    (and ``clusters_from`` when they are the inputs' leading axis), and the interval; refused (one
+    cluster, clusters not counted): the NaN interval, ``<key>_reason`` and None."""
+    effects = [design_effect(counts, influence, confidence_level) for counts, influence in systems]
+    found: List[Tuple[Dict[str, Any], Optional[Interval]]] = [(effect.outputs(key), None) for effect in effects]
+    ready = [(index, effect) for index, effect in enumerate(effects) if effect.reason is None]
+    for (index, effect), interval in zip(ready, intervals(ready) if ready else []):
+        found[index] = ({key: interval.as_list(), **effect.outputs(key)}, interval)
+    return found
+
+
 def clustered_interval(key: str, counts: Any, influence: Any, confidence_level: float,
                        interval: Callable[[DesignEffect], Interval]) -> Tuple[Dict[str, Any], Optional[Interval]]:
-    """The one interval step of every metric: ``{key: [low, high]}`` from ``interval(effect)``, the
-    clusters' design effect (``stats.design_effect`` of ``influence``, or of what a function gives,
-    called only with clusters) scaling the sizes it sees; with clusters ``num_clusters`` and
-    ``design_effect`` follow (and ``clusters_from`` when they are the inputs' leading axis). Refused (one cluster, clusters not counted): the NaN interval and
-    ``<key>_reason``. Returns the outputs and the interval (None when refused)."""
-    effect = design_effect(counts, influence, confidence_level)
-    if effect.reason is not None:
-        return effect.outputs(key), None
-    found = interval(effect)
-    return {key: found.as_list(), **effect.outputs(key)}, found
+    """``clustered_intervals`` of one system: ``interval(effect)`` its interval at its design effect."""
+    return clustered_intervals(key, [(counts, influence)], confidence_level, lambda ready: [interval(ready[0][1])])[0]
 
 
 def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapping[str, Any]) -> Dict[str, Any]:
@@ -91,7 +130,7 @@ def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapp
         compared = clustered_comparison(
             paired, options["confidence_level"],
             lambda: tuple(spec.influence(counts, options) for counts in (paired.system, paired.baseline)),
-            lambda joint_w2: spec.difference(paired.joint, joint_w2, options, "bootstrap" if bootstrap else None))
+            lambda factor: spec.difference(paired.joint, paired.joint_w2, options, "bootstrap" if bootstrap else None, factor))
     result.update(difference_outputs(spec.name, result, baseline, compared, options["confidence_level"]))
     if options["return_confusion_matrix"] and paired.reason is None:
         result["baseline_confusion_matrix"] = paired.baseline.matrix()
@@ -99,22 +138,22 @@ def comparison_from_counts(spec: MetricSpec, paired: PairedCounts, options: Mapp
 
 
 def clustered_comparison(paired: PairedCounts, confidence_level: Optional[float], influences: Callable[[], Tuple[dict, dict]],
-                         compare: Callable[[Optional[np.ndarray]], Dict[str, Any]]) -> Dict[str, Any]:
-    """``compare(joint_w2)`` (a ``comparison.py`` function of the joint counts' squared weights),
+                         compare: Callable[[float], Dict[str, Any]]) -> Dict[str, Any]:
+    """``compare(design_factor)`` (the spec's difference of the joint counts, at a design factor),
     with clustered samples worth what their clusters are: the design effect of the difference
     (``influences()``: the system's and the baseline's, as ``PairedCounts.cluster_sums`` takes
-    them) scales the squared weights, so the interval and p-value are cluster-robust; reported
+    them) gives the factor, so the interval and p-value are cluster-robust; reported
     as ``design_effect`` and ``num_clusters`` (and ``clusters_from`` for clusters taken from the
     leading axis). One cluster, or N-d inputs added without their clusters while an interval is
     asked for: NaN, with the reason."""
     clusters = paired.clusters
     if not clusters.counted and (clusters.reason is None or confidence_level is None):
-        return compare(paired.joint_w2)
+        return compare(1.0)
     influence = influences()
-    effect = design_effect(paired, influence, confidence_level or 0.95)
+    effect = design_effect(paired, influence, confidence_level or P_VALUE_ONLY_LEVEL)
     if effect.reason is not None:
         return {"difference_ci": [float("nan")] * 2, "p_value": float("nan"), "reason": effect.reason}
-    compared = compare(paired.clustered_w2(effect))
+    compared = compare(1.0 if effect.num_clusters is None else effect.factor)
     # The p-value swaps the systems within clusters (exact under H0 with few clusters, where the design
     # effect's widened normal test rejects 1% of the time at 5%); every item alone: the independent test.
     contributions = paired.swap_sums(influence)
@@ -183,17 +222,15 @@ def rate_spec(name: str, value: Callable[[np.ndarray], float],
             return {**result, "reason": "undefined"}
         if level is not None:
             influence = gradient_of(matrix)
-            effect = design_effect(counts, influence, level)
-            if effect.reason is None:
-                variance = stratified_variance(matrix, cell_squared_weights(counts), influence) * effect.factor
-                result[f"{name}_ci"] = delta_interval(result[name], variance, level).as_list()
-            result.update(effect.outputs(f"{name}_ci"))
+            outputs, _ = clustered_interval(f"{name}_ci", counts, influence, level, lambda effect: delta_interval(
+                result[name], stratified_variance(matrix, cell_squared_weights(counts), influence) * effect.factor, level))
+            result.update(outputs)
         if options["return_confusion_matrix"]:
             result["confusion_matrix"] = counts.matrix()
         return to_python(result)
 
-    def difference(joint, joint_w2, options, method):
-        return delta_difference(joint, joint_w2, value, gradient_of, options["confidence_level"] or P_VALUE_ONLY_LEVEL)
+    def difference(joint, joint_w2, options, method, design_factor=1.0):
+        return delta_difference(joint, joint_w2, value, gradient_of, options["confidence_level"] or P_VALUE_ONLY_LEVEL, design_factor)
 
     return MetricSpec(name, from_counts, lambda counts, options: gradient_of(counts.matrix().astype(np.float64)), difference)
 

@@ -17,8 +17,8 @@ from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
 from ..stats.binomial import DEFAULT_CI_METHOD
 from ..glue.reduction import class_order_key
-from ..glue.reduction import clustered_interval
-from ..stats.design_effect import design_effect
+from ..glue.reduction import clustered_intervals
+from ..stats.binomial import Interval
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..stats.intervals import recall_mean_interval
@@ -76,14 +76,7 @@ def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
         return {**result, "reason": reason}
     result["balanced_accuracy"] = float(value)
     if confidence_level is not None:
-        # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
-        sizes = counts.effective_sizes() if counts.w is not None else class_counts.support
-        outputs, _ = clustered_interval(
-            "balanced_accuracy_ci", counts, lambda: recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level,
-            lambda effect: recall_mean_interval(
-                class_counts.tp, class_counts.support, confidence_level=confidence_level, method=options["ci_method"] or DEFAULT_CI_METHOD,
-                n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging, effective_support=effect.scale(sizes)))
-        result.update(outputs)
+        result.update(balanced_accuracy_interval_outputs([(counts, class_counts, averaging)], options)[0])
     per_class = {}
     if options["return_per_class"]:
         counts.check_materialised("return_per_class")
@@ -93,17 +86,45 @@ def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
     return to_python(result)
 
 
-def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
-    """Each system's ``balanced_accuracy_ci`` outputs as ``balanced_accuracy_from_counts`` gives them,
-    the default score intervals of all of them in one vectorised call (the judges ranked by
-    ``glue.ranking``: J intervals for about the cost of one; the same numbers, as each problem on
-    a leading axis is computed alone). None for a system left to ``balanced_accuracy_from_counts``:
-    an undefined value, another ``ci_method``."""
-    key, confidence_level = "balanced_accuracy_ci", options["confidence_level"]
-    found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    if confidence_level is None or (options["ci_method"] or DEFAULT_CI_METHOD) != "score":
+def balanced_accuracy_interval_outputs(systems, options) -> List[Dict[str, Any]]:
+    """``balanced_accuracy_ci`` (with the clusters' outputs) of each system, ``(counts, class_counts,
+    averaging)`` of a defined value, through the one interval step (``reduction.clustered_intervals``):
+    the default score intervals of systems with one class order in one vectorised call (the judges
+    ranked by ``glue.ranking``: J intervals for about the cost of one; each problem on the leading
+    axis computed as it is alone), any other method one system at a time."""
+    confidence_level, method = options["confidence_level"], options["ci_method"] or DEFAULT_CI_METHOD
+
+    def intervals(ready):
+        groups: Dict[Any, Any] = {}
+        for position, (index, effect) in enumerate(ready):
+            counts, class_counts, averaging = systems[index]
+            # Clustered samples (images, sequences, conversations) are worth fewer independent ones.
+            sizes = effect.scale(counts.effective_sizes() if counts.w is not None else class_counts.support)
+            together = class_order_key(counts.encoded) if method == "score" else position
+            groups.setdefault(together, (averaging, []))[1].append((position, class_counts.tp, class_counts.support, sizes))
+        found: List[Any] = [None] * len(ready)
+        for averaging, members in groups.values():
+            parts = [member[1:] for member in members] if len(members) == 1 else [
+                tuple(np.stack([member[part] for member in members]) for part in (1, 2, 3))]
+            interval = recall_mean_interval(*parts[0][:2], confidence_level=confidence_level, method=method, n_resamples=options["n_resamples"],
+                                            seed=options["seed"], averaging=averaging, effective_support=parts[0][2])
+            for row, (position, *_) in enumerate(members):
+                found[position] = interval if len(members) == 1 else Interval(interval.low[row], interval.high[row])
         return found
-    batches: Dict[Any, Any] = {}
+
+    influences = [(counts, lambda class_counts=class_counts, averaging=averaging: recall_influence(class_counts.tp, class_counts.support, averaging))
+                  for counts, class_counts, averaging in systems]
+    return [outputs for outputs, _ in clustered_intervals("balanced_accuracy_ci", influences, confidence_level, intervals)]
+
+
+def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
+    """Each system's ``balanced_accuracy_ci`` outputs as ``balanced_accuracy_from_counts`` gives them
+    (``MetricSpec.intervals``: the judges ranked by ``glue.ranking``), all of them in one call of
+    ``balanced_accuracy_interval_outputs``. None for a system left to ``balanced_accuracy_from_counts``:
+    an undefined value, a threshold chosen by 'auto'."""
+    if options["confidence_level"] is None:
+        return [None] * len(systems)
+    defined = []
     for index, counts in enumerate(systems):
         encoded = counts.encoded
         if counts.reason is not None or counts.optimal_threshold is not None:
@@ -112,21 +133,11 @@ def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any
                                    observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved)
         class_counts = counts.class_counts()
         value, averaged = averaging.combine(safe_ratio(class_counts.tp, class_counts.support))
-        if averaging.reason(int(averaged), "no_reference_classes", float(value)) is not None:
-            continue
-        sizes = counts.effective_sizes() if counts.w is not None else class_counts.support
-        effect = design_effect(counts, lambda: recall_influence(class_counts.tp, class_counts.support, averaging), confidence_level)
-        if effect.reason is not None:
-            found[index] = effect.outputs(key)
-            continue
-        batches.setdefault(class_order_key(encoded), (averaging, []))[1].append((index, class_counts.tp, class_counts.support, effect.scale(sizes), effect))
-    for averaging, members in batches.values():
-        correct, support, effective = (np.stack([member[part] for member in members]) for part in (1, 2, 3))
-        interval = recall_mean_interval(correct, support, confidence_level=confidence_level, method="score",
-                                        n_resamples=options["n_resamples"], seed=options["seed"], averaging=averaging,
-                                        effective_support=effective)
-        for row, (index, *_, effect) in enumerate(members):
-            found[index] = {key: [float(interval.low[row]), float(interval.high[row])], **effect.outputs(key)}
+        if averaging.reason(int(averaged), "no_reference_classes", float(value)) is None:
+            defined.append((index, (counts, class_counts, averaging)))
+    found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
+    for (index, _), outputs in zip(defined, balanced_accuracy_interval_outputs([system for _, system in defined], options)):
+        found[index] = outputs
     return found
 
 
@@ -146,10 +157,10 @@ def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInflu
     return recall_influence(class_counts.tp, class_counts.support, averaging)
 
 
-def balanced_accuracy_paired_difference(joint, joint_w2, options, method):
+def balanced_accuracy_paired_difference(joint, joint_w2, options, method, design_factor=1.0):
     """The paired difference of two systems' balanced accuracies (Newcombe's interval by default)."""
     return balanced_accuracy_difference(
-        joint, joint_w2=joint_w2, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
+        joint, joint_w2=joint_w2, design_factor=design_factor, confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL, method=method or "newcombe",
         n_resamples=options["n_resamples"], seed=options["seed"], class_mask=options["class_mask"], adjusted=options["adjusted"],
         zero_division=options["zero_division"])
 

@@ -23,10 +23,8 @@ from ..stats.rates import informedness
 from ..stats.comparison import informedness_difference
 from ..stats.intervals import informedness_gradient
 from ..glue.outputs import informedness_interval_outputs
-from ..glue.outputs import informedness_score_interval_outputs
 from ..glue.outputs import markedness_outputs
 from ..counting.counts import NO_SAMPLES
-from ..glue.reduction import class_order_key
 from ..glue.reduction import P_VALUE_ONLY_LEVEL
 from ..stats.intervals import recall_influence
 from ..counting.inputs import to_python
@@ -97,8 +95,8 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
             result["informedness_ci"] = [math.nan, math.nan]
     elif confidence_level is not None:
         result.update(informedness_interval_outputs(
-            counts, class_counts, value, averaging, average=average, confidence_level=confidence_level,
-            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"]))
+            [(counts, class_counts, value, averaging)], average=average, confidence_level=confidence_level,
+            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"])[0])
     per_class = {"per_class_informedness": per_class_informedness}
     if return_markedness:
         markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
@@ -109,14 +107,14 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
 
 
 def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
-    """Each system's ``informedness_ci`` outputs as ``informedness_from_counts`` gives them, the default
-    score intervals of all of them in one vectorised call (the judges ranked by ``glue.ranking``: J
-    intervals for about the cost of one; the same numbers). None for a system left to
-    ``informedness_from_counts``: an undefined value or interval, another ``ci_method``."""
+    """Each system's ``informedness_ci`` outputs as ``informedness_from_counts`` gives them
+    (``MetricSpec.intervals``: the judges ranked by ``glue.ranking``), all of them in one call of
+    ``informedness_interval_outputs``. None for a system left to ``informedness_from_counts``: an
+    undefined value."""
     average, class_mask, zero_division, confidence_level = (options[name] for name in (
         "average", "class_mask", "zero_division", "confidence_level"))
     found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    if confidence_level is None or (options["ci_method"] or DEFAULT_CI_METHOD) != "score":
+    if confidence_level is None:
         return found
     positions, batch = [], []
     for index, counts in enumerate(systems):
@@ -133,8 +131,10 @@ def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
         if averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
             continue
         positions.append(index)
-        batch.append((counts, class_counts, value, averaging, class_order_key(encoded)))
-    for index, outputs in zip(positions, informedness_score_interval_outputs(batch, average=average, confidence_level=confidence_level)):
+        batch.append((counts, class_counts, value, averaging))
+    for index, outputs in zip(positions, informedness_interval_outputs(
+            batch, average=average, confidence_level=confidence_level, ci_method=options["ci_method"],
+            n_resamples=options["n_resamples"], seed=options["seed"])):
         found[index] = outputs
     return found
 
@@ -159,11 +159,11 @@ def informedness_influence(counts: ConfusionCounts, options):
     return informedness_gradient(counts.matrix(), options["average"], averaging)
 
 
-def informedness_paired_difference(joint, joint_w2, options, method):
+def informedness_paired_difference(joint, joint_w2, options, method, design_factor=1.0):
     """The paired difference of two systems' informedness (method None: Newcombe/MOVER when binary,
     the delta method otherwise)."""
     return informedness_difference(
-        joint, joint_w2=joint_w2, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
+        joint, joint_w2=joint_w2, design_factor=design_factor, average=options["average"], confidence_level=options["confidence_level"] or P_VALUE_ONLY_LEVEL,
         method=method, n_resamples=options["n_resamples"] or DEFAULT_RESAMPLES, seed=options["seed"],
         class_mask=options["class_mask"], zero_division=options["zero_division"])
 

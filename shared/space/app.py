@@ -9,10 +9,14 @@ uses the removed ``gr.inputs``. One builder serves all modules:
   systems); every option of the module as a control (``Flag``, ``Choice``, ``Value``,
   ``Values``; ``SecondPredictions``: a second predictions box beside the first), described
   by the module's own argument docs;
-* outputs: the result as JSON, a plot of the counts behind it (confusion heatmap,
+* outputs: a status line (✓ computed, ⚠ computed with the warnings it gave listed, ✗ not
+  computed and why), the result as JSON, a plot of the counts behind it (confusion heatmap,
   per-class recall, ROC curve with the chosen threshold, per-label bars, recall@k
   against k; with a baseline, both judges' recall per class and the difference with its
-  interval; two panels to a row), and the metric card one click away.
+  interval; two panels to a row), and the metric card one click away. With ``judges``
+  (a JSON object, or a CSV of ``references`` and one column per judge): the ranking as a
+  table, its forest plot and, with ``return_judge_p_values``, the p-value matrix; intervals
+  at 0.95 unless a level is typed.
 
 The page fits a laptop screen (about 2.5 screens at 1280 x 800 on first load): the options
 are in a collapsed panel, one tab per group (``presentation.GROUPS``), each with a one-line
@@ -34,9 +38,12 @@ import html
 import inspect
 import itertools
 import json
+import threading
+import warnings
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
 # Some names are imported only to be importable from here (app.py and the tests use them).
@@ -46,6 +53,9 @@ from .judges import draw_judge_p_values
 from .judges import draw_judge_ranking
 from .judges import draw_prevalence
 from .judges import prevalence_summary
+from .judges import ranking_summary
+from .judges import ranking_table
+from .judges import undefined_judges
 from .controls import Flag
 from .controls import Control
 from .controls import SecondPredictions
@@ -67,6 +77,7 @@ from .parsing import parse_options
 from .parsing import parse_values
 from .parsing import read_csv
 from .parsing import read_judges_csv
+from .parsing import judges_csv_note
 from .parsing import split_card
 from .parsing import unlabeled_csv_note
 from .plots import draw_heatmap
@@ -98,12 +109,41 @@ def run_metric(metric, predictions_text: str, references_text: str, options_text
 
 @dataclass
 class Page:
-    """What one request shows: a status line, the result JSON and the figure (or None)."""
+    """What one request shows: a status line, the result JSON, the figure (or None), the
+    warnings the computation gave (shown in the status line, never only in the server's log)
+    and, with judges, the ranking as a table (``judges.ranking_table``: headers, rows)."""
 
     ok: bool
     message: str
     result_json: str
     figure: Any = None
+    warnings: List[str] = field(default_factory=list)
+    ranking: Optional[Tuple[List[str], List[List[str]]]] = None
+
+
+# With judges and no confidence_level the page asks for intervals at this level: a ranking's
+# forest plot without intervals was dots only. Typing a level in the Intervals tab changes it.
+JUDGES_CONFIDENCE_LEVEL = 0.95
+
+# warnings.catch_warnings swaps process-wide state: two requests capturing at once (the
+# Compute event runs two at a time) would take each other's warnings. One capture at a time.
+_CAPTURE = threading.Lock()
+
+
+def computed_with_warnings(compute, *args, **kwargs) -> Tuple[Any, List[str]]:
+    """``compute(*args, **kwargs)`` and the texts of the ``UserWarning``s it gave, in order,
+    each once. Other warnings (a library's deprecation notices) go to the log as before."""
+    with _CAPTURE:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = compute(*args, **kwargs)
+    shown = []
+    for warning in caught:
+        if issubclass(warning.category, UserWarning):
+            shown.append(str(warning.message))
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return value, list(dict.fromkeys(shown))
 
 
 def compute_page(metric, options: Sequence[Control], plots: Sequence[str], source: str,
@@ -139,26 +179,37 @@ def compute_page(metric, options: Sequence[Control], plots: Sequence[str], sourc
             if BASELINE in columns:
                 arguments[BASELINE] = columns[BASELINE]
         add_judge_columns(metric, columns, arguments)
-        result = metric.compute(predictions=predictions, references=references, **arguments)
+        if JUDGES in arguments and "confidence_level" in metric.OPTIONS and "confidence_level" not in arguments:
+            arguments["confidence_level"] = JUDGES_CONFIDENCE_LEVEL  # a ranking with its intervals
+        result, found = computed_with_warnings(metric.compute, predictions=predictions, references=references, **arguments)
     except (ValueError, TypeError) as error:  # InputError and the metric's documented errors
         return Page(False, str(error), json.dumps({"error": str(error)}, indent=2))
     except Exception as error:  # noqa: BLE001 - a page shows a message, never a traceback
         message = f"could not compute ({type(error).__name__}: {error})"
         return Page(False, message, json.dumps({"error": message}, indent=2))
-    shown = ", ".join(f"{name}={_short_repr(value)}" for name, value in arguments.items())
-    message = f"Computed on {origin}" + (f" with {shown}." if shown else ".") + prevalence_summary(result, arguments)
+    shown = ", ".join(f"{name}={_short_repr(name, value)}" for name, value in arguments.items())
+    message = (f"Computed on {origin}" + (f" with {shown}." if shown else ".") + ranking_summary(result)
+               + prevalence_summary(result, arguments))
     figure = None
-    if plots and "judge_ranking" in result:  # several judges: their forest plot instead of one system's plots
-        figure = draw_ranking(result)
-    elif plots:
-        try:
-            figure = draw(plots, metric, predictions, references, arguments, result)
-        except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
-            message += f" (No plot: {error})"
-    return Page(True, message, json.dumps(result, indent=2), figure)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the plots compute again: the same warnings, shown once above
+            if plots and "judge_ranking" in result:  # several judges: their forest plot instead of one system's plots
+                figure = draw_ranking(result)
+            elif plots:
+                figure = draw(plots, metric, predictions, references, arguments, result)
+    except Exception as error:  # noqa: BLE001 - the result stands even if a plot cannot be drawn
+        found.append(f"No plot: {error}")
+    table = ranking_table(result, arguments.get("confidence_level"), found)  # its notes: the module's warnings
+    found += [line for line in undefined_judges(result) if line not in found]
+    return Page(True, message, json.dumps(result, indent=2), figure, found, table)
 
 
-def _short_repr(value: Any) -> str:
+def _short_repr(name: str, value: Any) -> str:
+    """An argument's value in the status line; judges by their names (their labels are in the input)."""
+    if name == JUDGES and isinstance(value, dict):
+        names = ", ".join(map(str, value))
+        return f"{len(value)} judges ({names if len(names) <= 60 else names[:59] + '…'})"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "…"
 
@@ -171,15 +222,22 @@ PLOTS = ("confusion", "recall", "informedness", "roc", "per_label", "topk", "com
 
 
 def draw_ranking(result: Dict[str, Any]):
-    """The forest plot of a ``judge_ranking`` (one row per judge) and, with ``judge_p_values``, their matrix."""
+    """The forest plot of a ``judge_ranking`` (one row per judge) and, with ``judge_p_values``, their
+    matrix under it, with its colour bar: one above the other, each as wide as the plots' column
+    (side by side they were drawn at 60% and the titles ran off the figure at 1280 px)."""
     from matplotlib.figure import Figure  # no pyplot: no global state shared between requests
 
     matrix = "judge_p_values" in result
     size = len(result["judge_ranking"])
-    figure = Figure(figsize=(7.2 + (5.0 if matrix else 0.0), max(3.2, 1.2 + 0.45 * size)), layout="constrained")
-    draw_judge_ranking(figure.add_subplot(1, 2 if matrix else 1, 1), result)
+    forest = max(2.6, 1.3 + 0.4 * size)
+    square = min(7.0, max(3.4, 1.9 + 0.35 * size)) if matrix else 0.0
+    figure = Figure(figsize=(7.2, forest + square), layout="constrained")
     if matrix:
-        draw_judge_p_values(figure.add_subplot(1, 2, 2), result)
+        top, bottom = figure.subplots(2, 1, height_ratios=[forest, square])
+        draw_judge_ranking(top, result)
+        draw_judge_p_values(bottom, result)
+    else:
+        draw_judge_ranking(figure.add_subplot(1, 1, 1), result)
     return figure
 
 
@@ -240,7 +298,9 @@ _run_ids = itertools.count(1)
 CSS = """
 .space-status { padding: 0.6em 0.9em; border-radius: 6px; font-size: 0.95em; }
 .space-status.ok { background: #ecfdf3; color: #05603a; border: 1px solid #abefc6; }
+.space-status.warning { background: #fffaeb; color: #93370d; border: 1px solid #fedf89; }
 .space-status.error { background: #fef3f2; color: #b42318; border: 1px solid #fecdca; }
+.space-status ul { margin: 0.3em 0 0 1.2em; padding: 0; }
 """
 
 # The examples table (predictions, references, options) is fixed to the page's width: long
@@ -260,17 +320,28 @@ PAGE_CSS = """
 def status_html(page: Optional[Page]) -> str:
     """The status line. ``data-run`` changes with every request (tests wait on it).
 
+    Three kinds: ``ok`` (a green ✓: computed, no warning), ``warning`` (⚠: computed, and
+    each warning the computation gave listed first) and ``error`` (✗: not computed, and why;
+    a refusal is never shown with a ✓).
+
     The message is escaped as element text: ``<``, ``>`` and ``&`` become entities, quotes
     stay quotes (they need no escaping outside attributes), so that an API client reading
     this HTML sees ``'safe'``, not ``&#x27;safe&#x27;``.
+
+    >>> print(status_html(Page(True, "Computed on 4 pasted samples.", "{}", warnings=["judges['s']: a <warning>"])))
+    <div class="space-status warning" data-run="..." role="status">⚠ Computed, with 1 warning:<ul><li>judges['s']: a &lt;warning&gt;</li></ul>Computed on 4 pasted samples.</div>
     """
     if page is None:
         return '<div class="space-status" data-run="0"></div>'
-    kind, mark = ("ok", "✓") if page.ok else ("error", "⚠")
-    return (
-        f'<div class="space-status {kind}" data-run="{next(_run_ids)}" role="status">'
-        f"{mark} {html.escape(page.message, quote=False)}</div>"
-    )
+    opening = '<div class="space-status {kind}" data-run=' + f'"{next(_run_ids)}" role="status">'
+    if not page.ok:
+        return opening.format(kind="error") + f"✗ Not computed: {html.escape(page.message, quote=False)}</div>"
+    if not page.warnings:
+        return opening.format(kind="ok") + f"✓ {html.escape(page.message, quote=False)}</div>"
+    count = len(page.warnings)
+    listed = "".join(f"<li>{html.escape(text, quote=False)}</li>" for text in page.warnings)
+    return (opening.format(kind="warning") + f"⚠ Computed, with {count} warning{'s' if count > 1 else ''}:"
+            f"<ul>{listed}</ul>{html.escape(page.message, quote=False)}</div>")
 
 
 def example_table(examples: Sequence[Sequence[str]]) -> List[List[str]]:
@@ -408,13 +479,15 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                             info = option.info or short_help(documented.get(option.name, ""))
                             controls[option.name] = option.component(gr, info or None, initial[2 + options.index(option)])
             with gr.Tab("Upload CSV", id="csv") as csv_tab:
+                judged = JUDGES in getattr(metric, "INPUTS", ())
                 csv_file = gr.File(label="CSV with the columns predictions, references (optionally "
-                                   f"{', '.join(optional_csv_columns(metric))})",
+                                   f"{', '.join(optional_csv_columns(metric))})"
+                                   + ("; or references and one column per judge" if judged else ""),
                                    file_types=[".csv", ".tsv", ".txt"], type="filepath", elem_id="csv")
                 gr.Markdown(
                     "The first line names the columns. A cell holding a row of scores is a JSON list, "
                     f'e.g. `"[0.7, 0.2, 0.1]"`. Limits: {MAX_UPLOAD_BYTES // 1_000_000} MB, {MAX_VALUES:,} rows.'
-                    + unlabeled_csv_note(metric)
+                    + judges_csv_note(metric) + unlabeled_csv_note(metric), elem_id="csv-help",
                 )
         # Collapsed, one tab per group: twenty controls with their help were a screen and a half.
         with gr.Accordion("Options", open=False, elem_id="options"):
@@ -440,6 +513,8 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
         button = gr.Button("Compute", variant="primary", elem_id="compute")
         # Labelled: API clients see the output as "status", not as the component's number (value_44).
         status = gr.HTML(status_html(None), label="status", elem_id="status", padding=False, css_template=CSS)
+        # With judges: the ranking as a table (hidden otherwise), above the JSON and the plots.
+        ranking = gr.Dataframe(label="ranking", elem_id="ranking", interactive=False, wrap=True, visible=False)
         with gr.Row(equal_height=False):
             # Wide enough that a key and its number share a line; the plots get the rest.
             with gr.Column(scale=2, min_width=400):
@@ -452,7 +527,13 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
                 chosen_source = "csv"  # nothing pasted: the uploaded file (how an API client sends a CSV)
             page = compute_page(metric, options, plots, chosen_source, predictions_text, references_text, csv_path,
                                 option_values)
-            return status_html(page), page.result_json, page.figure
+            if page.ranking is None:
+                table = gr.Dataframe(value=None, visible=False)
+            else:
+                headers, rows = page.ranking
+                table = gr.Dataframe(value={"headers": headers, "data": rows}, headers=headers, visible=True,
+                                     label=f"ranking: {len(rows)} judges, best first (p vs best: adjusted by maxT)")
+            return status_html(page), page.result_json, page.figure, table
 
         # gradio names the API's parameters after the function's; ``*option_values`` would
         # show as param_4, param_5, ... in gradio_client, so the signature names each one
@@ -460,7 +541,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
         on_compute.__signature__ = api_signature(options)
 
         button.click(
-            on_compute, inputs=[source, predictions, references, csv_file, *controls], outputs=[status, result, plot],
+            on_compute, inputs=[source, predictions, references, csv_file, *controls], outputs=[status, result, plot, ranking],
             api_name="compute", concurrency_limit=2,
         )
         # The last thing the user touched decides the input: the tab shown, a pasted example, an upload.

@@ -173,12 +173,14 @@ class Value(Control):
 
     ``maximum`` caps a number the page accepts (e.g. resamples: the cost of one request).
     ``percent``: a number followed by ``%`` is a share (``95%`` is 0.95), as people write a
-    confidence level.
+    confidence level. ``mapping``: a JSON object is passed on too (a value per judge, e.g.
+    ``{"scores": "auto"}``); whether the module takes one is the module's check to say.
     """
 
     placeholder: str = ""
     maximum: Optional[float] = None
     percent: bool = False
+    mapping: bool = False
 
     def component(self, gr, info, value):
         return gr.Textbox(
@@ -203,7 +205,7 @@ class Value(Control):
             if text[0] in "[{\"":
                 raise InputError(f"{self.name}: not valid JSON: {text[:80]!r}.") from None
             value = text  # a bare word such as auto or unsafe
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not self.mapping:
             raise InputError(f"{self.name}: expected a number, a string or a list, found a JSON object.")
         if self.maximum is not None and isinstance(value, (int, float)) and value > self.maximum:
             raise InputError(f"{self.name}: at most {self.maximum:,} in this app, found {value:,}.")
@@ -335,7 +337,8 @@ def argument_control(name: str, default: Any, check: Optional[Callable[[Any, str
     placeholder = shown.placeholder or ("default" if default is None else f"default: {default!r}")
     if check is None or shown.listed:
         return Values(name, group=group, placeholder=placeholder)
-    return Value(name, group=group, placeholder=placeholder, maximum=shown.maximum, percent=shown.percent)
+    return Value(name, group=group, placeholder=placeholder, maximum=shown.maximum, percent=shown.percent,
+                 mapping=shown.mapping)
 
 
 def offered_choices(name: str, default: Any, check: Callable[[Any, str], Any], shown: Presentation) -> Dict[str, Any]:

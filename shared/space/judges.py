@@ -8,7 +8,7 @@ prevalence and its interval, and a line for the status message. Part of the Spac
 
 import math
 import textwrap
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -177,11 +177,122 @@ def draw_prevalence(axes, result: Dict[str, Any], classes: Sequence[Any], argume
     axes.set_xlabel(textwrap.fill(prevalence_assumption(arguments), 70), fontsize=7, color="dimgray")
 
 
+# Keys of a ``judge_ranking`` entry that are not its metric's value.
+RANKING_KEYS = ("name", "p_value", "in_best_set", "reason", "optimal_threshold")
+
+
 def ranking_metric(result: Dict[str, Any]) -> Optional[str]:
     """The metric name of a ``judge_ranking`` entry (the key beside ``name``), or None."""
     entries = result.get("judge_ranking") or []
-    return next((key for key in entries[0] if key not in ("name", "p_value", "in_best_set", "reason")
-                 and not key.endswith("_ci")), None) if entries else None
+    return next((key for key in entries[0] if key not in RANKING_KEYS and not key.endswith("_ci")), None) if entries else None
+
+
+def _cut(name: Any, limit: int) -> str:
+    """A judge's name in at most ``limit`` characters (textwrap.shorten would make one long word "…")."""
+    text = str(name)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def judge_warnings(names: Sequence[Any], found: Sequence[str]) -> Dict[Any, List[str]]:
+    """The warnings that name a judge (``judges['name']: ...``), by judge, without that prefix."""
+    notes: Dict[Any, List[str]] = {}
+    for name in names:
+        prefix = f"judges[{name!r}]: "
+        notes[name] = [text[len(prefix):] for text in found if text.startswith(prefix)]
+    return {name: texts for name, texts in notes.items() if texts}
+
+
+def _number(value: Any, digits: int = 4) -> str:
+    return "undefined" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def ranking_table(result: Dict[str, Any], level: Optional[float] = None,
+                  found: Sequence[str] = ()) -> Optional[Tuple[List[str], List[List[str]]]]:
+    """The ranking as ``(headers, rows)`` of text, best first, or None without a ``judge_ranking``.
+
+    One row per judge: its name, value, simultaneous interval (with ``confidence_level``),
+    its maxT-adjusted p-value against the best, whether it is in the best set, and, where
+    any judge has them, its ``optimal_threshold`` (a judge that gives scores) and a note: why
+    its value or interval is undefined, and whether a warning (``found``, listed in the status
+    line: too long for a cell) names it.
+
+    >>> result = {"judge_ranking": [
+    ...     {"name": "gpt", "balanced_accuracy": 0.9, "balanced_accuracy_ci": [0.8, 0.95], "p_value": None, "in_best_set": True},
+    ...     {"name": "rules", "balanced_accuracy": 0.6, "balanced_accuracy_ci": [0.5, 0.7], "p_value": 0.0012,
+    ...      "in_best_set": False, "optimal_threshold": 0.35}]}
+    >>> headers, rows = ranking_table(result, 0.95)
+    >>> headers
+    ['judge', 'balanced_accuracy', 'simultaneous 95% interval', 'p vs best', 'in best set', 'optimal_threshold']
+    >>> rows
+    [['gpt', '0.9000', '[0.8000, 0.9500]', 'best', 'yes', ''], ['rules', '0.6000', '[0.5000, 0.7000]', '0.0012', 'no', '0.35']]
+    """
+    entries = result.get("judge_ranking")
+    name = ranking_metric(result)
+    if not entries or name is None:
+        return None
+    with_ci = any(f"{name}_ci" in entry for entry in entries)
+    with_threshold = any("optimal_threshold" in entry for entry in entries)
+    warned = judge_warnings([entry["name"] for entry in entries], found)
+    with_reason = any(entry.get("reason") for entry in entries) or bool(warned)
+    level_text = f"{level * 100:.4g}% " if level is not None else ""
+    headers = ["judge", name] + ([f"simultaneous {level_text}interval"] if with_ci else [])
+    headers += ["p vs best", "in best set"] + (["optimal_threshold"] * with_threshold) + (["note"] * with_reason)
+    rows = []
+    for entry in entries:
+        row = [str(entry["name"]), _number(entry.get(name))]
+        if with_ci:
+            interval = entry.get(f"{name}_ci")
+            defined = interval is not None and all(x is not None and x == x for x in interval)
+            row.append(f"[{interval[0]:.4f}, {interval[1]:.4f}]" if defined else "undefined")
+        p_value = entry.get("p_value")
+        if p_value is None:
+            row.append("best" if entry.get("in_best_set") else "undefined")
+        else:
+            row.append("undefined" if p_value != p_value else f"{p_value:.2g}" if p_value < 1e-3 else f"{p_value:.4f}")
+        row.append("yes" if entry.get("in_best_set") else "no")
+        if with_threshold:
+            threshold = entry.get("optimal_threshold")
+            row.append("" if threshold is None else f"{threshold:.4g}")
+        if with_reason:
+            notes = ([str(entry["reason"])] if entry.get("reason") else []) + \
+                (["warned: see the status line"] if entry["name"] in warned else [])
+            row.append("; ".join(notes))
+        rows.append(row)
+    return headers, rows
+
+
+def undefined_judges(result: Dict[str, Any]) -> List[str]:
+    """Lines for the status line on ranked judges whose value is undefined (NaN), with the
+    module's reasons, which a green check would hide: one per such judge (it is ranked last),
+    or one line when no judge has a value.
+
+    >>> entry = {"informedness": float("nan"), "p_value": float("nan"), "in_best_set": False, "reason": "one_reference_class"}
+    >>> undefined_judges({"judge_ranking": [{"name": "gpt", "informedness": 0.5, "p_value": None, "in_best_set": True},
+    ...                                     {"name": "s", **entry}]})
+    ["judges['s']: informedness is undefined (one_reference_class); it is ranked last."]
+    >>> undefined_judges({"judge_ranking": [{"name": "a", **entry}, {"name": "b", **entry}]})
+    ["judges: no judge's informedness is defined (one_reference_class)."]
+    """
+    name = ranking_metric(result)
+    entries = result.get("judge_ranking") or []
+    undefined = [entry for entry in entries if entry.get(name) is None or entry.get(name) != entry.get(name)]
+    if not undefined:
+        return []
+    if len(undefined) == len(entries):
+        reasons = ", ".join(dict.fromkeys(str(entry.get("reason") or "no value") for entry in undefined))
+        return [f"judges: no judge's {name} is defined ({reasons})."]
+    return [f"judges[{entry['name']!r}]: {name} is undefined ({entry.get('reason') or 'no value'}); it is ranked last."
+            for entry in undefined]
+
+
+def ranking_summary(result: Dict[str, Any]) -> str:
+    """The best set in words, for the status line; "" without a ranking."""
+    if "judge_ranking" not in result:
+        return ""
+    best = result.get("best_judges") or []
+    if not best:
+        return " No judge could be ranked best (see the warnings and the table)."
+    return f" Best set ({len(best)} of {len(result['judge_ranking'])} judges): {', '.join(map(str, best))}."
 
 
 def draw_judge_ranking(axes, result: Dict[str, Any]) -> None:
@@ -190,31 +301,56 @@ def draw_judge_ranking(axes, result: Dict[str, Any]) -> None:
     name = ranking_metric(result)
     entries = result["judge_ranking"]
     rows = np.arange(len(entries))[::-1]
+    defined = []
     for row, entry in zip(rows, entries):
         value, interval = entry[name], entry.get(f"{name}_ci")
         colour = "tab:blue" if entry["in_best_set"] else "tab:grey"
-        if interval is not None and all(x == x for x in interval):
-            axes.errorbar([value], [row], xerr=[[value - interval[0]], [interval[1] - value]], fmt="o", color=colour, capsize=4)
+        if value is None or value != value:
+            axes.annotate("undefined", (0.5, row), xycoords=("axes fraction", "data"), ha="center", va="center",
+                          fontsize=9, color="tab:red")
+            continue
+        defined.append(value)
+        if interval is not None and all(x is not None and x == x for x in interval):
+            axes.errorbar([value], [row], xerr=[[value - interval[0]], [interval[1] - value]], fmt="o", color=colour,
+                          capsize=4)
+            defined.extend(interval)
         else:
             axes.plot([value], [row], "o", color=colour)
-        shown = "best" if entry["p_value"] is None else f"p = {entry['p_value']:.3g}"
+        p_value = entry["p_value"]
+        shown = "best" if p_value is None else "p undefined" if p_value != p_value else f"p = {p_value:.2g}"
         axes.annotate(shown, (value, row), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
-    axes.set_yticks(rows, [textwrap.shorten(entry["name"], 24) for entry in entries])
-    axes.set_xlabel(name + (" (simultaneous intervals)" if f"{name}_ci" in entries[0] else ""))
-    axes.set_title(f"Judges ranked; best set (blue): {', '.join(result['best_judges'])[:60]}")
+    if defined:
+        low, high = min(defined), max(defined)
+        margin = max(0.02, 0.08 * (high - low))
+        axes.set_xlim(low - margin, high + margin)
+    axes.set_ylim(-0.6, len(entries) - 0.4)
+    # A judge that gives scores: its tuned threshold under its name.
+    axes.set_yticks(rows, [_cut(entry["name"], 24) + (f"\n(threshold {entry['optimal_threshold']:.3g})"
+                                                      if entry.get("optimal_threshold") is not None else "")
+                           for entry in entries])
+    with_ci = any(f"{name}_ci" in entry for entry in entries)
+    axes.set_xlabel(name + (" (simultaneous intervals)" if with_ci else " (no intervals: confidence_level not set)"))
+    # Short enough for the panel at 1280 px: the best set is named in the status line and the table.
+    axes.set_title("Judges ranked (blue: in the best set)")
 
 
 def draw_judge_p_values(axes, result: Dict[str, Any]) -> None:
-    """The matrix of every pair's adjusted p-value (``judge_p_values``), judges in ranking order."""
+    """The matrix of every pair's adjusted p-value (``judge_p_values``), judges in ranking order, with its colour bar."""
     names = [entry["name"] for entry in result["judge_ranking"]]
     values = np.array([[np.nan if p is None else p for p in row] for row in result["judge_p_values"]], dtype=np.float64)
-    axes.imshow(values, vmin=0.0, vmax=1.0, cmap="viridis_r")
-    shown = [textwrap.shorten(name, 16) for name in names]
-    axes.set_xticks(range(len(names)), shown, rotation=45, ha="right")
+    image = axes.imshow(values, vmin=0.0, vmax=1.0, cmap="viridis_r")
+    axes.figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04, label="adjusted p-value")
+    shown = [_cut(name, 16) for name in names]
+    axes.set_xticks(range(len(names)), shown, rotation=45 if len(names) > 2 else 0, ha="right" if len(names) > 2 else "center")
     axes.set_yticks(range(len(names)), shown)
     if len(names) <= 12:
         for row in range(len(names)):
             for column in range(len(names)):
-                if values[row, column] == values[row, column]:
-                    axes.text(column, row, f"{values[row, column]:.2g}", ha="center", va="center", fontsize=7, color="white")
-    axes.set_title("Pairwise p-values (maxT over all pairs)")
+                value = values[row, column]
+                if value == value:
+                    # viridis_r: small p-values are light (black text), large ones dark (white text).
+                    axes.text(column, row, f"{value:.2g}", ha="center", va="center", fontsize=8,
+                              color="white" if value > 0.6 else "black")
+                elif row != column:
+                    axes.text(column, row, "n/a", ha="center", va="center", fontsize=8, color="tab:red")
+    axes.set_title("Pairwise p-values (maxT)")

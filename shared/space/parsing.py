@@ -259,6 +259,16 @@ def optional_csv_columns(metric) -> List[str]:
     return [name for name in SAMPLE_COLUMNS + (BASELINE,) + _JUDGE_COLUMNS if name in getattr(metric, "INPUTS", ("sample_weight",))]
 
 
+def judges_csv_note(metric) -> str:
+    """The upload help's sentence on a CSV of judges, for a module that ranks them (``judges``)."""
+    if JUDGES not in getattr(metric, "INPUTS", ()):
+        return ""
+    return (" To rank several judges on one golden set, upload `references` and one column per judge, named after "
+            "the judge (any other name; `sample_weight` and `clusters` keep their meaning), without a `predictions` "
+            "column: e.g. `references,gpt,llama,rules`. A judge's column holds its labels, in the references' "
+            "classes; the page shows the ranking as a table and a forest plot.")
+
+
 def unlabeled_csv_note(metric) -> str:
     if "unlabeled_predictions" not in getattr(metric, "INPUTS", ()):
         return ""

@@ -31,7 +31,8 @@ class Presentation:
 
     ``listed``: a list of values, parsed like predictions (inputs always are).
     ``candidates``: a dropdown's values for a check that is not a ``choice(...)``; those
-    the module's own check accepts are offered. ``modules``: the modules this entry is
+    the module's own check accepts are offered. ``mapping``: a JSON object typed in the box
+    goes to the module (one value per judge), which accepts or refuses it. ``modules``: the modules this entry is
     for; an entry without them serves every module that has no entry of its own.
     """
 
@@ -44,6 +45,7 @@ class Presentation:
     candidates: Tuple[Any, ...] = ()
     modules: Tuple[str, ...] = ()
     group: str = "basic"
+    mapping: bool = False
 
 
 # In page order: the data, what is counted, per-sample inputs, the interval, a judge's uses, flags.
@@ -56,7 +58,7 @@ PRESENTATIONS = (
     Presentation("k", placeholder="1"),
     Presentation("k_list", placeholder="e.g. [1, 5]", listed=True),
     Presentation("threshold", placeholder="0.5, or auto (with from_probas)", modules=("balanced_accuracy_multilabel",)),
-    Presentation("threshold", placeholder="none: predictions are labels; or 0.5, or auto"),
+    Presentation("threshold", placeholder="none: predictions are labels; or 0.5, or auto", mapping=True),
     Presentation("average"),
     Presentation("num_classes", placeholder="inferred", maximum=MAX_PAGE_CLASSES),
     Presentation("labels", placeholder='names of the score columns, e.g. ["A", "B", "C", "D"]', listed=True,

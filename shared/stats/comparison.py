@@ -93,6 +93,7 @@ import numpy as np
 from ..glue.options import check_confidence_level
 from ..glue.options import check_n_resamples
 from ..glue.options import check_seed
+from .design_effect import clustered_squares
 from .distributions import z_value
 from .rates import INFORMEDNESS_AVERAGES
 from .intervals import informedness_average
@@ -127,19 +128,6 @@ INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")
 # ----------------------------------------------------------------------------------------
 
 
-def clustered_factor(joint: np.ndarray, joint_w2: Any) -> Optional[float]:
-    """1.0 for unweighted counts (``joint_w2`` None or the counts), the design factor f for clustered
-    unweighted counts (``joint_w2 = f x joint``, f >= 1, one f for every problem), else None."""
-    if joint_w2 is None or np.array_equal(joint_w2, joint):
-        return 1.0
-    filled = joint > 0
-    if not filled.any():
-        return None
-    ratios = joint_w2[filled] / joint[filled]
-    factor = float(ratios.flat[0])
-    return factor if factor >= 1.0 and np.allclose(ratios, factor, rtol=1e-12, atol=0.0) else None
-
-
 def balanced_accuracy_difference(
     joint: Any,
     *,
@@ -151,6 +139,7 @@ def balanced_accuracy_difference(
     adjusted: bool = False,
     zero_division: Any = "skip",
     joint_w2: Any = None,
+    design_factor: float = 1.0,
 ) -> dict:
     """Balanced accuracy of A and of B on the same items, their difference, its interval and p-value.
 
@@ -175,6 +164,9 @@ def balanced_accuracy_difference(
         both systems (a convention with no sampling error: it adds 0 to the difference).
     joint_w2 : array like ``joint``, optional
         Sums of squared sample weights per cell (Kish effective sizes per reference row).
+    design_factor : float, default 1.0
+        With clustered samples, the design effect's factor (``stats.design_effect``): each row's
+        effective size is divided by it, and the exact test's evidence deflated by it.
 
     Returns
     -------
@@ -208,7 +200,8 @@ def balanced_accuracy_difference(
     seed = check_seed(seed)
     zero_division = check_difference_zero_division(zero_division)
     joint, joint_w2 = check_joint(joint, joint_w2)
-    joint, joint_w2, orientation = canonical(joint, joint_w2)
+    unweighted = joint_w2 is None or np.array_equal(joint_w2, joint)
+    joint, joint_w2, orientation = canonical(joint, clustered_squares(joint, joint_w2, design_factor))
     num_classes = joint.shape[-1]
     selected = selected_classes(class_mask, num_classes)
 
@@ -231,10 +224,10 @@ def balanced_accuracy_difference(
     both = joint[..., diagonal, diagonal, diagonal]
     a_right = np.diagonal(confusion_a, axis1=-2, axis2=-1)
     b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
-    # Unweighted counts: the exact test where the normal one is too discrete. Clustered counts come as
-    # joint_w2 = design factor x joint: the exact test's evidence is then deflated by that factor.
+    # Unweighted counts: the exact test where the normal one is too discrete; with clustered samples
+    # its evidence is deflated by the design factor.
     integer = bool((joint == np.rint(joint)).all())
-    factor = clustered_factor(joint, joint_w2) if integer else None
+    factor = design_factor if integer and unweighted else None
     p_value = recall_difference_p_value(
         a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, factor is not None,
         1.0 if factor is None else factor,
@@ -298,6 +291,7 @@ def informedness_difference(
     class_mask: Any = None,
     zero_division: Any = "skip",
     joint_w2: Any = None,
+    design_factor: float = 1.0,
 ) -> dict:
     """Informedness of A and of B on the same items, their difference, its interval and p-value.
 
@@ -358,7 +352,7 @@ def informedness_difference(
     joint, joint_w2, orientation = canonical(joint, joint_w2)
 
     confusion_a, confusion_b = marginals(joint)
-    totals, sizes = row_sizes(joint, joint_w2)
+    totals, sizes = row_sizes(joint, clustered_squares(joint, joint_w2, design_factor))
     value = informedness_average(confusion_a, average, mask, zero_division)
     baseline = informedness_average(confusion_b, average, mask, zero_division)
     difference = value - baseline
@@ -369,7 +363,7 @@ def informedness_difference(
         # accuracy score test, and for "newcombe" its interval, doubled.
         paired = balanced_accuracy_difference(
             joint, confidence_level=confidence_level, method="bootstrap" if method == "bootstrap" else "newcombe",
-            n_resamples=n_resamples, seed=seed, joint_w2=joint_w2,
+            n_resamples=n_resamples, seed=seed, joint_w2=joint_w2, design_factor=design_factor,
         )
         p_value = np.asarray(paired["p_value"], dtype=np.float64)
         if method != "delta":

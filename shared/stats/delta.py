@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Optional
 import numpy as np
 
 from .binomial import Interval
+from .design_effect import clustered_squares
 from .distributions import z_value
 
 
@@ -70,15 +71,23 @@ def delta_interval(estimate: float, variance: float, confidence_level: float) ->
 
 
 def delta_difference(joint: np.ndarray, joint_w2: Optional[np.ndarray], value: Callable[[np.ndarray], float],
-                     gradient: Callable[[np.ndarray], np.ndarray], confidence_level: float) -> Dict[str, Any]:
+                     gradient: Callable[[np.ndarray], np.ndarray], confidence_level: float, design_factor: float = 1.0) -> Dict[str, Any]:
     """The paired difference value(system) - value(baseline) from joint counts ``joint[r, a, b]``
     (reference r, system a, baseline b): its delta-method interval and two-sided p-value (Wald).
-    A sample in (r, a, b) moves the difference by g_system[r, a] - g_baseline[r, b]."""
+    A sample in (r, a, b) moves the difference by g_system[r, a] - g_baseline[r, b]. On leading
+    axes (several pairs stacked, as ``judges=`` ranks them), each problem alone, the outputs stacked
+    (``difference_ci`` (..., 2), ``p_value`` (...)): ``value`` and ``gradient`` take one matrix."""
     joint = np.asarray(joint, dtype=np.float64)
+    if joint.ndim > 3:
+        found = [delta_difference(joint[index], None if joint_w2 is None else joint_w2[index], value, gradient, confidence_level,
+                                  design_factor)
+                 for index in np.ndindex(*joint.shape[:-3])]
+        return {"difference_ci": np.array([one["difference_ci"] for one in found]).reshape(*joint.shape[:-3], 2),
+                "p_value": np.array([one["p_value"] for one in found]).reshape(joint.shape[:-3])}
     system, baseline = joint.sum(axis=2), joint.sum(axis=1)
     difference = float(value(system) - value(baseline))
     influence = gradient(system)[:, :, None] - gradient(baseline)[:, None, :]
-    variance = stratified_variance(joint, joint_w2, influence)
+    variance = stratified_variance(joint, clustered_squares(joint, joint_w2, design_factor), influence)
     se = float(np.sqrt(max(variance, 0.0)))
     interval = delta_interval(difference, variance, confidence_level)
     p_value = float(2.0 * (1.0 - NormalDist().cdf(abs(difference) / se))) if se > 0 else (1.0 if difference == 0 else 0.0)

@@ -157,3 +157,12 @@ def _design_effect(clustered: float, independent: float, num_clusters: int, degr
     probability = 0.5 + confidence_level / 2.0
     widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
     return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured, from_leading_axis)
+
+
+def clustered_squares(joint: np.ndarray, joint_w2: Optional[np.ndarray], design_factor: float) -> Optional[np.ndarray]:
+    """The squared-weight sums an interval sees when the samples are clustered: each cell's (the
+    counts, unweighted) times the design factor, so each row's Kish size is what its clusters are
+    worth; ``joint_w2`` itself for independent samples (factor 1)."""
+    if design_factor == 1.0:
+        return joint_w2
+    return (joint if joint_w2 is None else joint_w2) * design_factor

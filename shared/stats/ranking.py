@@ -39,9 +39,10 @@ COVARIANCE_PSEUDO_ITEMS = 1.0
 
 
 def pair_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], gradient_a: np.ndarray, gradient_b: np.ndarray,
-                    pseudo_items: float = COVARIANCE_PSEUDO_ITEMS) -> float:
+                    pseudo_items: float = COVARIANCE_PSEUDO_ITEMS) -> Any:
     """The covariance of two judges' estimates from their joint counts ``joint[r, a, b]`` (K x K x K)
-    and their gradients ``gradient_a[r, a]``, ``gradient_b[r, b]`` (K x K, per counted item).
+    and their gradients ``gradient_a[r, a]``, ``gradient_b[r, b]`` (K x K, per counted item); on
+    leading axes, one covariance per pair (``joint`` (..., K, K, K), the gradients (..., K, K)).
 
     Row r's shares ``s`` (smoothed: ``(n_r s + pseudo_items / K^2) / (n_r + pseudo_items)``, n_r
     its Kish size) give ``Cov = sum_r total_r^2 / n_r Cov_s(G_a[r, A], G_b[r, B])``.
@@ -52,7 +53,7 @@ def pair_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], gradient_
 
     >>> joint = np.zeros((1, 2, 2)); joint[0, 0, 0], joint[0, 1, 1] = 6, 4
     >>> gradient = np.array([[0.1, 0.0], [0.0, 0.0]])
-    >>> round(pair_covariance(joint, None, gradient, gradient, 0.0), 6), round(0.6 * 0.4 / 10, 6)
+    >>> round(float(pair_covariance(joint, None, gradient, gradient, 0.0)), 6), round(0.6 * 0.4 / 10, 6)
     (0.024, 0.024)
     """
     joint = np.asarray(joint, dtype=np.float64)
@@ -60,18 +61,16 @@ def pair_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], gradient_
     sizes = totals if joint_w2 is None else _kish(totals, np.asarray(joint_w2, dtype=np.float64).sum(axis=(-2, -1)))
     num_classes = joint.shape[-1]
     used = (totals > 0) & (sizes > 0)
-    if not used.any():
-        return 0.0
     safe_totals = np.where(used, totals, 1.0)
     safe_sizes = np.where(used, sizes, 1.0)
-    shares = joint / safe_totals[:, None, None]
-    shares = (safe_sizes[:, None, None] * shares + pseudo_items / num_classes**2) / (safe_sizes + pseudo_items)[:, None, None]
-    a = np.asarray(gradient_a, dtype=np.float64)[:, :, None]
-    b = np.asarray(gradient_b, dtype=np.float64)[:, None, :]
+    shares = joint / safe_totals[..., None, None]
+    shares = (safe_sizes[..., None, None] * shares + pseudo_items / num_classes**2) / (safe_sizes + pseudo_items)[..., None, None]
+    a = np.asarray(gradient_a, dtype=np.float64)[..., :, :, None]
+    b = np.asarray(gradient_b, dtype=np.float64)[..., :, None, :]
     mean_a = (shares * a).sum(axis=(-2, -1))
     mean_b = (shares * b).sum(axis=(-2, -1))
     within = (shares * a * b).sum(axis=(-2, -1)) - mean_a * mean_b
-    return float(np.where(used, safe_totals**2 / safe_sizes * within, 0.0).sum())
+    return np.where(used, safe_totals**2 / safe_sizes * within, 0.0).sum(axis=-1)
 
 
 def _kish(totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
@@ -79,30 +78,30 @@ def _kish(totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
         return np.where(squares > 0, totals**2 / np.where(squares > 0, squares, 1.0), 0.0)
 
 
-def judge_covariance(joints: dict, joints_w2: dict, gradients: Sequence[np.ndarray]) -> np.ndarray:
-    """The J x J covariance of the judges' estimates: ``joints[(i, j)]`` (i < j) the pairwise
-    joint counts (``joints_w2`` their squared weights, or None), ``gradients[i]`` judge i's.
-    A judge's variance is its covariance with itself, from the joint counts of any of its
-    pairs (their margin over the other judge is its own confusion counts)."""
-    size = len(gradients)
+# Cells of the pairs' joint counts taken at once when the covariances are computed (bounds the temporaries).
+COVARIANCE_CHUNK_CELLS = 1 << 21
+
+
+def judge_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], own: np.ndarray, own_w2: Optional[np.ndarray],
+                     gradients: np.ndarray) -> np.ndarray:
+    """The J x J covariance of the judges' estimates: ``joint[p]`` the joint counts of the p-th pair
+    i < j (``np.triu_indices(J, 1)`` order; ``joint_w2`` their squared weights, or None),
+    ``own[i]`` judge i's confusion counts on the same scale (``own_w2`` likewise), ``gradients[i]``
+    judge i's (K x K). A judge's variance is its covariance with itself: its counts as the joint
+    counts of the judge with itself (the diagonal cells)."""
+    size, num_classes = gradients.shape[0], gradients.shape[-1]
     covariance = np.zeros((size, size))
-    done = set()
-    for (i, j), joint in joints.items():
-        w2 = joints_w2.get((i, j))
-        covariance[i, j] = covariance[j, i] = pair_covariance(joint, w2, gradients[i], gradients[j])
-        for judge, axis in ((i, 1), (j, 2)):
-            if judge not in done:
-                covariance[judge, judge] = pair_covariance(*_own(joint, w2, axis), gradients[judge], gradients[judge])
-                done.add(judge)
+    first, second = np.triu_indices(size, 1)
+    step = max(1, COVARIANCE_CHUNK_CELLS // num_classes**3)
+    for start in range(0, first.size, step):
+        chunk = slice(start, start + step)
+        found = pair_covariance(joint[chunk], None if joint_w2 is None else joint_w2[chunk], gradients[first[chunk]], gradients[second[chunk]])
+        covariance[first[chunk], second[chunk]] = found
+        covariance[second[chunk], first[chunk]] = found
+    eye = np.eye(num_classes)
+    diagonal = pair_covariance(own[:, :, :, None] * eye, None if own_w2 is None else own_w2[:, :, :, None] * eye, gradients, gradients)
+    covariance[np.arange(size), np.arange(size)] = diagonal
     return covariance
-
-
-def _own(joint: np.ndarray, joint_w2: Optional[np.ndarray], axis: int):
-    """One judge's counts as the joint counts of the judge with itself (diagonal cells)."""
-    margin = joint.sum(axis=3 - axis)
-    squares = None if joint_w2 is None else joint_w2.sum(axis=3 - axis)
-    eye = np.eye(joint.shape[-1])
-    return margin[:, :, None] * eye, None if squares is None else squares[:, :, None] * eye
 
 
 def correlation_of(covariance: np.ndarray) -> np.ndarray:
@@ -126,14 +125,18 @@ def max_abs_normal(correlation: Any, draws: int = MAXT_DRAWS, seed: Optional[int
     """
     correlation = np.asarray(correlation, dtype=np.float64)
     values, vectors = np.linalg.eigh(correlation)
-    root = (vectors * np.sqrt(np.maximum(values, 0.0))).astype(np.float32)  # single precision: ample for a tail share
+    # Components without variance add nothing: Z = normal @ root.T over the others alone (the same
+    # draws: each component keeps its column of the normal draws). Many judges on few items give a
+    # correlation of low rank, and the draws then cost J x rank, not J x J, per draw.
+    kept = np.flatnonzero(values > values.max(initial=0.0) * 1e-13)
+    root = (vectors[:, kept] * np.sqrt(values[kept])).astype(np.float32)  # single precision: ample for a tail share
     generator = np.random.default_rng(MAXT_SEED if seed is None else seed)
     maxima = np.empty(draws)
     step = max(1, 2_000_000 // max(1, correlation.shape[0]))
     for start in range(0, draws, step):
         stop = min(draws, start + step)
         normal = generator.standard_normal((stop - start, correlation.shape[0]), dtype=np.float32)
-        absolute = np.abs(normal @ root.T)
+        absolute = np.abs((normal[:, kept] if kept.size < values.size else normal) @ root.T)
         # A few columns: their elementwise maximum, column by column, is faster than a reduction along short rows.
         maxima[start:stop] = functools.reduce(np.maximum, absolute.T) if absolute.shape[1] <= 16 else absolute.max(axis=1)
     maxima.sort()

@@ -144,6 +144,17 @@ def plot_width(page):
     return page.evaluate("() => document.querySelector('#plot img').naturalWidth")
 
 
+def ranking_in_page(page):
+    """The ranking table's rows (each a list of its cells' text), once it is shown."""
+    page.locator("#ranking [role=gridcell]").first.wait_for()
+    cells = page.evaluate("""() => [...document.querySelectorAll('#ranking [role=gridcell]')]
+        .map(cell => [Number(cell.dataset.row), Number(cell.dataset.col), cell.innerText.trim()])""")
+    rows = {}
+    for row, column, text in cells:
+        rows.setdefault(row, {})[column] = text
+    return [[cells[column] for column in sorted(cells)] for _, cells in sorted(rows.items())]
+
+
 def upload(page, path):
     """Put a file in the CSV box (replacing the one there) and wait until the page shows it."""
     clear = page.locator("#csv button[aria-label=Clear]")
@@ -379,34 +390,60 @@ def test_scores_pasted_one_row_per_line(browser):
 
 def test_judges_csv_ranks_the_judges_on_a_laptop_screen(browser, tmp_path):
     """A CSV with references and one column per judge: the page shows the ranking a direct compute gives
-    (simultaneous intervals, adjusted p-values, the best set) and its forest plot, on a 1280 x 800 screen."""
-    metric = load_module("informedness")
+    (simultaneous intervals, adjusted p-values, the best set) as a table and a forest plot, on a 1280 x 800
+    screen, with the upload's help naming the judge columns. No option is typed: with judges the page asks
+    for intervals at 0.95 (was: dots only, and the ranking as JSON only).
+
+    Was also: a judge giving scores (here a "confidence" of 10-90 against 0/1 references) showed a green
+    "✓ Computed" beside its 0.0, the warning only in the server's log. Now the status line names that
+    judge and is a warning (⚠) or a refusal (✗), never ✓."""
+    metric = load_module("balanced_accuracy")
     rng = np.random.default_rng(32)
-    references = np.where(rng.random(120) < 0.25, "fail", "pass")
+    references = (rng.random(120) < 0.25).astype(int)
     judges = {}
     for name, right in (("careful", 0.95), ("quick", 0.85), ("coin", 0.5)):
         keep = rng.random(references.size) < right
-        judges[name] = np.where(keep, references, np.where(references == "fail", "pass", "fail"))
-    path = tmp_path / "judges.csv"
-    with open(path, "w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(["references", *judges])
-        writer.writerows(zip(references, *judges.values()))
-    with served("informedness") as (url, _), opened(browser, url) as page:
+        judges[name] = np.where(keep, references, 1 - references)
+    # A confidence in percent, in steps of 10 (few distinct values: a cheap compute).
+    scores = 10 * np.clip(np.round(10 * (0.3 + 0.4 * references + rng.normal(0, 0.2, references.size))), 1, 9).astype(int)
+    paths = {}
+    for kind, columns in (("labels", judges), ("scores", {**judges, "confidence": scores})):
+        paths[kind] = tmp_path / f"judges_{kind}.csv"
+        with open(paths[kind], "w", newline="") as file:
+            writer = csv.writer(file)
+            writer.writerow(["references", *columns])
+            writer.writerows(zip(references, *columns.values()))
+    with served("balanced_accuracy") as (url, _), opened(browser, url) as page:
         page.set_viewport_size({"width": 1280, "height": 4000})  # tall: the JSON pane renders only the lines in view
         page.get_by_role("tab", name="Upload CSV").click()
-        upload(page, path)
-        option_box(page, "confidence_level", "Intervals").fill("0.95")
+        assert "one column per judge" in page.locator("#csv").inner_text()
+        assert "one column per judge, named after the judge" in page.locator("#csv-help").inner_text()
+        assert not page.locator("#ranking").is_visible()
+
+        upload(page, paths["labels"])
         status, failed = compute_in_page(page)
-        assert not failed, status
+        assert not failed and status.startswith("✓") and "confidence_level=0.95" in status, status
         expected = metric.compute(references=references.tolist(), judges={name: labels.tolist() for name, labels in judges.items()},
                                   confidence_level=0.95)
         shown = result_in_page(page)
         assert shown["judge_ranking"] == as_json(expected["judge_ranking"])
         assert shown["best_judges"] == expected["best_judges"] and "coin" not in shown["best_judges"]
-        assert [judge["name"] for judge in shown["judge_ranking"]][-1] == "coin"
+        assert f"Best set ({len(expected['best_judges'])} of 3 judges)" in status
+        rows = ranking_in_page(page)
+        assert [row[0] for row in rows] == [entry["name"] for entry in expected["judge_ranking"]] and rows[-1][0] == "coin"
+        for row, entry in zip(rows, expected["judge_ranking"]):
+            low, high = entry["balanced_accuracy_ci"]
+            assert row[1:3] == [f"{entry['balanced_accuracy']:.4f}", f"[{low:.4f}, {high:.4f}]"]
+            assert row[4] == ("yes" if entry["in_best_set"] else "no")
         assert plot_width(page) > 300  # the forest plot of the simultaneous intervals
         assert_no_traceback(page)
-        page.set_viewport_size({"width": 1280, "height": 800})  # a laptop screen
+        page.set_viewport_size(LAPTOP)
         ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "space_informedness_judges.png"), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / "space_balanced_accuracy_judges.png"), full_page=True)
+
+        upload(page, paths["scores"])
+        status, failed = compute_in_page(page)
+        kind = page.locator("#status .space-status").get_attribute("class")
+        assert not status.startswith("✓") and " ok" not in kind and "confidence" in status, (kind, status)
+        assert status.startswith("⚠") or (failed and status.startswith("✗")), status
+        assert_no_traceback(page)

@@ -33,16 +33,20 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
             cache_dir=cache_dir,
             **case.get("load", {}),  # load-time options (e.g. confidence_level, so add_batch counts clusters)
         )
-        predictions = np.array_split(np.asarray(case["predictions"]), num_process)[process_id]
-        references = np.array_split(np.asarray(case["references"]), num_process)[process_id]
-        # Per-sample inputs (sample_weight, baseline_predictions), sharded like the predictions.
-        inputs = {name: np.array_split(np.asarray(values), num_process)[process_id] for name, values in case.get("inputs", {}).items()}
+        shard = (lambda values: {name: shard(member) for name, member in values.items()} if isinstance(values, dict)
+                 else np.array_split(np.asarray(values), num_process)[process_id])
+        part = (lambda values, rows: {name: part(member, rows) for name, member in values.items()} if isinstance(values, dict)
+                else values[rows])
+        predictions = None if case.get("predictions") is None else shard(case["predictions"])
+        references = shard(case["references"])
+        # Per-sample inputs (sample_weight, baseline_predictions, each judge's labels), sharded like the predictions.
+        inputs = {name: shard(values) for name, values in case.get("inputs", {}).items()}
         half = len(references) // 2
-        metric.add_batch(predictions=predictions[:half], references=references[:half], **{k: v[:half] for k, v in inputs.items()})
-        metric.add_batch(predictions=predictions[half:], references=references[half:], **{k: v[half:] for k, v in inputs.items()})
-        unaligned = {name: ({model: np.array_split(np.asarray(labels), num_process)[process_id] for model, labels in values.items()}
-                            if isinstance(values, dict) else np.array_split(np.asarray(values), num_process)[process_id])
-                     for name, values in case.get("unaligned", {}).items()}  # a mapping of models: each model's labels split
+        for rows in (slice(None, half), slice(half, None)):
+            metric.add_batch(predictions=None if predictions is None else predictions[rows], references=references[rows],
+                             **{name: part(values, rows) for name, values in inputs.items()})
+        # Inputs not aligned with the samples (a judge's labels on unlabeled data; a mapping of models: each model's split).
+        unaligned = {name: shard(values) for name, values in case.get("unaligned", {}).items()}
         if unaligned:
             metric.add_batch(**unaligned)
         results[case["id"]] = metric.compute(**case["kwargs"])

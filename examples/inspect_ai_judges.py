@@ -1,0 +1,237 @@
+"""inspect_ai: balanced accuracy (or informedness) of a judge as an Inspect metric, and judges ranked from Inspect logs.
+
+An Inspect task that asks a model to label items (a judge: "safe"/"unsafe", "pass"/"fail")
+scores each sample with a `Score`. Two of its fields matter here and are easily confused:
+
+* ``score.value`` is whether the answer was right: Inspect's ``"C"`` (correct) / ``"I"``
+  (incorrect), or 1/0. Its mean is accuracy.
+* ``score.answer`` is the label the model gave. Balanced accuracy needs that label next to
+  the sample's target: from ``"C"``/``"I"`` no per-class rate can be had.
+
+Feeding ``value`` as predictions gives predictions that share no class with the references
+(balanced accuracy 0.0); every function here refuses it with a ValueError that says to pass
+``answer``.
+
+* ``judge_label(labels)``: a ``@scorer`` that reads the first of ``labels`` in the model's
+  output into ``score.answer`` and keeps the sample's target in ``score.metadata`` (a
+  ``SampleScore`` carries no target), with ``value`` "C"/"I" as usual.
+* ``balanced_accuracy_ci(...)``: a ``@metric`` over the task's ``SampleScore`` s: the
+  module's value and its interval ends (three entries of the task's results:
+  ``balanced_accuracy``, ``balanced_accuracy_ci_low``, ``balanced_accuracy_ci_high``), with
+  ``clusters`` from a sample metadata field (``cluster_key=``) when given;
+  ``metric="informedness"`` for informedness.
+* ``read_judges(paths)``: existing logs (``inspect_ai.log.read_eval_log``) as references and
+  one column of labels per judge (one log per judge model, or several scorers in one log),
+  samples matched by id and epoch; ``judges_from_samples_df(frame)`` the same from
+  ``inspect_ai.analysis.samples_df``. Pass the judges to ``judges=`` to rank them.
+
+    python examples/inspect_ai_judges.py LOG.eval [LOG.eval ...]   # the judges of the logs, ranked
+"""
+
+import argparse
+import math
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# Inspect's correctness values (inspect_ai.scorer CORRECT, INCORRECT, PARTIAL, NOANSWER).
+CORRECTNESS_VALUES = {"C", "I", "P", "N"}
+REFERENCE_KEY = "reference"
+VALUE_NOT_ANSWER = ("{where}: found Inspect's correctness values {found} (score.value: whether the answer was right), "
+                    "which share no class with the references {classes}; balanced accuracy needs the label the judge "
+                    "gave: pass score.answer (a scorer that sets it, such as judge_label(labels) here, or match()/"
+                    "choice()), never score.value. See docs/harnesses.md.")
+
+
+def load_metric(name="balanced_accuracy", **options):
+    import evaluate
+
+    return evaluate.load(str(REPO_ROOT / name), **options)
+
+
+def check_labels(references, predictions, where):
+    """Refuse predictions that are Inspect's correctness values instead of labels (see the module doc)."""
+    found, classes = set(predictions), set(references)
+    if not found:
+        return
+    if None in found:
+        raise ValueError(f"{where}: found score.answer None on {sum(p is None for p in predictions)} of {len(predictions)} "
+                         "samples; balanced accuracy needs the label the judge gave in score.answer (score.value only "
+                         "says whether it was right). Use a scorer that sets answer, such as judge_label(labels) here.")
+    if found <= CORRECTNESS_VALUES and not found & classes:
+        raise ValueError(VALUE_NOT_ANSWER.format(where=where, found=sorted(found), classes=sorted(map(str, classes))))
+
+
+def labels_from_scores(scores, cluster_key=None, reference_key=REFERENCE_KEY):
+    """``(references, predictions, clusters)`` of a task's ``SampleScore`` s: the reference from
+    ``score.metadata[reference_key]`` (judge_label puts the target there) or else the sample's
+    metadata, the prediction from ``score.answer``; clusters from sample metadata (None without
+    ``cluster_key``)."""
+    references, predictions, clusters = [], [], []
+    for sample_score in scores:
+        score, metadata = sample_score.score, sample_score.sample_metadata or {}
+        found = (score.metadata or {}).get(reference_key, metadata.get(reference_key))
+        if found is None:
+            raise ValueError(f"{reference_key}: expected the sample's reference label in score.metadata or the sample "
+                             f"metadata, found neither on sample {sample_score.sample_id!r}; score with judge_label(labels) "
+                             "(it keeps the target) or put the label in the sample's metadata.")
+        references.append(found)
+        predictions.append(score.answer)
+        if cluster_key is not None:
+            if cluster_key not in metadata:
+                raise ValueError(f"cluster_key: expected {cluster_key!r} in every sample's metadata, found it missing on "
+                                 f"sample {sample_score.sample_id!r}.")
+            clusters.append(metadata[cluster_key])
+    check_labels(references, predictions, "score.answer")
+    return references, predictions, (clusters if cluster_key is not None else None)
+
+
+def balanced_accuracy_ci(confidence_level=0.95, cluster_key=None, metric="balanced_accuracy", **options):
+    """An Inspect ``@metric``: the module's value over the task's samples with its interval ends."""
+    from inspect_ai.scorer import SampleScore
+    from inspect_ai.scorer import metric as inspect_metric
+
+    @inspect_metric(name=metric)
+    def module_metric():
+        # Annotated: Inspect passes SampleScores only to a metric that says it takes them.
+        def compute(scores: list[SampleScore]) -> dict:
+            if not scores:  # Inspect asks for the shape of the result on no samples
+                return {metric: math.nan, f"{metric}_ci_low": math.nan, f"{metric}_ci_high": math.nan}
+            references, predictions, clusters = labels_from_scores(scores, cluster_key)
+            result = load_metric(metric).compute(references=references, predictions=predictions, clusters=clusters,
+                                                 confidence_level=confidence_level, **options)
+            low, high = result[f"{metric}_ci"]
+            return {metric: result[metric], f"{metric}_ci_low": low, f"{metric}_ci_high": high}
+
+        return compute
+
+    return module_metric()
+
+
+def first_label(text, labels):
+    """The label of ``labels`` that occurs first in ``text`` as a whole word (any case), or None."""
+    import re
+
+    found = [(match.start(), label) for label in labels
+             for match in [re.search(rf"\b{re.escape(label)}\b", text, re.IGNORECASE)] if match]
+    return min(found)[1] if found else None
+
+
+def judge_label(labels, confidence_level=0.95, cluster_key=None, metric="balanced_accuracy"):
+    """An Inspect ``@scorer`` for a labelling task: ``answer`` the first of ``labels`` in the
+    output, ``value`` "C"/"I", the target kept in ``metadata``; its metric is ``balanced_accuracy_ci``."""
+    from inspect_ai.scorer import CORRECT, INCORRECT, Score, accuracy, scorer
+
+    @scorer(metrics=[accuracy(), balanced_accuracy_ci(confidence_level, cluster_key, metric)], name="judge_label")
+    def label_scorer():
+        async def score(state, target):
+            answer = first_label(state.output.completion, labels)
+            return Score(value=CORRECT if answer == target.text else INCORRECT, answer=answer,
+                         metadata={REFERENCE_KEY: target.text})
+
+        return score
+
+    return label_scorer()
+
+
+def _target(sample):
+    target = sample.target
+    if isinstance(target, list):
+        if len(target) != 1:
+            raise ValueError(f"target: expected one reference label per sample, found {target!r} on sample {sample.id!r}.")
+        target = target[0]
+    return target
+
+
+def read_judges(paths, cluster_key=None):
+    """Logs (``read_eval_log``) -> ``{"references": [...], "judges": {name: [...]}, "clusters": [...] or None}``.
+
+    Each log's model is a judge (one log per judge model); a log with several scorers gives one
+    judge per scorer (``<model>/<scorer>`` when there are several logs). Samples are matched
+    by (id, epoch); the reference is the sample's target, each judge's label its ``score.answer``.
+    """
+    from inspect_ai.log import read_eval_log
+
+    columns, references, clusters, keys = {}, {}, {}, None
+    logs = [read_eval_log(str(path)) for path in paths]
+    for log in logs:
+        if not log.samples:
+            raise ValueError(f"paths: expected samples in {log.location}, found none (a header-only log or a run "
+                             "with --no-log-samples).")
+        scorers = list(log.samples[0].scores or {})
+        if not scorers:
+            raise ValueError(f"paths: expected scored samples in {log.location}, found no scores.")
+        for name in scorers:
+            judge = name if len(logs) == 1 and len(scorers) > 1 else (
+                log.eval.model if len(scorers) == 1 else f"{log.eval.model}/{name}")
+            if judge in columns:
+                raise ValueError(f"paths: two logs give the judge {judge!r}; one log per judge model.")
+            column = {}
+            for sample in log.samples:
+                key = (sample.id, sample.epoch)
+                references.setdefault(key, _target(sample))
+                if references[key] != _target(sample):
+                    raise ValueError(f"paths: sample {key} has the target {_target(sample)!r} in {log.location} but "
+                                     f"{references[key]!r} in another log.")
+                if cluster_key is not None:
+                    clusters[key] = (sample.metadata or {})[cluster_key]
+                column[key] = sample.scores[name].answer
+            columns[judge] = column
+            keys = set(column) if keys is None else keys
+            if set(column) != keys:
+                raise ValueError(f"paths: the judge {judge!r} scored {len(column)} samples, another {len(keys)}; "
+                                 "expected the same samples (id, epoch) in every log.")
+    order = sorted(keys, key=lambda key: (str(key[0]), key[1]))
+    found = {"references": [references[key] for key in order],
+             "judges": {judge: [column[key] for key in order] for judge, column in columns.items()},
+             "clusters": [clusters[key] for key in order] if cluster_key is not None else None}
+    for judge, labels in found["judges"].items():
+        check_labels(found["references"], labels, f"judges[{judge!r}] (score.answer)")
+    return found
+
+
+def judges_from_samples_df(frame, scorers=None):
+    """``inspect_ai.analysis.samples_df(logs, columns=SampleSummary + SampleScores)`` -> the
+    ``read_judges`` dict (one log: one judge per scorer). The default ``score_<scorer>`` column
+    is ``score.value`` ("C"/"I"): the labels are in ``score_<scorer>_answer``, which
+    ``SampleScores`` adds."""
+    scorers = scorers or sorted(column[len("score_"):] for column in frame.columns
+                                if column.startswith("score_") and not column.endswith(("_answer", "_explanation",
+                                                                                         "_reason", "_metadata")))
+    references = [str(target) for target in frame["target"]]
+    judges = {}
+    for name in scorers:
+        if f"score_{name}_answer" not in frame.columns:
+            values = [str(value) for value in frame[f"score_{name}"]]
+            check_labels(references, values, f"score_{name} (samples_df)")
+            raise ValueError(f"score_{name}_answer: expected the judge's labels, found no such column; read the logs "
+                             "with samples_df(..., columns=SampleSummary + SampleScores).")
+        judges[name] = list(frame[f"score_{name}_answer"])
+        check_labels(references, judges[name], f"score_{name}_answer")
+    return {"references": references, "judges": judges, "clusters": None}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("logs", nargs="+")
+    parser.add_argument("--metric", default="balanced_accuracy", choices=("balanced_accuracy", "informedness"))
+    parser.add_argument("--cluster-key")
+    arguments = parser.parse_args()
+    found = read_judges(arguments.logs, arguments.cluster_key)
+    metric = load_metric(arguments.metric)
+    if len(found["judges"]) == 1:
+        (name, labels), = found["judges"].items()
+        result = metric.compute(references=found["references"], predictions=labels, clusters=found["clusters"],
+                                confidence_level=0.95)
+        low, high = result[f"{arguments.metric}_ci"]
+        print(f"{name}: {result[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]")
+        return
+    result = metric.compute(references=found["references"], judges=found["judges"], clusters=found["clusters"],
+                            confidence_level=0.95)
+    for entry in result["judge_ranking"]:
+        low, high = entry[f"{arguments.metric}_ci"]
+        print(f"{entry['name']}: {entry[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]"
+              f"{' (best set)' if entry['in_best_set'] else ''}")
+
+
+if __name__ == "__main__":
+    main()

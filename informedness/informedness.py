@@ -13,6 +13,7 @@ from .shared_core import check_num_classes
 from .shared_core import check_optional_n_resamples
 from .shared_core import check_pos_label
 from .shared_core import check_prevalence_method
+from .shared_core import check_reference_model
 from .shared_core import choice
 from .shared_core import CI_METHODS
 from .shared_core import MetricSpec
@@ -173,6 +174,13 @@ Args:
         with `groups`. A label outside the classes is a ValueError; labels equal to
         `ignore_index` are dropped; `sample_weight` weighs the golden set only. Like
         predictions, it may come with any `add_batch`, with or without a golden batch.
+        Several models through one judge: a mapping from each model's name (a string) to
+        the judge's labels on that model's outputs adds `model_prevalences` and
+        `prevalence_differences` instead (below), the intervals simultaneous across the
+        models and across the pairs; pass a mapping with every batch (a model may be missing
+        from some). One model in the mapping gives today's numbers exactly.
+    reference_model (str, optional): with `unlabeled_predictions` as a mapping, compare each
+        other model with this one (model minus it) instead of every pair.
     prevalence_method ("rogan_gladen" or "ppi", defaults to "rogan_gladen"): the estimator
         of `corrected_prevalence`. "rogan_gladen": Rogan-Gladen (q - FPR) / J for two
         classes, adjusted classify and count for more (solve q = C^T p, C the
@@ -189,7 +197,8 @@ Args:
     unlabeled_baseline_predictions (array-like, optional): a second evaluated model's
         judged labels (with `unlabeled_predictions`): adds `corrected_prevalence_difference`,
         the corrected prevalence of `unlabeled_predictions` minus this one's (binary:
-        Delta q / J).
+        Delta q / J), and `baseline_corrected_prevalence` (with `_ci`, `_reason`,
+        `_clipped`, `baseline_measured_prevalence`), its own, as one model's.
     groups (array-like, optional): one id (integer or string) per golden-set sample, e.g.
         the evaluated model that wrote each judged response: adds `per_group` (the judge's
         rates per group) and `group_heterogeneity_p_value`. Not with `sample_weight`. With
@@ -282,13 +291,35 @@ Returns:
     corrected_prevalence_ci_reason (str): why the interval alone is NaN
         ("too_few_golden_items": Lee's pseudo-counts outweigh a class's golden items;
         "too_few_golden_items_for_ppi": PPI with fewer than 30 golden items of a class, or
-        outside it, where its normal interval falls short of its level).
+        outside it, where its normal interval falls short of its level), or why it spans
+        every value ([0, 1]; [-1, 1] for a difference): "judge_not_told_from_chance" (the
+        golden set cannot tell the judge from a guesser: its bootstrap draws with |J| <= 0.05
+        alone reach the interval's tails), else "interval_spans_all_values".
     corrected_prevalence_class: with two classes, the class whose prevalence is corrected
         (`pos_label`, or 1 for 0/1 labels).
     measured_prevalence (float, or list per class): the judge's raw shares q on the
         unlabeled data.
     corrected_prevalence_difference (float, or list per class), with its `_ci`, `_reason`
-        and `_clipped`: with `unlabeled_baseline_predictions`, in [-1, 1].
+        and `_clipped`: with `unlabeled_baseline_predictions`, in [-1, 1]. Its interval is
+        the smoothed bootstrap's, its replicates centred on the estimate.
+    model_prevalences (list of dict): with `unlabeled_predictions` as a mapping, per model in
+        the order given: `name`, `corrected_prevalence`, `corrected_prevalence_ci` (with
+        `confidence_level`: all the models' intervals hold together with probability about
+        `confidence_level`), `corrected_prevalence_clipped`, `measured_prevalence` and, when
+        they apply, `corrected_prevalence_reason`, `corrected_prevalence_ci_reason`. Each
+        interval is the one-model interval at Bonferroni's level 1 - (1 - confidence_level)
+        / M for M models (`prevalence_marginal_level`), its bootstrap drawn jointly over the
+        shared golden set and each model's labels.
+    prevalence_differences (list of dict): per pair (every pair, the earlier model minus the
+        later, or each model minus `reference_model`): `models`,
+        `corrected_prevalence_difference` with its `_ci` (simultaneous across the pairs:
+        Bonferroni's level, `prevalence_difference_marginal_level`), `_clipped` and
+        `_reason`, and `p_value`:
+        H0 equal prevalences, which under the correction's assumption means equal label
+        shares, Pearson's chi-square test of the two models' label counts, adjusted by Holm
+        over the pairs.
+    prevalence_marginal_level, prevalence_difference_marginal_level (float): with a mapping
+        and `confidence_level`, each family's per-interval level.
     per_group (dict): with `groups`, per group id (sorted): `support` (golden items per
         reference class), binary `tpr` and `fpr` of the positive class or multi-class
         `recall` per class, `informedness` (Youden's J; bookmaker for K > 2), and with
@@ -515,6 +546,7 @@ class Informedness(JudgeMetric):
         "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
+        "reference_model": Option(None, check_reference_model),
         **interval_options(CI_METHODS),
         # None: 10,000, or fewer for the bootstrap of a large confusion matrix (auto_resamples).
         "n_resamples": Option(None, check_optional_n_resamples),

@@ -101,8 +101,25 @@ def closest_name(name: str, candidates: Sequence[str]) -> Optional[str]:
     return found[0] if found else None
 
 
+# Arguments that only one module takes: another module's unknown-argument error names it
+# (the corrected prevalence of a judge's labels lives in informedness, not balanced_accuracy).
+ARGUMENTS_ELSEWHERE = {
+    **{name: ("informedness", "the corrected prevalence of a judge's labels on unlabeled data") for name in (
+        "unlabeled_predictions", "unlabeled_baseline_predictions", "prevalence_method", "reference_model")},
+    "groups": ("informedness", "the judge's rates per group of golden items"),
+}
+
+
 def did_you_mean(name: str, candidates: Sequence[str]) -> str:
-    """`` Did you mean `x`?`` for the candidate closest to ``name``, or ""."""
+    """`` Did you mean `x`?`` for the candidate closest to ``name``, or ""; for an argument that
+    only another module takes, that module's name instead.
+
+    >>> print(did_you_mean("unlabeled_predictions", ["predictions", "baseline_predictions"]).strip())
+    `unlabeled_predictions` is an argument of the informedness module (evaluate.load("informedness")), which gives the corrected prevalence of a judge's labels on unlabeled data.
+    """
+    if name in ARGUMENTS_ELSEWHERE and name not in candidates:
+        module, what = ARGUMENTS_ELSEWHERE[name]
+        return f" `{name}` is an argument of the {module} module (evaluate.load(\"{module}\")), which gives {what}."
     closest = closest_name(name, candidates)
     return f" Did you mean `{closest}`?" if closest else ""
 

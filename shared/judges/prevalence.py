@@ -208,6 +208,24 @@ def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: floa
                       "class narrow both.", UserWarning, stacklevel=3)
 
 
+# An interval within this of both bounds spans every value: it carries a reason (``spanning_reason``).
+SPANS_ALL = 1e-9
+
+
+def spans_all(interval: Any, floor: float) -> bool:
+    """Whether an interval (binary ``[low, high]`` or one per class) spans every value from ``floor`` to 1."""
+    pairs = interval if interval and isinstance(interval[0], list) else [interval]
+    return all(low <= floor + SPANS_ALL and high >= 1.0 - SPANS_ALL for low, high in pairs)
+
+
+def spanning_reason(undefined_share: Optional[float], level: float) -> str:
+    """Why an interval spans every value: the golden set cannot tell the judge from a guesser
+    (its replicates that cannot be inverted reach the tails), or the samples are too small."""
+    if undefined_share is not None and undefined_share >= (1.0 - level) / 2.0:
+        return "judge_not_told_from_chance"
+    return "interval_spans_all_values"
+
+
 @dataclass(frozen=True)
 class PrevalenceSettings:
     """The keywords ``corrected_prevalence`` and ``corrected_prevalence_difference`` both
@@ -361,6 +379,8 @@ def corrected_prevalence(
         covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
         low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
     result["interval"] = _plain_interval(low, high, binary)
+    if result["interval_reason"] is None and spans_all(result["interval"], 0.0):
+        result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result
 
 
@@ -522,4 +542,6 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
         covariance = delta_covariance(confusion, [first, second], raw)
         low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
     result["interval"] = _plain_interval(low, high, binary)
+    if spans_all(result["interval"], -1.0):
+        result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result

@@ -327,7 +327,7 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
-    z = z_value(confidence_level)
+    z = z_values(confidence_level)  # one level, or one per problem (broadcast to the leading axes)
     negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
     total = unlabeled.sum(axis=-1)
     share = (unlabeled[..., 1] + z * z / 2.0) / (total + z * z)
@@ -390,11 +390,32 @@ def smoothed_informedness_in_se(gold_confusion: Any) -> np.ndarray:
     return np.abs(specificity + sensitivity - 1.0) / spread
 
 
-def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: float, floor: float, ceiling: float):
+def quantiles(values: np.ndarray, probability: Any) -> np.ndarray:
+    """The ``probability`` quantile over the first axis (linear interpolation, NumPy's default):
+    one probability for all (``np.quantile``), or one per element of ``values.shape[1:]``
+    (broadcast to it: each set of a study at its own level)."""
+    if np.ndim(probability) == 0:
+        return np.quantile(values, probability, axis=0)
+    ordered = np.sort(values, axis=0)
+    position = np.broadcast_to((values.shape[0] - 1) * np.asarray(probability, dtype=np.float64), values.shape[1:])
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, values.shape[0] - 1)
+    low, high = (np.take_along_axis(ordered, index[None], axis=0)[0] for index in (below, above))
+    return low + (high - low) * (position - below)
+
+
+def z_values(confidence_level: Any) -> Any:
+    """``z_value`` of one level, or of each of an array of levels."""
+    if np.ndim(confidence_level) == 0:
+        return z_value(confidence_level)
+    return np.vectorize(z_value, otypes=[np.float64])(confidence_level)
+
+
+def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: Any, floor: float, ceiling: float):
     """Percentile interval with undefined replicates at ``floor`` (for low) and ``ceiling`` (for high)."""
-    alpha = 1.0 - level
-    low = np.quantile(np.where(undefined, floor, replicates), alpha / 2.0, axis=0)
-    high = np.quantile(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0, axis=0)
+    alpha = 1.0 - np.asarray(level, dtype=np.float64) if np.ndim(level) else 1.0 - level
+    low = quantiles(np.where(undefined, floor, replicates), alpha / 2.0)
+    high = quantiles(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0)
     return low, high
 
 
@@ -468,23 +489,49 @@ def bootstrap_prevalence_arrays(
         unrestricted[start : start + count] = np.where(bad[..., None], 0.0, raw)
         undefined[start : start + count] = bad
     floor = -1.0 if difference else 0.0
-    low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
     if not restricted:
+        low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
         return low, high, undefined.mean(axis=0)
+    points = [corrected_prevalence_arrays(confusion, unlabeled, min_informedness)["raw"] for unlabeled in unlabeled_list]
+    estimate = points[0] - points[1] if difference else points[0]
+    if difference:
+        replicates, unrestricted = centred_differences(unrestricted, undefined[..., None], estimate)
+    low, high = replicates_interval(replicates, unrestricted, undefined[..., None], estimate, confidence_level, floor)
+    return low, high, undefined.mean(axis=0)
+
+
+def centred_differences(unrestricted: np.ndarray, undefined: np.ndarray, estimate: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """A difference's replicates moved so that their median is the estimate: ``(clipped, unrestricted)``
+    (0 where ``undefined``). The smoothing (Beta(x + 1, n - x + 1) rates) pulls a near-perfect judge's
+    replicated J down and so every replicated difference away from 0, by about ``d (1 - J~ / J)``: 0.6 of
+    a standard error for a difference of 0.75 with J = 0.95 on 300 golden items, where in a pilot run
+    (400 sets, not kept) the percentile interval covered 0.932 (one pair) and 0.91 (ten pairs together),
+    0.965 and 0.94 centred; studies/prevalence_models measures the centred one. Undefined replicates are
+    left where they are (counted at the bounds)."""
+    middle = np.quantile(np.where(undefined, estimate, unrestricted), 0.5, axis=0)
+    moved = np.where(undefined, 0.0, unrestricted - (middle - estimate))
+    return np.where(undefined, 0.0, np.clip(moved, -1.0, 1.0)), moved
+
+
+def replicates_interval(replicates: np.ndarray, unrestricted: np.ndarray, undefined: np.ndarray, estimate: np.ndarray,
+                        confidence_level: Any, floor: float) -> Tuple[np.ndarray, np.ndarray]:
+    """The smoothed bootstrap's restricted percentile interval from its replicates (``bootstrap_prevalence_arrays``):
+    ``replicates`` the bounded values (0 where undefined), ``unrestricted`` the raw ones, ``undefined``
+    broadcastable to them, ``estimate`` the raw point estimate; ``confidence_level`` one level, or one per
+    element of the leading axes after the first (broadcast)."""
+    low, high = _conservative_percentiles(replicates, undefined, confidence_level, floor, 1.0)
     # Replicates centred outside the bounds bound the interval by the restricted rule, from the
     # unrestricted replicates' percentiles: the clipped replicates' would be [0, 0] once nearly
     # all of them fall below 0. The centre is the replicates' median (undefined ones at the
     # estimate), as the percentile interval is centred: the smoothing shifts the replicates
     # (0 of 1,000 flagged with no golden false positive: the estimate is 0, the replicates'
     # FPR averages 1 / (n0 + 2) and their median is below 0).
-    raw_low, raw_high = _conservative_percentiles(unrestricted, undefined[..., None], confidence_level, floor, 1.0)
-    points = [corrected_prevalence_arrays(confusion, unlabeled, min_informedness)["raw"] for unlabeled in unlabeled_list]
-    estimate = points[0] - points[1] if difference else points[0]
-    centre = np.quantile(np.where(undefined[..., None], estimate, unrestricted), 0.5, axis=0)
+    raw_low, raw_high = _conservative_percentiles(unrestricted, undefined, confidence_level, floor, 1.0)
+    centre = np.quantile(np.where(undefined, estimate, unrestricted), 0.5, axis=0)
     reached_low, reached_high = bounded_interval_arrays(centre, raw_low, raw_high, floor, 1.0)
     low = np.where((estimate < floor) | (centre < floor), floor, np.where(centre > 1.0, np.minimum(low, reached_low), low))
     high = np.where((estimate > 1.0) | (centre > 1.0), 1.0, np.where(centre < floor, np.maximum(high, reached_high), high))
-    return low, high, undefined.mean(axis=0)
+    return low, high
 
 
 def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights: np.ndarray) -> np.ndarray:

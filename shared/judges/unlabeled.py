@@ -25,7 +25,7 @@ samples only.
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
 
@@ -47,9 +47,13 @@ from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence import corrected_prevalence
 from .prevalence import corrected_prevalence_difference
 from .prevalence import ppi_prevalence
+from .prevalence_models import check_model_names
+from .prevalence_models import corrected_prevalences
 from ..counting.store import Store
 
 UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
+# unlabeled_predictions as a mapping (several models through one judge): a table per model, in the order first seen.
+MODEL_TABLE_PREFIX = "_unlabeled_model:"
 GROUPS = "_groups"
 # Inputs not aligned with a batch's samples (CountsMetric.UNALIGNED_INPUTS).
 UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
@@ -59,6 +63,19 @@ _HINT = "The judge's labels are class labels (integers or strings), as its predi
 
 def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
     """Count the unlabeled inputs of one batch into ``store`` (a table per input, label -> count)."""
+    models = inputs.get("unlabeled_predictions")
+    if isinstance(models, Mapping):
+        if inputs.get("unlabeled_baseline_predictions") is not None:
+            raise ValueError("unlabeled_baseline_predictions: expected it with one model's unlabeled_predictions, found "
+                             "unlabeled_predictions as a mapping of models too; put the baseline in the mapping (e.g. "
+                             "{'model': ..., 'baseline': ...}) and name it with reference_model='baseline'.")
+        for model in check_model_names(list(models)):
+            key = f"unlabeled_predictions[{model!r}]"
+            labels = as_labels(as_array(models[model], key).reshape(-1), key, _HINT)
+            table = CountTable([key])
+            table.add([labels])
+            store.tables[MODEL_TABLE_PREFIX + model] = table
+        return store
     for name, table_name in UNLABELED_TABLES.items():
         values = inputs.get(name)
         if values is None:
@@ -99,6 +116,7 @@ class JudgedCounts:
     unlabeled: Dict[str, JointCounts]
     groups: Optional[JointCounts] = None
     paired: Any = None  # with baseline_predictions: both systems' counts (paired.PairedCounts)
+    models: Optional[Dict[str, JointCounts]] = None  # unlabeled_predictions as a mapping: per model, its label counts
 
 
 def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, Any]) -> JudgedCounts:
@@ -109,6 +127,17 @@ def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, 
         if table_name in stored.tables:
             counts = stored.tables[table_name].result()
             unlabeled[name] = counts.drop_matching(name, ignore_index)  # padding among the judge's labels
+    models = {}
+    for table_name, table in stored.tables.items():
+        if table_name.startswith(MODEL_TABLE_PREFIX):
+            model = table_name[len(MODEL_TABLE_PREFIX):]
+            models[model] = table.result().drop_matching(f"unlabeled_predictions[{model!r}]", ignore_index)
+    if models and unlabeled:
+        found = " and ".join(unlabeled)
+        raise ValueError(f"unlabeled_predictions: expected one form in every batch, found a mapping of models in some and "
+                         f"{found} as one model's labels in others; pass a mapping (model name -> labels) with every batch.")
+    if models:
+        check_model_names(list(models))  # names from different batches that differ only by case or spaces
     if "unlabeled_baseline_predictions" in unlabeled and "unlabeled_predictions" not in unlabeled:
         raise ValueError("unlabeled_baseline_predictions: expected unlabeled_predictions too (the evaluated model compared "
                          "with this baseline), found only the baseline's labels.")
@@ -124,7 +153,7 @@ def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, 
                              "too; pass groups without sample_weight.")
         groups = stored.tables[GROUPS].result()
         groups, _ = kept_rows(groups, ignore_index)  # the golden set's rule: references at ignore_index dropped
-    return JudgedCounts(confusion, unlabeled, groups)
+    return JudgedCounts(confusion, unlabeled, groups, models=models or None)
 
 
 def _class_counts(counts: JointCounts, classes: np.ndarray, name: str) -> np.ndarray:
@@ -173,7 +202,10 @@ def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled
 def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
     """Corrected prevalence (and difference, per-group diagnostics) as plain Python; {} if none was asked for."""
     result: Dict[str, Any] = {}
-    if not judged.unlabeled and judged.groups is None:
+    if options.get("reference_model") is not None and not judged.models:
+        raise ValueError(f"reference_model: expected it with unlabeled_predictions as a mapping of models (name -> the judge's "
+                         f"labels on that model's outputs), found reference_model={options['reference_model']!r} without one.")
+    if not judged.unlabeled and not judged.models and judged.groups is None:
         return result
     confusion = judged.confusion
     classes = confusion.encoded.classes
@@ -182,7 +214,7 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
     level = options.get("confidence_level")
     interval = {"confidence_level": level, "n_resamples": options.get("n_resamples") or 10_000, "seed": options.get("seed")}
     if len(classes) == 2 and options.get("pos_label") is None:
-        check_positive_class(classes, bool(judged.unlabeled), judged.groups is not None)
+        check_positive_class(classes, bool(judged.unlabeled or judged.models), judged.groups is not None)
     # Two classes: the corrected class is the positive one; matrices are put in the order
     # (other, positive) so that the statistics' class 1 is it.
     order = np.arange(len(classes))
@@ -190,6 +222,8 @@ def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, A
         order = order[::-1]
     if judged.unlabeled:
         result.update(_prevalence_results(judged, classes, order, interval, options))
+    if judged.models:
+        result.update(_models_results(judged, classes, order, interval, options))
     if judged.groups is not None:
         result.update(_group_results(judged.groups, classes, order, interval, options.get("ci_method")))
     return result
@@ -244,6 +278,7 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     outputs = {"corrected_prevalence": ["unlabeled_predictions"]}
     if "unlabeled_baseline_predictions" in judged.unlabeled:
         outputs["corrected_prevalence_difference"] = ["unlabeled_predictions", "unlabeled_baseline_predictions"]
+        outputs["baseline_corrected_prevalence"] = ["unlabeled_baseline_predictions"]  # the baseline's own, marginal
     if num_classes < 2:
         for key in outputs:
             result.update({key: math.nan, f"{key}_reason": "fewer_than_two_classes"})
@@ -269,7 +304,7 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     for key, inputs in outputs.items():
         if ppi:
             found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=interval["confidence_level"], classes=names)
-        elif key == "corrected_prevalence":
+        elif key in ("corrected_prevalence", "baseline_corrected_prevalence"):
             found = corrected_prevalence(gold, vectors[inputs[0]], method=method, classes=names, **arguments)
         else:
             found = corrected_prevalence_difference(gold, vectors[inputs[0]], vectors[inputs[1]], **arguments)
@@ -289,10 +324,88 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
         if found["reason"] is not None:
             result[f"{key}_reason"] = found["reason"]
         result[f"{key}_clipped"] = found["clipped"]
-        if key == "corrected_prevalence":
+        if key in ("corrected_prevalence", "baseline_corrected_prevalence"):
             # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
             empty = found["reason"] == "no_unlabeled_predictions"
-            result["measured_prevalence"] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+            measured = "measured_prevalence" if key == "corrected_prevalence" else "baseline_measured_prevalence"
+            result[measured] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+    if binary:
+        result["corrected_prevalence_class"] = to_python(classes[order[1]])
+    return result
+
+
+def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
+                    options: Dict[str, Any]) -> Dict[str, Any]:
+    """Several models through one judge (``prevalence_models.corrected_prevalences``): ``model_prevalences``
+    and ``prevalence_differences``, the intervals simultaneous per family."""
+    if options["prevalence_method"] == "ppi":
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+            "unlabeled_predictions as a mapping of models: one golden set cannot be a random sample of several models' "
+            "different outputs. Use prevalence_method='rogan_gladen' (it needs only the judge's rates to transfer).")
+    names = list(judged.models)
+    reference = options.get("reference_model")
+    if reference is not None and reference not in names:
+        raise ValueError(f"reference_model: expected one of the models in unlabeled_predictions {names}, found {reference!r}.")
+    num_classes = len(classes)
+    binary = num_classes == 2
+    level = interval["confidence_level"]
+    if num_classes < 2:
+        entries = [{"name": name, "corrected_prevalence": math.nan, "corrected_prevalence_reason": "fewer_than_two_classes"}
+                   for name in names]
+        return {"model_prevalences": entries, "prevalence_differences": []}
+    gold = _gold_matrix(judged.confusion)
+    vectors = [_class_counts(counts, classes, f"unlabeled_predictions[{name!r}]")[order] for name, counts in judged.models.items()]
+    weighted_gold = judged.confusion.w is not None
+    effect = NO_CLUSTERS
+    if level is not None:
+        # Golden items of one conversation: each row shrinks by the largest design effect over the models' corrections.
+        effects = [golden_design_effect(judged.confusion, gold, vector[np.argsort(order)], level) for vector in vectors]
+        effect = max(effects, key=lambda found: (found.reason is not None, found.factor))
+        if effect.num_clusters is not None and effect.reason is None:
+            gold, weighted_gold = gold / effect.factor, True
+    if order[0] != 0:
+        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    method = "bootstrap" if options.get("ci_method") == "bootstrap" else None
+    found = corrected_prevalences(gold, dict(zip(names, vectors)), reference=reference, method=method,
+                                  classes=[to_python(classes[index]) for index in order],
+                                  min_informedness=DEFAULT_MIN_INFORMEDNESS, weighted_gold=weighted_gold, **interval)
+    nan = _nan_interval(num_classes, binary)
+    entries = []
+    for model in found["models"]:
+        entry = {"name": model["name"], "corrected_prevalence": model["estimate"]}
+        if level is not None:
+            entry["corrected_prevalence_ci"] = model["interval"] if effect.reason is None else nan
+            reason = effect.reason or model["interval_reason"]
+            if reason is not None:
+                entry["corrected_prevalence_ci_reason"] = reason
+        if model["reason"] is not None:
+            entry["corrected_prevalence_reason"] = model["reason"]
+        entry["corrected_prevalence_clipped"] = model["clipped"]
+        empty = model["reason"] == "no_unlabeled_predictions"
+        entry["measured_prevalence"] = _nan_like(num_classes, binary) if empty else model["measured_prevalence"]
+        entries.append(entry)
+    differences = []
+    for pair in found["differences"]:
+        entry = {"models": pair["models"], "corrected_prevalence_difference": pair["estimate"]}
+        if level is not None:
+            entry["corrected_prevalence_difference_ci"] = pair["interval"] if effect.reason is None else nan
+            reason = effect.reason or pair["interval_reason"]
+            if reason is not None:
+                entry["corrected_prevalence_difference_ci_reason"] = reason
+        if pair["reason"] is not None:
+            entry["corrected_prevalence_difference_reason"] = pair["reason"]
+        entry["corrected_prevalence_difference_clipped"] = pair["clipped"]
+        entry["p_value"] = pair["p_value"]
+        differences.append(entry)
+    result: Dict[str, Any] = {"model_prevalences": entries, "prevalence_differences": differences}
+    if level is not None:
+        result["corrected_prevalence_ci_method"] = found["method"]
+        result["prevalence_marginal_level"] = found["marginal_level"]
+        if differences:
+            result["prevalence_difference_marginal_level"] = found["difference_marginal_level"]
+        if effect.num_clusters is not None and effect.reason is None:
+            result["corrected_prevalence_design_effect"] = float(effect.measured)
     if binary:
         result["corrected_prevalence_class"] = to_python(classes[order[1]])
     return result

@@ -1,7 +1,8 @@
 """One control per argument of a metric module, described by the module's own argument docs.
 
 ``Flag`` (checkbox), ``Choice`` (dropdown), ``Value`` (one JSON value or text), ``Values``
-(a list), ``SecondPredictions`` (a second predictions box, for ``baseline_predictions``);
+(a list), ``SecondPredictions`` (a second predictions box, for ``baseline_predictions``),
+``JudgeLabels`` and ``UnlabeledLabels`` (a JSON object of labels, or for the latter a list);
 ``default_options`` builds them from a module's ``OPTIONS`` and ``INPUTS``, shown as
 ``presentation.py`` says. Part of the Space app (``space_app.py``).
 """
@@ -14,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from .parsing import BASELINE
 from .parsing import JUDGES
+from .parsing import UNLABELED
 from .parsing import MAX_OPTION_CHARS
 from .parsing import InputError
 from .parsing import parse_values
@@ -264,6 +266,22 @@ class JudgeLabels(Values):
 
 
 @dataclass
+class UnlabeledLabels(Values):
+    """``unlabeled_predictions``: the judge's labels on new data (a list, parsed like predictions), or a
+    JSON object from each evaluated model's name to them (several models through one judge)."""
+
+    def parse(self, raw):
+        text = (raw or "").strip()
+        if not text.startswith("{"):
+            return super().parse(raw)
+        try:
+            models = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise InputError(f"{self.name}: not a valid JSON object ({error}).") from None
+        return {name: parse_values(json.dumps(labels), f"{self.name}[{name!r}]") for name, labels in models.items()}
+
+
+@dataclass
 class SecondPredictions(Values):
     """``baseline_predictions``: a second system's predictions, shown beside the predictions box.
 
@@ -311,6 +329,8 @@ def argument_control(name: str, default: Any, check: Optional[Callable[[Any, str
         return SecondPredictions(name, group=group, placeholder=shown.placeholder)
     if name == JUDGES:
         return JudgeLabels(name, group=group, placeholder=shown.placeholder)
+    if name == UNLABELED:
+        return UnlabeledLabels(name, group=group, placeholder=shown.placeholder)
     choices = offered_choices(name, default, check, shown) if check is not None else {}
     if choices:
         return Choice(name, group=group, choices=choices)

@@ -112,6 +112,21 @@ def prevalence_assumption(arguments: Optional[Dict[str, Any]] = None) -> str:
 def prevalence_summary(result: Dict[str, Any], arguments: Optional[Dict[str, Any]] = None) -> str:
     """The corrected prevalence (and difference) in words, with its key assumption, for the
     status line; "" without one."""
+    if "model_prevalences" in result:  # several models through one judge
+        parts = []
+        for entry in result["model_prevalences"]:
+            value = entry["corrected_prevalence"]
+            if "corrected_prevalence_reason" in entry:
+                parts.append(f"{entry['name']}: undefined ({entry['corrected_prevalence_reason']})")
+            elif isinstance(value, list):
+                intervals = entry.get("corrected_prevalence_ci") or [None] * len(value)
+                parts.append(f"{entry['name']}: " + ", ".join(f"{v:.4f}" + (_format_interval(ci) if ci else "")
+                                                              for v, ci in zip(value, intervals)))
+            else:
+                ci = entry.get("corrected_prevalence_ci")
+                parts.append(f"{entry['name']} {value:.4f}" + (_format_interval(ci) if ci else ""))
+        together = " (the intervals hold together)" if any("corrected_prevalence_ci" in entry for entry in result["model_prevalences"]) else ""
+        return " Corrected prevalence per model" + together + ": " + "; ".join(parts) + ". " + prevalence_assumption(arguments)
     if "corrected_prevalence" not in result:
         return ""
     parts = []

@@ -219,6 +219,7 @@ def read_csv(path) -> Dict[str, list]:
 # The second system's predictions (a paired comparison): a box beside predictions, or a CSV column.
 BASELINE = "baseline_predictions"
 JUDGES = "judges"  # several judges ranked: a JSON object of labels, predictions then optional
+UNLABELED = "unlabeled_predictions"  # a judge's labels on new data: a list, or a JSON object of models' labels
 
 def parse_options(text: str) -> dict:
     """Options typed as one JSON object (used by ``run_metric``)."""

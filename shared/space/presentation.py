@@ -81,9 +81,12 @@ PRESENTATIONS = (
     Presentation("n_resamples", placeholder="10000", maximum=MAX_PAGE_RESAMPLES, group="intervals"),
     Presentation("seed", placeholder="e.g. 0", group="intervals"),
     # A judge's labels on unlabeled data and its golden set's groups (corrected prevalence, per-group diagnostics).
-    Presentation("unlabeled_predictions", placeholder="the judge's labels on new data, e.g. [0, 1, 0, 0]", group="prevalence"),
+    Presentation("unlabeled_predictions", placeholder='the judge\'s labels on new data, e.g. [0, 1, 0, 0]; several models: {"a": [0, 1], "b": [1, 1]}',
+                 group="prevalence"),
     Presentation("unlabeled_baseline_predictions", placeholder="a second model's judged labels", group="prevalence"),
     Presentation("prevalence_method", candidates=PREVALENCE_METHODS, group="prevalence"),
+    Presentation("reference_model", placeholder="with several models in unlabeled_predictions: the one the others are compared with",
+                 group="prevalence"),
     # Informedness is the same for either class: there pos_label only names the corrected class.
     Presentation("pos_label", placeholder="the class whose prevalence is corrected (two classes)",
                  modules=("informedness",), group="prevalence"),

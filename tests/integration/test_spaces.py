@@ -95,7 +95,8 @@ def test_the_controls_come_from_the_modules_options_and_inputs(name, apps):
                 f"{option_name}: no placeholder in shared/space/presentation.py"
     for input_name in set(metric.INPUTS) - {"predictions", "references"}:
         # baseline_predictions beside the predictions; judges (issue 32) a JSON object of judges' labels.
-        kind = {"baseline_predictions": helper.SecondPredictions, "judges": helper.JudgeLabels}.get(input_name, helper.Values)
+        kind = {"baseline_predictions": helper.SecondPredictions, "judges": helper.JudgeLabels,
+                "unlabeled_predictions": helper.UnlabeledLabels}.get(input_name, helper.Values)
         assert type(controls[input_name]) is kind and controls[input_name].placeholder, input_name
     offered = ["skip", "0.0"] if name == "informedness" else ["skip", "0.0", "1.0"]  # informedness refuses 1.0
     assert list(controls["zero_division"].choices) == offered

@@ -45,7 +45,8 @@ def main(cases_path, num_process, process_id, cache_dir, run_id, output_path):
         for rows in (slice(None, half), slice(half, None)):
             metric.add_batch(predictions=None if predictions is None else predictions[rows], references=references[rows],
                              **{name: part(values, rows) for name, values in inputs.items()})
-        unaligned = {name: np.array_split(np.asarray(values), num_process)[process_id] for name, values in case.get("unaligned", {}).items()}
+        # Inputs not aligned with the samples (a judge's labels on unlabeled data; a mapping of models: each model's split).
+        unaligned = {name: shard(values) for name, values in case.get("unaligned", {}).items()}
         if unaligned:
             metric.add_batch(**unaligned)
         results[case["id"]] = metric.compute(**case["kwargs"])

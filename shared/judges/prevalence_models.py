@@ -1,0 +1,434 @@
+"""Several models' corrected prevalences through one judge: intervals that hold together, adjusted comparisons.
+
+One judge labels the outputs of several evaluated models (``unlabeled`` ``(..., M, K)``: each
+model's label counts); one golden set (``gold_confusion``) gives the judge's rates for all
+of them. Each model's prevalence is corrected as ``prevalence.py`` corrects one
+(Rogan-Gladen, adjusted classify and count), and each difference as
+``corrected_prevalence_difference`` (the unconstrained estimates' difference, clipped to
+[-1, 1]). The golden set's error is shared: a judge whose golden FPR came out low moves
+every model's estimate up together. The intervals account for it:
+
+**Intervals: each at Bonferroni's level, from one joint bootstrap.** Every model's interval
+is the one-model interval at the marginal level ``1 - (1 - confidence_level) / M`` (M
+models; for the differences, P pairs; with K > 2 classes each class's interval, as one
+model's are each at ``confidence_level``): for two classes by default ``corrected_prevalence``'s
+(Lee et al.'s, the smoothed bootstrap's, or the blend of the two, by ``lee_weight``);
+``"bootstrap"`` and more classes the bootstrap's; each difference the bootstrap's
+(``replicates_interval``, the restricted rule at the bounds, its replicates centred on the
+estimate as ``corrected_prevalence_difference``'s). The bootstrap's replicates are drawn
+jointly: each draws the golden rows' rates once (Dirichlet(row counts + 1), as the
+one-model bootstrap) and each model's shares from Dirichlet(counts + 1), and recomputes
+every model's estimate and every difference. With one model the result *is*
+``corrected_prevalence``'s, and one pair's difference is ``corrected_prevalence_difference``'s
+(the same draws: the golden rows first, then the models in order).
+
+A level calibrated on the joint replicates was measured and not adopted
+(``calibration="min_p"``, ``simultaneous_level``): the smallest marginal level at which the
+replicates fall inside all the family's marginal intervals together in a share
+``confidence_level`` of them (the min-P / simultaneous-percentile bootstrap), lower than
+Bonferroni's where the shared golden set moves the estimates together. On the same sets
+and draws of studies/prevalence_models/results.md its family-wise coverage of the
+prevalences fell to 0.927 (one cell below 0.93), where Bonferroni's level kept 0.943 or
+more in every cell, at a mean width 0.414 against 0.453: the one-model intervals are not
+accurate enough in their far tails for the calibration to spend the margin.
+
+**p-values of the differences.** Under the correction's assumption (the judge errs alike
+on every model's outputs) two models' prevalences are equal exactly when the judge's
+label shares on their outputs are (``C^T`` is invertible wherever the estimate is given),
+so H0 ``p_a = p_b`` is tested on the label counts alone: Pearson's chi-square test of
+homogeneity of the two models' counts (K - 1 degrees of freedom), whatever the golden
+set. Adjusted by Holm's step-down over the family (every pair, or each model against a
+``reference`` model): rejecting where an adjusted p-value is below ``alpha`` errs on a true
+H0 of the family with probability at most ``alpha``, under any dependence.
+
+**Refused** (NaN with a reason) by the one rule of ``prevalence.py`` (``"informedness_too_small"``:
+|J|, or the smallest singular value for K > 2, at most ``min_informedness``;
+``"class_without_golden_references"``; per model ``"no_unlabeled_predictions"``). An
+interval that spans every value ([0, 1], or [-1, 1] for a difference) carries an
+``interval_reason``: ``"judge_not_told_from_chance"`` where the replicates that cannot be
+inverted alone reach the interval's tails (the golden set cannot tell the judge from a
+guesser at this level), else ``"interval_spans_all_values"``.
+
+Coverage (family-wise, 2-5 models, golden sets of 30-300, J 0.3-0.95, prior shift,
+clustered golden items): ``studies/prevalence_models/results.md``.
+"""
+
+import math
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..stats.distributions import chi2_sf
+from ..stats.intervals import informedness_from_confusion
+from .prevalence import PrevalenceSettings
+from .prevalence import corrected_prevalence
+from .prevalence import spans_all
+from .prevalence import spanning_reason
+from .prevalence import warn_if_labels_look_swapped
+from .prevalence_arrays import CHUNK_VALUES
+from .prevalence_arrays import centred_differences
+from .prevalence_arrays import check_unlabeled
+from .prevalence_arrays import corrected_prevalence_arrays
+from .prevalence_arrays import lee_interval_arrays
+from .prevalence_arrays import lee_weight
+from .prevalence_arrays import replicates_interval
+from .prevalence_arrays import THRESHOLD_MARGIN
+
+# A check of the model names a mapping gives (unlabeled_predictions, reference_model).
+MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judge's labels on that model's outputs"
+
+
+def check_reference_model(value: Any, name: str = "reference_model") -> Optional[str]:
+    """None (every pair of models compared) or the name of the model the others are compared with."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name}: expected the name (a string) of one of the models in unlabeled_predictions, found {value!r}.")
+    return value
+
+
+def check_model_names(names: Sequence[Any], argument: str = "unlabeled_predictions") -> List[str]:
+    """The model names of a mapping: non-empty strings, at least one, no two equal once spaces and case are set aside."""
+    names = list(names)
+    if not names:
+        raise ValueError(f"{argument}: expected {MODELS_HINT}, found an empty mapping.")
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"{argument}: expected model names that are non-empty strings, found {name!r} ({type(name).__name__}).")
+    folded: Dict[str, str] = {}
+    for name in names:
+        key = name.strip().casefold()
+        if key in folded:
+            raise ValueError(f"{argument}: expected distinct model names, found {folded[key]!r} and {name!r}, which differ only "
+                             "by case or spaces; rename one.")
+        folded[key] = name
+    return names
+
+
+# ----------------------------------------------------------------------------------------
+# Vectorised building blocks
+# ----------------------------------------------------------------------------------------
+
+
+def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, seed: Optional[int],
+                     min_informedness: float) -> Dict[str, np.ndarray]:
+    """The joint smoothed bootstrap: ``raw`` ``(R, ..., M, K)`` (unconstrained estimates, 0 where
+    undefined), ``estimate`` (projected), ``undefined`` ``(R, ...)``. ``gold_confusion`` ``(..., K, K)``,
+    ``unlabeled`` ``(..., M, K)``. The draws of each chunk come in the one-model bootstrap's order
+    (the golden rows, then each model's shares), so two models' replicates are those of
+    ``bootstrap_prevalence_arrays`` for their difference."""
+    rng = np.random.default_rng(seed)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled = np.asarray(unlabeled, dtype=np.float64)
+    models, num_classes = unlabeled.shape[-2], unlabeled.shape[-1]
+    batch = confusion.shape[:-2]
+    chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
+    raw = np.empty((n_resamples,) + batch + (models, num_classes))
+    estimate = np.empty_like(raw)
+    undefined = np.empty((n_resamples,) + batch, dtype=bool)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
+        gold = _joint_dirichlet(rng, confusion, count)
+        shares = np.stack([_joint_dirichlet(rng, unlabeled[..., m, :], count) for m in range(models)], axis=-2)
+        found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
+        bad = ~found["defined"].all(axis=-1)
+        raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])
+        estimate[start:start + count] = np.where(bad[..., None, None], 0.0, found["estimate"])
+        undefined[start:start + count] = bad
+    return {"raw": raw, "estimate": estimate, "undefined": undefined}
+
+
+def _joint_dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
+    # As prevalence_arrays' draws (Dirichlet(counts + 1)), in the same order of calls.
+    draws = rng.standard_gamma(counts + 1.0, size=(count,) + counts.shape)
+    return draws / draws.sum(axis=-1, keepdims=True)
+
+
+def simultaneous_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float) -> np.ndarray:
+    """The common marginal level of a family (see the module doc): ``components`` ``(R, ..., C)``
+    the replicates of its C components, ``undefined`` ``(R, ...)``. Returns ``(...)``, between
+    ``confidence_level`` and ``1 - (1 - confidence_level) / C``.
+
+    >>> rng = np.random.default_rng(0)
+    >>> independent = rng.standard_normal((20000, 3))
+    >>> round(float(simultaneous_level(independent, np.zeros(20000, bool), 0.95)), 3)  # Sidak: 0.95 ** (1/3)
+    0.983
+    >>> together = np.repeat(rng.standard_normal((20000, 1)), 3, axis=1)
+    >>> round(float(simultaneous_level(together, np.zeros(20000, bool), 0.95)), 3)
+    0.95
+    """
+    resamples, size = components.shape[0], components.shape[-1]
+    placed = np.where(undefined[..., None], np.inf, components)
+    order = np.argsort(placed, axis=0, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(resamples).reshape((-1,) + (1,) * (order.ndim - 1)), axis=0)
+    lost = undefined.sum(axis=0)[..., None]  # undefined replicates: at both ends of every component
+    depth = lost + np.minimum(rank, resamples - lost - 1 - rank)
+    depth = np.where(undefined[..., None], resamples, depth).min(axis=-1)
+    tail = np.quantile(depth, 1.0 - confidence_level, axis=0, method="lower")
+    level = 1.0 - 2.0 * tail / max(resamples - 1, 1)
+    return np.clip(level, confidence_level, 1.0 - (1.0 - confidence_level) / size)
+
+
+def model_pairs(names: Sequence[str], reference: Optional[str]) -> List[Tuple[int, int]]:
+    """The compared pairs (first minus second): every pair in the order given, or each model against ``reference``."""
+    if reference is None:
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    index = list(names).index(reference)
+    return [(i, index) for i in range(len(names)) if i != index]
+
+
+def homogeneity_p_values(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pearson's chi-square test that two count vectors (last axis) come from one distribution
+    (K - 1 degrees of freedom over the classes either has); NaN where one is empty.
+
+    >>> float(homogeneity_p_values(np.array([50, 50]), np.array([50, 50])))
+    1.0
+    """
+    first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
+    table = np.stack([first, second], axis=-2)
+    rows, columns = table.sum(axis=-1, keepdims=True), table.sum(axis=-2, keepdims=True)
+    total = rows.sum(axis=-2, keepdims=True)
+    expected = rows * columns / np.where(total > 0, total, 1.0)
+    statistic = np.where(expected > 0, (table - expected) ** 2 / np.where(expected > 0, expected, 1.0), 0.0).sum(axis=(-2, -1))
+    freedom = (columns[..., 0, :] > 0).sum(axis=-1) - 1
+    empty = (rows[..., 0] <= 0).any(axis=-1)
+    flat = [chi2_sf(float(s), int(d)) if d > 0 else 1.0 for s, d in zip(np.ravel(statistic), np.ravel(freedom))]
+    return np.where(empty, np.nan, np.reshape(flat, np.shape(statistic)))
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment over the last axis (NaN stays NaN and is not counted).
+
+    >>> holm(np.array([0.01, 0.04, 0.03])).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p_values = np.asarray(p_values, dtype=np.float64)
+    finite = np.isfinite(p_values)
+    size = finite.sum(axis=-1, keepdims=True)
+    order = np.argsort(np.where(finite, p_values, np.inf), axis=-1, kind="stable")
+    ordered = np.take_along_axis(p_values, order, axis=-1)
+    steps = size - np.arange(p_values.shape[-1])
+    adjusted = np.minimum(np.maximum.accumulate(np.where(np.isfinite(ordered), ordered * steps, -np.inf), axis=-1), 1.0)
+    result = np.empty_like(p_values)
+    np.put_along_axis(result, order, adjusted, axis=-1)
+    return np.where(finite, result, np.nan)
+
+
+def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float, calibration: str,
+                 members: int) -> np.ndarray:
+    """A family's marginal level: Bonferroni's ``1 - (1 - confidence_level) / members`` (its models, or
+    pairs; each class's interval at that level, as one model's are each at ``confidence_level``:
+    ``"bonferroni"``, the default), or the joint bootstrap's over the ``(R, ..., C)`` ``components``
+    (``"min_p"``, ``simultaneous_level``; measured and not adopted: studies/prevalence_models/results.md)."""
+    if calibration == "min_p":
+        return simultaneous_level(components, undefined, confidence_level)
+    return np.full(components.shape[1:-1], 1.0 - (1.0 - confidence_level) / members)
+
+
+def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Sequence[Tuple[int, int]], *,
+                                  confidence_level: float, method: Optional[str], n_resamples: int, seed: Optional[int],
+                                  min_informedness: float, calibration: str = "bonferroni") -> Dict[str, np.ndarray]:
+    """Every model's interval and every pair's, simultaneous per family, vectorised over leading axes.
+
+    ``gold_confusion`` ``(..., K, K)``, ``unlabeled`` ``(..., M, K)``, ``pairs`` the compared
+    (first, second) indices. ``method``: None (two classes: Lee's, the joint bootstrap's or the
+    blend, by ``lee_weight``) or ``"bootstrap"``. Returns ``low``/``high`` ``(..., M, K)``,
+    ``difference_low``/``difference_high`` ``(..., P, K)``, ``level`` and ``difference_level``
+    (the families' marginal levels, ``(...)``), ``lee_weight`` ``(...)``, ``undefined_share``
+    ``(...)``, ``raw`` ``(..., M, K)`` (the point estimates, unconstrained) and ``tail``: where
+    the undefined replicates alone reach a family's tails (``(...)`` each, models and pairs).
+    """
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled = np.asarray(unlabeled, dtype=np.float64)
+    binary = confusion.shape[-1] == 2
+    drawn = joint_replicates(confusion, unlabeled, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness)
+    undefined = drawn["undefined"]
+    raw = corrected_prevalence_arrays(confusion[..., None, :, :], unlabeled, min_informedness)["raw"]
+    # Two classes: class 1 alone (class 0's interval is its mirror image); more: every class.
+    kept = slice(1, 2) if binary else slice(None)
+    replicated, projected, point = drawn["raw"][..., kept], drawn["estimate"][..., kept], raw[..., kept]
+    level = family_level(replicated.reshape(replicated.shape[:-2] + (-1,)), undefined, confidence_level, calibration,
+                         unlabeled.shape[-2])
+    where = undefined[..., None, None]
+    share = undefined.mean(axis=0)
+    found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
+    low, high = replicates_interval(projected, replicated, where, point, level[..., None, None], 0.0)
+    weight = np.zeros(confusion.shape[:-2])
+    if method is None and binary:
+        lee_low, lee_high, flipped = lee_interval_arrays(confusion[..., None, :, :], unlabeled, level[..., None])
+        weight = np.where(flipped.any(axis=-1), 0.0, lee_weight(confusion))  # flipped: the golden set alone decides
+        w = weight[..., None, None]
+        lee_low, lee_high = np.nan_to_num(lee_low)[..., None], np.nan_to_num(lee_high)[..., None]
+        low = np.where(w > 0, w * lee_low + (1.0 - w) * low, low)
+        high = np.where(w > 0, w * lee_high + (1.0 - w) * high, high)
+    if binary:
+        low, high = np.concatenate([1.0 - high, low], axis=-1), np.concatenate([1.0 - low, high], axis=-1)
+    found.update(low=low, high=high, lee_weight=weight)
+    if len(pairs):
+        first = np.array([i for i, _ in pairs], dtype=np.int64)
+        second = np.array([j for _, j in pairs], dtype=np.int64)
+        differences = replicated[..., first, :] - replicated[..., second, :]
+        difference_level = family_level(differences.reshape(differences.shape[:-2] + (-1,)), undefined, confidence_level,
+                                        calibration, len(pairs))
+        estimate = point[..., first, :] - point[..., second, :]
+        clipped, differences = centred_differences(differences, where, estimate)  # as corrected_prevalence_difference
+        d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)
+        if binary:
+            d_low, d_high = np.concatenate([-d_high, d_low], axis=-1), np.concatenate([-d_low, d_high], axis=-1)
+        found.update(difference_low=d_low, difference_high=d_high, difference_level=difference_level,
+                     difference_tail=share >= (1.0 - difference_level) / 2.0)
+    return found
+
+
+# ----------------------------------------------------------------------------------------
+# Public API
+# ----------------------------------------------------------------------------------------
+
+
+def _model_value(values, binary: bool):
+    values = np.asarray(values, dtype=np.float64)
+    return float(values[1]) if binary else [float(v) for v in values]
+
+
+def _model_interval(low, high, binary: bool):
+    if binary:
+        return [float(low[1]), float(high[1])]
+    return [[float(a), float(b)] for a, b in zip(low, high)]
+
+
+def corrected_prevalences(
+    gold_confusion: Any,
+    unlabeled_by_model: Mapping[str, Any],
+    *,
+    reference: Optional[str] = None,
+    classes: Optional[Sequence[Any]] = None,
+    **settings: Any,
+) -> Dict[str, Any]:
+    """Several models' corrected prevalences through one judge, with simultaneous intervals and adjusted p-values.
+
+    ``gold_confusion``: the judge's ``K x K`` golden counts; ``unlabeled_by_model``: model
+    name -> the judge's ``K`` label counts on that model's outputs. ``reference``: None
+    (every pair, first minus second in the order given) or a model's name (every other
+    model minus it). The keywords are ``corrected_prevalence``'s (``PrevalenceSettings``);
+    ``method``: None (the default) or ``"bootstrap"``.
+
+    Returns ``models`` (per model, in order: ``name`` and ``corrected_prevalence``'s keys:
+    ``estimate``, ``reason``, ``clipped``, ``measured_prevalence``, with
+    ``confidence_level`` ``interval`` and ``interval_reason``), ``differences`` (per pair:
+    ``models`` [first, second], ``estimate``, ``reason``, ``clipped``,
+    ``measured_difference``, ``p_value`` (Holm-adjusted over the pairs), with
+    ``confidence_level`` ``interval``, ``interval_reason``), ``informedness``,
+    ``min_singular_value`` and, with ``confidence_level``, ``method``, ``marginal_level``
+    and ``difference_marginal_level`` (each family's per-interval level). One model: its
+    entry is ``corrected_prevalence``'s result exactly (``marginal_level`` the level).
+
+    Examples
+    --------
+    TPR 0.8, FPR 0.1 on 1,000 golden items; three models' outputs flagged 240, 170 and 100 of 1,000:
+
+    >>> found = corrected_prevalences([[855, 95], [10, 40]], {"a": [760, 240], "b": [830, 170], "c": [900, 100]},
+    ...                               confidence_level=0.95, seed=0)
+    >>> [round(entry["estimate"], 4) for entry in found["models"]]
+    [0.2, 0.1, 0.0]
+    >>> [(entry["models"], round(entry["estimate"], 4)) for entry in found["differences"]]
+    [(['a', 'b'], 0.1), (['a', 'c'], 0.2), (['b', 'c'], 0.1)]
+    >>> found["marginal_level"] > 0.95, found["difference_marginal_level"] > 0.95
+    (True, True)
+    """
+    names = check_model_names(list(unlabeled_by_model))
+    given = PrevalenceSettings.given("corrected_prevalences", settings)
+    confusion = given.golden_confusion(gold_confusion)
+    num_classes = confusion.shape[-1]
+    vectors = []
+    for name in names:
+        vector = check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes)
+        if vector.ndim != 1:
+            raise ValueError(f"unlabeled_predicted[{name!r}]: expected one vector of K counts.")
+        vectors.append(vector)
+    if reference is not None and reference not in names:
+        raise ValueError(f"reference_model: expected one of the models {names}, found {reference!r}.")
+    checked = given.checked(num_classes, difference=len(names) > 1)
+    if checked.method == "delta" or (checked.method == "lee" and len(names) > 1):
+        raise ValueError(f"method: expected None or 'bootstrap' for several models' simultaneous intervals, found {checked.method!r}.")
+    method = None if given.method is None else checked.method
+    level, binary = checked.confidence_level, num_classes == 2
+    arguments = {"confidence_level": level, "method": method, "n_resamples": checked.n_resamples, "seed": checked.seed,
+                 "min_informedness": checked.min_informedness, "weighted_gold": checked.weighted_gold}
+    if len(names) == 1:  # one model: corrected_prevalence itself
+        single = corrected_prevalence(confusion, vectors[0], classes=classes, **arguments)
+        entry = {"name": names[0], **{key: single[key] for key in ("estimate", "reason", "clipped", "measured_prevalence")}}
+        result = {"models": [entry], "differences": [], "informedness": single["informedness"],
+                  "min_singular_value": single["min_singular_value"]}
+        if level is not None:
+            entry.update(interval=single["interval"], interval_reason=single["interval_reason"])
+            _mark_spanning(entry, single.get("undefined_resample_share"), level, 0.0)
+            result.update(method=single["method"], marginal_level=level, difference_marginal_level=None)
+        return result
+
+    pairs = model_pairs(names, reference)
+    stacked = np.stack(vectors)
+    point = corrected_prevalence_arrays(confusion[None], stacked, checked.min_informedness)
+    # The one rule (prevalence.py), per model: a model with no labels is refused alone.
+    reasons = [_model_reason(confusion, vector, float(point["strength"][0]), checked.min_informedness) for vector in vectors]
+    if any(reason is None for reason in reasons):
+        warn_if_labels_look_swapped(confusion, classes)
+    models = [{"name": name, "estimate": _model_value(point["estimate"][m], binary), "reason": reasons[m],
+               "clipped": bool(point["clipped"][m]), "measured_prevalence": _model_value(point["measured"][m], binary)}
+              for m, name in enumerate(names)]
+    p_values = homogeneity_p_values(stacked[[i for i, _ in pairs]], stacked[[j for _, j in pairs]])
+    refused = [reasons[i] or reasons[j] for i, j in pairs]
+    adjusted = holm(np.where([reason is None for reason in refused], p_values, np.nan))
+    differences = []
+    for index, (i, j) in enumerate(pairs):
+        raw = point["raw"][i] - point["raw"][j]
+        estimate = np.clip(raw, -1.0, 1.0)
+        differences.append({"models": [names[i], names[j]], "estimate": _model_value(estimate, binary), "reason": refused[index],
+                            "clipped": bool(refused[index] is None and np.abs(estimate - raw).max() > 1e-12),
+                            "measured_difference": _model_value(point["measured"][i] - point["measured"][j], binary),
+                            "p_value": float(adjusted[index])})
+    result = {"models": models, "differences": differences, "informedness": float(informedness_from_confusion(confusion)),
+              "min_singular_value": float(abs(point["strength"][0]))}
+    if level is None:
+        return result
+    found = simultaneous_intervals_arrays(confusion, stacked, pairs, confidence_level=level, method=method,
+                                          n_resamples=checked.n_resamples, seed=checked.seed,
+                                          min_informedness=checked.min_informedness)
+    marginal = float(found["level"])
+    weight = float(found["lee_weight"])
+    result["method"] = ("lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap")
+    result["marginal_level"] = marginal
+    result["difference_marginal_level"] = float(found["difference_level"])
+    share = float(found["undefined_share"])
+    nan = [math.nan, math.nan]
+    for m, entry in enumerate(models):
+        entry["interval"] = (_model_interval(found["low"][m], found["high"][m], binary) if entry["reason"] is None
+                             else (nan if binary else [nan] * num_classes))
+        entry["interval_reason"] = None
+        if entry["reason"] is None:
+            _mark_spanning(entry, share, marginal, 0.0)
+    for index, entry in enumerate(differences):
+        entry["interval"] = (_model_interval(found["difference_low"][index], found["difference_high"][index], binary)
+                             if entry["reason"] is None else (nan if binary else [nan] * num_classes))
+        entry["interval_reason"] = None
+        if entry["reason"] is None:
+            _mark_spanning(entry, share, float(found["difference_level"]), -1.0)
+    return result
+
+
+def _model_reason(confusion: np.ndarray, unlabeled: np.ndarray, strength: float, min_informedness: float) -> Optional[str]:
+    # prevalence.py's one rule, for one model.
+    if (confusion.sum(axis=-1) <= 0).any():
+        return "class_without_golden_references"
+    if unlabeled.sum() <= 0:
+        return "no_unlabeled_predictions"
+    if abs(strength) <= min_informedness + THRESHOLD_MARGIN:
+        return "informedness_too_small"
+    return None
+
+
+def _mark_spanning(entry: Dict[str, Any], undefined_share: Optional[float], level: float, floor: float) -> None:
+    """An interval spanning every value carries why (``interval_reason``), unless it already has one."""
+    if entry.get("interval_reason") is None and entry.get("reason") is None and spans_all(entry["interval"], floor):
+        entry["interval_reason"] = spanning_reason(undefined_share, level)
+

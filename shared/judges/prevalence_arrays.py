@@ -504,10 +504,8 @@ def centred_differences(unrestricted: np.ndarray, undefined: np.ndarray, estimat
     """A difference's replicates moved so that their median is the estimate: ``(clipped, unrestricted)``
     (0 where ``undefined``). The smoothing (Beta(x + 1, n - x + 1) rates) pulls a near-perfect judge's
     replicated J down and so every replicated difference away from 0, by about ``d (1 - J~ / J)``: 0.6 of
-    a standard error for a difference of 0.75 with J = 0.95 on 300 golden items, where in a pilot run
-    (400 sets, not kept) the percentile interval covered 0.932 (one pair) and 0.91 (ten pairs together),
-    0.965 and 0.94 centred; studies/prevalence_models measures the centred one. Undefined replicates are
-    left where they are (counted at the bounds)."""
+    a standard error for a difference of 0.75 with J = 0.95 on 300 golden items; studies/prevalence_models
+    measures the centred interval. Undefined replicates are left where they are (counted at the bounds)."""
     middle = np.quantile(np.where(undefined, estimate, unrestricted), 0.5, axis=0)
     moved = np.where(undefined, 0.0, unrestricted - (middle - estimate))
     return np.where(undefined, 0.0, np.clip(moved, -1.0, 1.0)), moved

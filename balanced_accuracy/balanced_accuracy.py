@@ -9,7 +9,7 @@ from .shared_core import check_ignore_index
 from .shared_core import check_labels
 from .shared_core import check_num_classes
 from .shared_core import check_pos_label
-from .shared_core import check_threshold
+from .shared_core import check_judges_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import CLUSTERS_DOC
@@ -309,7 +309,7 @@ class BalancedAccuracy(LabelsMetric):
         "pos_label": Option(None, check_pos_label),
         "adjusted": Option(False, check_flag),
         "zero_division": Option("skip", check_zero_division),
-        "threshold": Option(None, check_threshold),
+        "threshold": Option(None, check_judges_threshold),
         "ignore_index": Option(None, check_ignore_index),
         "class_mask": Option(None, check_class_mask),
         "return_per_class": Option(False, check_flag),

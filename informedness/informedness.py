@@ -6,6 +6,7 @@ import evaluate
 from .shared_core import check_class_mask
 from .shared_core import CLUSTERS_DOC
 from .shared_core import check_flag
+from .shared_core import check_judges_threshold
 from .shared_core import check_ignore_index
 from .shared_core import check_informedness_zero_division
 from .shared_core import check_labels
@@ -514,6 +515,7 @@ class Informedness(JudgeMetric):
         "return_confusion_matrix": Option(False, check_flag),
         "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
+        "threshold": Option(None, check_judges_threshold),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
         **interval_options(CI_METHODS),
         # None: 10,000, or fewer for the bootstrap of a large confusion matrix (auto_resamples).

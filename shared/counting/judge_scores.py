@@ -85,7 +85,12 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
         return count_judges_batch(count_single, predictions, references, inputs, **count_options)
     array = as_array(references, "references")
     checked = check_judges(judges, array, predictions)
-    scores = [name for name, values in checked if values.dtype.kind in "iuf" and not are_labels(values.reshape(-1))]
+    scores = []
+    for name, values in checked:
+        if values.dtype.kind == "f":
+            check_finite(values, f"judges[{name!r}]")
+        if values.dtype.kind in "iuf" and not are_labels(values.reshape(-1)):
+            scores.append(name)
     if len(checked) < 2 or (threshold is None and not scores):
         store = count_judges_batch(count_single, predictions, references, inputs, **count_options)
         if len(checked) > 1:
@@ -101,9 +106,7 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
                "sample_weight": weights}
     for index, (name, values) in enumerate(checked):
         flat = values.reshape(-1)
-        if flat.dtype.kind in "f":
-            check_finite(flat, f"judges[{name!r}]")
-        elif flat.dtype.kind not in "iub":
+        if flat.dtype.kind not in "iubf":
             flat = as_labels(flat, f"judges[{name!r}]")
         columns[judge_column(index)] = flat
     store.keep_raw(raw_with_clusters(store, inputs.get("clusters"), array.shape, columns))
@@ -140,8 +143,9 @@ def judge_thresholds(threshold: Any, names: Sequence[str]) -> Dict[str, Any]:
 
 
 def few(values: np.ndarray) -> str:
+    """A few distinct values for a message (how many there are when not all are shown)."""
     shown = [to_python_scalar(value) for value in values[:SHOWN]]
-    return f"{shown}{' ...' if len(values) > SHOWN else ''} ({len(values)} distinct)"
+    return f"{shown}" if len(values) <= SHOWN else f"{shown[:-1]} ... ({len(values)} distinct)"
 
 
 def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str, hint: str) -> ScoredJudges:
@@ -227,8 +231,11 @@ def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optiona
     >>> scores = np.array([1, 2, 3, 4, 5, 1, 2, 3, 4, 5], dtype=float)
     >>> positive = np.array([0, 0, 0, 1, 1, 0, 0, 1, 1, 1], dtype=bool)
     >>> cut, per_item = cross_fitted_cuts(scores, positive, None, np.ones(10, dtype=bool), None, 0)
-    >>> cut, sorted(set(per_item.tolist()))
-    (2.5, [2.5, 3.5])
+    >>> cut, per_item.tolist()  # tuned on all: TPR 4/5, TNR 5/5; each item's cut tuned without its fold
+    (3.5, [3.5, 3.5, 2.5, 2.5, 2.5, 3.5, 3.5, 3.5, 2.5, 2.5])
+    >>> clusters = np.repeat(np.arange(5), 2)  # pairs of items: each pair in one fold, so one cut
+    >>> cross_fitted_cuts(scores, positive, None, np.ones(10, dtype=bool), clusters, 0)[1].reshape(5, 2).tolist()
+    [[3.5, 3.5], [2.5, 2.5], [3.5, 3.5], [3.5, 3.5], [2.5, 2.5]]
     """
     size = scores.size
     whole, _, _ = youden_thresholds(scores[:, None], positive[:, None], None if weights is None else weights[:, None], counted[:, None])
@@ -258,11 +265,13 @@ def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, 
             f"for scores, {hint}.")
 
 
-def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str) -> None:
+def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
     """Refuse labels that cannot mean what the value would compute (see the module doc): none of
-    them a reference class, or two or more values that are no class of the golden set (more
-    distinct values than it has classes). ``labels`` or ``num_classes`` declares the classes: then
-    nothing is refused here. ``hint``: what to pass for scores (the module's ``threshold``)."""
+    them a reference class, or (a judge ranked with others: ``judge``) two or more values that are
+    no class of the golden set (more distinct values than it has classes). ``labels`` or
+    ``num_classes`` declares the classes: then nothing is refused here. ``hint``: what to pass for
+    scores (the module's ``threshold``). One system's predictions of classes the golden set lacks
+    stay a warning (as scikit-learn's): a multi-class golden set may miss a class."""
     if options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None:
         return
     encoded = counts.encoded
@@ -280,7 +289,7 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
         raise ValueError(f"{name}: expected labels among the references' classes {few(golden)}, found {few(given)}, none of them "
                          f"a reference class; map the labels to the references' values, pass labels=[...] naming every class, "
                          f"or, for scores, {hint}.")
-    if given.size > golden.size and outside.size >= 2:
+    if judge and given.size > golden.size and outside.size >= 2:
         raise ValueError(f"{name}: expected labels of the golden set's {golden.size} classes {few(golden)}, found {given.size} "
                          f"distinct values {few(given)}, {outside.size} of them no reference class; for scores, {hint}; for "
                          "classes the golden set lacks, pass labels=[...] (or num_classes) listing every class.")

@@ -361,7 +361,7 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
             return paired_counts(stored, options)
         counts = confusion_counts(stored, options)
         if options.get("threshold") is None:
-            check_vocabulary(counts, one_judge_name(stored), options, self.SCORES_FIX)
+            check_vocabulary(counts, one_judge_name(stored), options, self.SCORES_FIX, judge=False)
         return counts
 
     def _from_counts(self, counts: Any, options: Mapping[str, Any]) -> Dict[str, Any]:

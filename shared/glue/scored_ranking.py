@@ -84,7 +84,9 @@ def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[
             entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
             entry["marginal_level"] = widened
     if any("optimal_threshold" in found for found in scored.thresholds.values()):
-        result["judge_ranking_method"] = f"{RANKING_METHOD}; {CROSS_FIT_METHOD}"
+        result["judge_ranking_method"] = (f"{RANKING_METHOD}; {CROSS_FIT_METHOD}; a cross-fitted judge's interval at the "
+                                          f"marginal level of {CROSS_FIT_WIDENING} times the maxT critical value (its "
+                                          "`marginal_level`)")
     return to_python(result)
 
 

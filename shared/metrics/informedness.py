@@ -217,7 +217,7 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
         gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
         if paired is None:
-            check_vocabulary(gold, one_judge_name(stored), options, LABELS_FIX)
+            check_vocabulary(gold, one_judge_name(stored), options, LABELS_FIX, judge=False)
         return replace(judged_counts(stored, gold, options), paired=paired)
 
     def _counts_from_matrix(self, matrix, options, stored=None):

@@ -26,15 +26,21 @@ judge its own TPR and TNR. Per cell:
   intervals holding 0.5, and, for comparison, the mean value the same judges get from a cut
   tuned in-sample (``compute(predictions=scores, threshold="auto")``).
 
-Every cell runs once at its stated number of sets (400), in one process.
+Every cell runs once at its stated number of sets (400); the in-sample comparison on the
+first 100 sets of a cell. The cells are split into parts run side by side (each caches its
+cells in ``parts/part_<k>.json``); ``--report`` writes ``results.md`` from them.
 
 Usage (from the repository root)::
 
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 0 --parts 3
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 1 --parts 3
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 2 --parts 3
+    .venv/bin/python studies/score_judges/study.py --report
 """
 
 import argparse
 import datetime
+import json
 import math
 import os
 import sys
@@ -50,6 +56,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 LEVEL = 0.95
 TARGET = 0.93
 SETS = 400
+IN_SAMPLE_SETS = 100
 LIKERT5 = np.array([-0.5, 0.25, 1.0, 1.75])  # grade boundaries on the latent scale
 LIKERT10 = np.linspace(-1.0, 2.6, 9)
 
@@ -148,7 +155,7 @@ def run_cell(metric, cell, sets, seed):
     truth = {f"j{index} {spec}": (*parse(spec), best_population_ba(*parse(spec))) for index, spec in enumerate(judges)}
     top = max(value for _, _, value in truth.values())
     best_names = {judge for judge, (_, _, value) in truth.items() if value >= top - 1e-12}
-    for _ in range(sets):
+    for number in range(sets):
         y, values, clusters = golden_set(rng, n, prevalence, judges, rho, cluster)
         extra = {} if clusters is None else {"clusters": clusters}
         with warnings.catch_warnings():
@@ -168,7 +175,7 @@ def run_cell(metric, cell, sets, seed):
         covered += every
         best_in += bool(best_names & set(result["best_judges"]))
         for judge, scores in values.items():
-            if truth[judge][1] == 0.0 and len(noise_in_sample) < 100 * len(values):
+            if truth[judge][1] == 0.0 and number < IN_SAMPLE_SETS:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     noise_in_sample.append(metric.compute(references=y, predictions=scores.astype(np.float64),
@@ -179,42 +186,65 @@ def run_cell(metric, cell, sets, seed):
             "noise_in_sample_mean": float(np.mean(noise_in_sample)) if noise_in_sample else None}
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", type=int, default=SETS)
-    parser.add_argument("--cells", type=int, default=len(CELLS), help="the first few cells only (a smoke run)")
-    parser.add_argument("--out", default=str(HERE / "results.md"))
-    args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
-    import evaluate
-
-    metric = evaluate.load(str(ROOT / "balanced_accuracy"))
-    started = time.perf_counter()
-    rows = []
-    for index, cell in enumerate(CELLS[:args.cells]):
-        rows.append(run_cell(metric, cell, args.sets, 1000 + index))
-        print(rows[-1], flush=True)
-    seconds = time.perf_counter() - started
-    command = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py" + "".join(
-        f" {arg}" for arg in sys.argv[1:])
-    lines = ["# Score-giving judges ranked with threshold='auto' (cross-fitted cuts)", "", "Written by:", "", "```", command, "```", "",
-             f"on {datetime.date.today().isoformat()}, in {seconds / 60:.1f} min ({args.sets} golden sets a cell, each cell run "
-             "once; confidence_level=0.95).", "",
+def report_lines(rows, commands, seconds, sets):
+    lines = ["# Score-giving judges ranked with threshold='auto' (cross-fitted cuts)", "", "Written by:", "", "```", *commands, "```", "",
+             f"on {datetime.date.today().isoformat()}, in {seconds / 60:.1f} min of the parts' run time ({sets} golden sets a cell, "
+             f"each cell run once; confidence_level=0.95; the in-sample column on the first {IN_SAMPLE_SETS} sets of a cell).", "",
              "Judges: " + "; ".join(f"`{spec}`" for spec in sorted({spec for cell in CELLS for spec in cell[3]})) + " (see the "
              "script's docstring).", "",
              "| cell | sets | family-wise coverage at the reported cuts | true best in best set | noise judges: mean value "
              "| noise: interval holds 0.5 | noise, cut tuned in-sample: mean value |",
              "|---|---|---|---|---|---|---|"]
+
+    def shown(value):
+        return "-" if value is None else f"{value:.3f}"
+
     for row in rows:
-        def shown(value):
-            return "-" if value is None else f"{value:.3f}"
         lines.append(f"| {row['cell']} | {row['sets']} | {row['coverage']:.3f}{'' if row['coverage'] >= TARGET else ' (below 0.93)'} "
                      f"| {row['best']:.3f}{'' if row['best'] >= TARGET else ' (below 0.93)'} | {shown(row['noise_mean'])} "
                      f"| {shown(row['noise_covers_half'])} | {shown(row['noise_in_sample_mean'])} |")
-    lowest = min(row["coverage"] for row in rows)
-    lines += ["", f"Lowest family-wise coverage: {lowest:.3f}; lowest best-set rate: {min(row['best'] for row in rows):.3f}; "
-              f"highest mean value of a cell's noise judges: {max(row['noise_mean'] for row in rows if row['noise_mean'] is not None):.3f}."]
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    noise = [row["noise_mean"] for row in rows if row["noise_mean"] is not None]
+    lines += ["", f"Lowest family-wise coverage: {min(row['coverage'] for row in rows):.3f}; lowest best-set rate: "
+              f"{min(row['best'] for row in rows):.3f}; highest mean value of a cell's noise judges: {max(noise):.3f}."]
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", type=int, default=SETS)
+    parser.add_argument("--part", type=int, default=0)
+    parser.add_argument("--parts", type=int, default=1)
+    parser.add_argument("--report", action="store_true", help="write results.md from the parts")
+    parser.add_argument("--out", default=None, help="a smoke run: write its table here, no part files")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    base = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py"
+    if args.report:
+        found = [json.loads(path.read_text()) for path in sorted((HERE / "parts").glob("part_*.json"))]
+        parts = found[0]["parts"]
+        rows = sorted((row for part in found for row in part["rows"]), key=lambda row: row["index"])
+        commands = [f"{base} --part {part} --parts {parts}" for part in range(parts)] + [
+            ".venv/bin/python studies/score_judges/study.py --report"]
+        (HERE / "results.md").write_text("\n".join(report_lines(rows, commands, sum(part["seconds"] for part in found),
+                                                                 found[0]["sets"])) + "\n")
+        return
+    import evaluate
+
+    metric = evaluate.load(str(ROOT / "balanced_accuracy"))
+    started = time.perf_counter()
+    rows = []
+    for index, cell in enumerate(CELLS):
+        if index % args.parts != args.part:
+            continue
+        rows.append({"index": index, **run_cell(metric, cell, args.sets, 1000 + index)})
+        print(rows[-1], flush=True)
+    seconds = time.perf_counter() - started
+    if args.out:
+        Path(args.out).write_text("\n".join(report_lines(rows, [base + " --out " + args.out], seconds, args.sets)) + "\n")
+        return
+    (HERE / "parts").mkdir(exist_ok=True)
+    (HERE / "parts" / f"part_{args.part}.json").write_text(json.dumps({"parts": args.parts, "sets": args.sets, "seconds": seconds,
+                                                                      "rows": rows}))
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (array-like of any shape): predicted labels. Lists, NumPy arrays, torch
         tensors, pandas Series and pyarrow arrays are accepted; N-d inputs are flattened.
+        Labels sharing no class with the references (another vocabulary: "C"/"I" for
+        "correct"/"incorrect") are a ValueError, not a value of 0.
     references (array-like, same shape as predictions): true labels: integers or any
         hashable values such as strings.
     average (`"bookmaker"`, `"macro"` or `"weighted"`, defaults to `"bookmaker"`): how

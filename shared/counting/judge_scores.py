@@ -183,8 +183,12 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
                 raise ValueError(f"judges[{name!r}]: scores (values {few(distinct_values([values[counted]]))}) need a binary golden "
                                  f"set, found references of {len(classes)} classes {few(classes)}; a multi-class golden set "
                                  "ranks judges that give labels: turn each judge's scores into class labels first.")
-            encoded = encode_task(references[counted] if counted.any() else references, None, "binary", declared,
-                                  options.get("num_classes"), options.get("pos_label"))
+            try:
+                encoded = encode_task(references[counted] if counted.any() else references, None, "binary", declared,
+                                      options.get("num_classes"), options.get("pos_label"))
+            except ValueError as error:
+                raise ValueError(f"judges[{name!r}]: scores are of the positive class, which references {few(golden)} do not "
+                                 f"name; pass pos_label (or two labels). ({error})") from None
         scores = values.astype(np.float64)
         positive = references == encoded.classes[encoded.positive_index]
         negative_value, positive_value = encoded.classes[1 - encoded.positive_index], encoded.classes[encoded.positive_index]

@@ -207,3 +207,16 @@ def test_auto_folds_keep_clusters_whole_and_give_intervals(modules):
                                                   confidence_level=0.95)
     assert result["num_clusters"] == 30
     assert all(len(entry["balanced_accuracy_ci"]) == 2 for entry in result["judge_ranking"])
+
+
+def test_scores_against_string_references_need_the_positive_class(modules):
+    references, judges = golden_set(9)
+    words = np.where(references == 1, "bad", "good")
+    labels = np.where(judges["labels"] == 1, "bad", "good")
+    metric = modules["balanced_accuracy"]
+    with pytest.raises(ValueError, match=r"^judges\['likert'\]: scores are of the positive class, which references \['bad', 'good'\] "
+                                         r"do not name; pass pos_label"):
+        metric.compute(references=words, judges={"labels": labels, "likert": judges["likert"]}, threshold=3.5)
+    result = metric.compute(references=words, judges={"labels": labels, "likert": judges["likert"]}, threshold=3.5, pos_label="bad")
+    entries = {entry["name"]: entry for entry in result["judge_ranking"]}
+    assert entries["likert"]["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(references, judges["likert"] >= 3.5), abs=1e-12)

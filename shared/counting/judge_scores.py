@@ -271,8 +271,9 @@ def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, 
 
 def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
     """Refuse labels that cannot mean what the value would compute (see the module doc): none of
-    them a reference class, or (a judge ranked with others: ``judge``) two or more values that are
-    no class of the golden set (more distinct values than it has classes). ``labels`` or
+    them a reference class, or two or more values that are no class of the golden set (more
+    distinct values than it has classes) given by a judge ranked with others (``judge``), or as
+    integer predictions beside a 0/1 golden set without a declared ``task``. ``labels`` or
     ``num_classes`` declares the classes: then nothing is refused here. ``hint``: what to pass for
     scores (the module's ``threshold``). One system's predictions of classes the golden set lacks
     stay a warning (as scikit-learn's): a multi-class golden set may miss a class."""
@@ -293,7 +294,11 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
         raise ValueError(f"{name}: expected labels among the references' classes {few(golden)}, found {few(given)}, none of them "
                          f"a reference class; map the labels to the references' values, pass labels=[...] naming every class, "
                          f"or, for scores, {hint}.")
-    if judge and given.size > golden.size and outside.size >= 2:
+    # One system's predictions: only integer values beside a 0/1 golden set, the task not declared
+    # (Likert grades given as labels); a multi-class golden set may lack classes a system predicts.
+    plain_scores = (options.get("task") is None and given.dtype.kind in "iu" and golden.dtype.kind in "iu"
+                    and golden.tolist() == [0, 1])
+    if (judge or plain_scores) and given.size > golden.size and outside.size >= 2:
         raise ValueError(f"{name}: expected labels of the golden set's {golden.size} classes {few(golden)}, found {given.size} "
                          f"distinct values {few(given)}, {outside.size} of them no reference class; for scores, {hint}; for "
                          "classes the golden set lacks, pass labels=[...] (or num_classes) listing every class.")

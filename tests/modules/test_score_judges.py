@@ -67,6 +67,14 @@ def test_labels_of_another_vocabulary_are_refused_not_scored_zero(modules, name)
         modules[name].compute(references=references, judges={"long": references, "short": predictions})
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_likert_predictions_on_a_binary_golden_set_are_refused(modules, name):
+    references, judges = golden_set()
+    with pytest.raises(ValueError, match=r"^predictions: expected labels of the golden set's 2 classes \[0, 1\], found 5 distinct "
+                                         r"values \[1, 2, 3, 4, 5\], 4 of them no reference class; for scores, "):
+        modules[name].compute(references=references, predictions=judges["likert"])
+
+
 def test_one_class_absent_from_the_golden_set_still_warns_as_before(modules):
     # A single predicted value outside the golden set (a typo, a class it lacks) is warned, as scikit-learn does.
     with pytest.warns(UserWarning, match=r"^Recall is undefined for class 2"):

@@ -9,7 +9,7 @@ from .shared_core import check_ignore_index
 from .shared_core import check_labels
 from .shared_core import check_num_classes
 from .shared_core import check_pos_label
-from .shared_core import check_threshold
+from .shared_core import check_judges_threshold
 from .shared_core import check_zero_division
 from .shared_core import choice
 from .shared_core import CLUSTERS_DOC
@@ -47,7 +47,8 @@ Args:
     predictions (array-like of any shape): predicted labels, or with `threshold` the
         scores of the positive class (any finite reals: probabilities, logits, a judge's
         1-10 scores). Lists, NumPy arrays, torch tensors, pandas Series and pyarrow arrays
-        are accepted.
+        are accepted. Labels sharing no class with the references (another vocabulary:
+        "C"/"I" for "correct"/"incorrect") are a ValueError, not a value of 0.
     references (array-like, same shape as predictions): true labels.
     task (`"binary"`, `"multiclass"` or None): None infers binary for 0/1 labels, two
         `labels` or a `pos_label`; multi-class otherwise. The value of balanced accuracy
@@ -78,7 +79,8 @@ Args:
         positive. `"auto"` picks the threshold that maximises balanced accuracy (Youden's
         J) and returns it as `optimal_threshold`. {THRESHOLD_TIE_RULE} With
         threshold=None, predictions must be labels: non-integer scores raise a ValueError
-        asking for a threshold.
+        asking for a threshold. With `judges`, also a mapping from a judge's name to a
+        number or "auto" (see `judges`), and "auto" then gives intervals.
     ignore_index (optional): samples whose reference equals this value are dropped
         (e.g. -100 for padded tokens, 255 for void pixels). Without it, references
         holding -100 (or 255 in a uint8 array) are counted as a class, with a
@@ -309,7 +311,7 @@ class BalancedAccuracy(LabelsMetric):
         "pos_label": Option(None, check_pos_label),
         "adjusted": Option(False, check_flag),
         "zero_division": Option("skip", check_zero_division),
-        "threshold": Option(None, check_threshold),
+        "threshold": Option(None, check_judges_threshold),
         "ignore_index": Option(None, check_ignore_index),
         "class_mask": Option(None, check_class_mask),
         "return_per_class": Option(False, check_flag),

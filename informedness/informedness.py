@@ -6,6 +6,7 @@ import evaluate
 from .shared_core import check_class_mask
 from .shared_core import CLUSTERS_DOC
 from .shared_core import check_flag
+from .shared_core import check_judges_threshold
 from .shared_core import check_ignore_index
 from .shared_core import check_informedness_zero_division
 from .shared_core import check_labels
@@ -66,6 +67,8 @@ _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (array-like of any shape): predicted labels. Lists, NumPy arrays, torch
         tensors, pandas Series and pyarrow arrays are accepted; N-d inputs are flattened.
+        Labels sharing no class with the references (another vocabulary: "C"/"I" for
+        "correct"/"incorrect") are a ValueError, not a value of 0.
     references (array-like, same shape as predictions): true labels: integers or any
         hashable values such as strings.
     average (`"bookmaker"`, `"macro"` or `"weighted"`, defaults to `"bookmaker"`): how
@@ -545,6 +548,7 @@ class Informedness(JudgeMetric):
         "return_confusion_matrix": Option(False, check_flag),
         "return_judge_p_values": Option(False, check_flag),
         "pos_label": Option(None, check_pos_label),
+        "threshold": Option(None, check_judges_threshold),
         "prevalence_method": Option("rogan_gladen", check_prevalence_method),
         "reference_model": Option(None, check_reference_model),
         **interval_options(CI_METHODS),

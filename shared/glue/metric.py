@@ -33,6 +33,7 @@ from datasets.utils.py_utils import temp_seed
 
 from ..counting.clusters import ORIGIN_SHIFT
 from ..counting.clusters import ClusterSpec
+from ..counting.inputs import SCORES_HINT
 from ..counting.inputs import to_python
 from ..counting.labels import user_stacklevel
 from ..counting.confusion import ConfusionCounts
@@ -61,6 +62,13 @@ from .reduction import MetricSpec
 from .reduction import comparison_from_counts
 from .ranking import ONE_JUDGE
 from .ranking import ranking_from_counts
+from .scored_ranking import THRESHOLD_FIX
+from .scored_ranking import rank_scored_judges
+from ..counting.judge_scores import ScoredJudges
+from ..counting.judge_scores import check_vocabulary
+from ..counting.judge_scores import count_judge_rows
+from ..counting.judge_scores import judge_thresholds
+from ..counting.judge_scores import judges_or_scores
 from ..counting.store import Store
 
 # Arguments of evaluate's own EvaluationModule.__init__ (evaluate.load passes them on).
@@ -144,6 +152,8 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             if any(name in kwargs for name in group):
                 kwargs = {**{name: None for name in group}, **kwargs}
         options = resolve(self.OPTIONS, kwargs, self.load_options, self.name, self._data_arguments())
+        # Judges (given now, or in the batches added) take per-judge thresholds (judge_scores.py).
+        self.judges_given = inputs.get("judges") is not None or (self.writer is not None and has_judges(self.writer))
         self._check_options(options)
         self._check_data_options(options, predictions, self.writer)
         matrix = inputs.pop("confusion_matrix", None)
@@ -352,8 +362,17 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         """The module's docs (abstract here: ``evaluate.load`` takes the module's own class)."""
         raise NotImplementedError
 
+    # What a module says to pass for scores (its threshold), in the refusals of labels that cannot be right.
+    SCORES_FIX = THRESHOLD_FIX
+
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Mapping[str, Any]) -> Store:
-        return count_judges_batch(count_labels, predictions, references, inputs, cluster_feature=self.SPEC.cluster_feature)
+        return count_judge_rows(count_labels, predictions, references, inputs, options, cluster_feature=self.SPEC.cluster_feature)
+
+    def _check_options(self, options: Dict[str, Any]) -> None:
+        # --- score-giving judges (judge_scores.py): "auto" and per-judge mappings are checked against the judges
+        if getattr(self, "judges_given", False) and (options.get("threshold") == "auto" or isinstance(options.get("threshold"), Mapping)):
+            options = options.replace(threshold=None)
+        super()._check_options(options)
 
     def _counts_from_matrix(self, matrix: Any, options: Mapping[str, Any], stored: Optional[Store] = None) -> Any:
         if options.get("threshold") is not None:  # a module with a threshold option
@@ -362,10 +381,18 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
 
     def _counts(self, stored: Store, options: Mapping[str, Any]) -> Any:
         if several_judges(stored):
-            return judges_counts(stored, options)
-        return paired_counts(stored, options) if has_baseline(stored) else confusion_counts(stored, options)
+            return judges_or_scores(stored, options, SCORES_HINT, self.SCORES_FIX)
+        options = one_judge_threshold(stored, options, self.SPEC.check_options)
+        if has_baseline(stored):
+            return paired_counts(stored, options)
+        counts = confusion_counts(stored, options)
+        if options.get("threshold") is None:
+            check_vocabulary(counts, one_judge_name(stored), options, self.SCORES_FIX, judge=False)
+        return counts
 
     def _from_counts(self, counts: Any, options: Mapping[str, Any]) -> Dict[str, Any]:
+        if isinstance(counts, ScoredJudges):
+            return rank_scored_judges(self.SPEC, counts, options)
         if isinstance(counts, JudgesCounts):
             return ranking_from_counts(self.SPEC, counts, options)
         if isinstance(counts, PairedCounts):
@@ -395,6 +422,26 @@ def several_judges(stored: Store) -> bool:
     if len(names) == 1:
         warnings.warn(ONE_JUDGE.format(name=names[0]), UserWarning, stacklevel=user_stacklevel())
     return len(names) > 1
+
+
+def one_judge_threshold(stored: Store, options: Any, check: Any) -> Any:
+    """One judge given with a threshold mapping: the options with its own entry (checked as the
+    threshold of a plain call); other options as they are."""
+    threshold = options.get("threshold")
+    if not isinstance(threshold, Mapping):
+        return options
+    if not has_judges(stored):
+        raise ValueError(f"threshold: a mapping from judges' names to thresholds applies to judges=, found {threshold!r} "
+                         "without judges; pass judges={name: scores} or one threshold.")
+    options = options.replace(threshold=judge_thresholds(threshold, judge_names(stored))[judge_names(stored)[0]])
+    if check is not None:
+        check(options)
+    return options
+
+
+def one_judge_name(stored: Store) -> str:
+    """How the one system is named in an error: `predictions`, or `judges['name']`."""
+    return f"judges[{judge_names(stored)[0]!r}]" if has_judges(stored) else "predictions"
 
 
 def _one_row(value: Any, name: str) -> Any:

@@ -211,20 +211,41 @@ def pair_p_values(spec: MetricSpec, pairs: List[PairedCounts], options: Mapping[
 
 
 # The input and outputs of judges=, in both modules' docs ({metric}: the module's result key).
-JUDGES_DOC = """judges (mapping from str to array-like, optional): several judges' labels on the same
-        samples, each aligned with `references` (e.g. {"gpt": [...], "llama": [...], "rules": [...]}),
+JUDGES_DOC = """judges (mapping from str to array-like, optional): several judges' labels (or, on a
+        binary golden set, scores: Likert grades, probabilities) on the same samples, each
+        aligned with `references` (e.g. {"gpt": [...], "likert_1_5": [...], "rules": [...]}),
         to rank them on one golden set; `predictions` may then be left out (given, it is the
         judge named "predictions"). Every option applies to each judge alike (`labels`,
         `pos_label`, `ignore_index`, `sample_weight`, `clusters`, string labels). Pass the same
         judges with every batch to `add_batch` (a batch naming others is refused); counted
         as the joint counts of each pair of judges, at most J (J - 1) / 2 x K^3 cells whatever
-        the number of samples. One judge: its plain result, with a warning that nothing was
-        ranked. Not with `baseline_predictions` or `threshold`.
+        the number of samples (judges with scores, or a `threshold` given when counted: kept
+        per item). A judge whose labels share no class with the references, or that gives
+        more distinct values than the golden set has classes (two or more of them outside it)
+        without a `threshold`, is a ValueError naming it; so are scores on a multi-class
+        golden set. One judge: its plain result, with a warning that nothing was ranked. Not
+        with `baseline_predictions`.
+    threshold (with `judges`): turns the scores of judges that give scores into labels
+        (positive iff score >= the cut): a number for every such judge, "auto", or a mapping
+        from a judge's name to a number or "auto" (judges it leaves out give labels). A judge
+        whose values are all classes of the golden set keeps them as labels unless the mapping
+        names it. "auto" picks each judge's Youden-optimal cut without optimism: its labels
+        are cross-fitted (10 folds stratified by reference class, clusters kept whole, `seed`
+        or 0 for the folds; each item labelled by the cut tuned on the other folds), so its
+        value, interval and p-values are not inflated by the cut's fit (a judge of pure noise
+        stays at chance however many distinct scores it gives), and its interval is widened
+        (1.25 times the maxT critical value) for the cut's variation; `optimal_threshold`, the
+        cut to deploy, is tuned on the whole golden set (studies/score_judges measures the
+        coverage of its population value). With `add_batch`, pass a threshold for judges
+        giving integer grades at `evaluate.load` (their batches are otherwise counted as
+        labels).
     return_judge_p_values (bool, defaults to False): with `judges`, also return
         `judge_p_values`, the matrix of every pair's adjusted p-value (at most 50 judges: maxT
         over all pairs takes a pairs x pairs correlation)."""
 
-JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge):
+JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ranked judge, its own result at
+    `confidence_level`: chosen as the highest of several, it is optimistic for that judge;
+    quote the judges' `judge_ranking` entries, whose intervals are simultaneous):
     judge_ranking (list of dict): the judges, best first (by {metric}; ties in the order
         given), each with `name`, `{metric}`, `{metric}_ci` (with `confidence_level`:
         simultaneous, all of them cover together with probability about `confidence_level`:
@@ -240,6 +261,11 @@ JUDGES_OUTPUTS_DOC = """With `judges` (the outputs above are those of the top-ra
         measures how often). Without `confidence_level`: no intervals, and the best set at
         0.05. Clusters make the intervals and p-values cluster-robust; the correlations
         are those of independent items.
+        A judge thresholded by `threshold` also has `threshold` (the number given) or
+        `optimal_threshold` ("auto": the cut tuned on the whole golden set) and
+        `marginal_level` (its widened interval's level). A golden set of one class ranks
+        nothing: NaN values and intervals with `reason` "one_reference_class", no best set,
+        and a warning (each judge's value would be the recall of that one class).
     best_judges (list of str): the names whose `in_best_set` is true, best first.
     judge_ranking_method (str): how the ranking was made (maxT, the per-pair test, the
         intervals' method).

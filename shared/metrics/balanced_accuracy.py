@@ -27,7 +27,7 @@ items all agree cannot move (coverage down to 0.08 with a class of 2 items).
 """
 
 import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
@@ -352,6 +352,9 @@ def balanced_accuracy_paired_difference(joint, joint_w2, options, method, design
 
 def check_balanced_accuracy_options(options) -> None:
     """Checks across balanced accuracy's options, before any data is read."""
+    if isinstance(options["threshold"], Mapping):  # with judges, LabelsMetric checks it against them
+        raise ValueError(f"threshold: a mapping from judges' names to thresholds applies to judges=, found "
+                         f"{options['threshold']!r} without judges; pass judges={{name: scores}} or one threshold.")
     if options["threshold"] is not None and options["task"] == "multiclass":
         raise ValueError("threshold: applies to binary tasks only, found task='multiclass'.")
     if options["adjusted"] and options["class_mask"] is not None:

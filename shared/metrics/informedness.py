@@ -71,8 +71,15 @@ from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
 from ..counting.store import Store
 from ..glue.metric import LabelsMetric
+from ..glue.metric import one_judge_name
 from ..glue.metric import several_judges
 from ..glue.ranking import ranking_from_counts
+from ..glue.scored_ranking import THRESHOLD_FIX
+from ..glue.scored_ranking import rank_scored_judges
+from ..counting.judge_scores import ScoredJudges
+from ..counting.judge_scores import check_vocabulary
+from ..counting.judge_scores import count_judge_rows
+from ..counting.judge_scores import judges_or_scores
 from ..judges.unlabeled import JUDGE_INPUTS
 from ..judges.unlabeled import JudgedCounts
 from ..judges.unlabeled import UNALIGNED_INPUTS
@@ -81,6 +88,12 @@ from ..judges.unlabeled import count_unlabeled
 from ..judges.unlabeled import judged_counts
 from ..judges.unlabeled import judged_results
 
+
+# Scores become labels with `threshold` only for judges ranked together (judges=).
+THRESHOLD_NEEDS_JUDGES = ("threshold: informedness turns scores into labels only for two or more judges ranked with "
+                          "judges={name: scores}; for one system's scores pass labels (score >= a cut), or use "
+                          "balanced_accuracy, whose threshold applies to predictions.")
+LABELS_FIX = "turn them into labels first (informedness compares labels; score-giving judges are ranked with judges= and threshold=)"
 
 # Informedness takes labels only; scores must become labels first.
 SCORES_HINT_LABELS_ONLY = (
@@ -400,8 +413,8 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
             if other is not None:
                 raise ValueError(f"{other}: expected it with one judge's predictions, found judges= too; rank the judges first, "
                                  "then pass the chosen judge's labels as predictions.")
-            return count_judges_batch(count_labels, predictions, references, inputs, scores=False,
-                                      scores_hint=SCORES_HINT_LABELS_ONLY)
+            return count_judge_rows(count_labels, predictions, references, inputs, options, scores=False,
+                                    scores_hint=SCORES_HINT_LABELS_ONLY)
         if predictions is None and references is None:
             store = Store()  # a batch of the judge's labels on unlabeled data only
         else:
@@ -416,16 +429,27 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         # for those outputs (judged_results refuses to guess). With a baseline, the golden
         # set's counts are those of `predictions` (the judge corrected for).
         if several_judges(stored):
-            return judges_counts(stored, options, SCORES_HINT_LABELS_ONLY)
+            return judges_or_scores(stored, options, SCORES_HINT_LABELS_ONLY, THRESHOLD_FIX)
+        if options.get("threshold") is not None:
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} with one system.")
         paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
         gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
+        if paired is None:
+            check_vocabulary(gold, one_judge_name(stored), options, LABELS_FIX, judge=False)
         return replace(judged_counts(stored, gold, options), paired=paired)
 
     def _counts_from_matrix(self, matrix, options, stored=None):
         confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
         return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
+    def _check_options(self, options):
+        if options.get("threshold") is not None and not getattr(self, "judges_given", False):
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} without judges.")
+        super()._check_options(options)
+
     def _from_counts(self, counts, options):
+        if isinstance(counts, ScoredJudges):
+            return rank_scored_judges(self.SPEC, counts, options)
         if isinstance(counts, JudgesCounts):
             return ranking_from_counts(self.SPEC, counts, options)
         # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.

@@ -458,7 +458,8 @@ def test_scores_in_a_later_batch_get_the_informedness_hint(load):
         (dict(num_classes=0), ValueError, r"num_classes: expected a positive integer, found 0"),
         (dict(labels=[0, 2]), ValueError, r"references: expected values among `labels`, found unknown value\(s\) \[1\]"),
         (dict(labels=[0, 0]), ValueError, r"labels: expected distinct values"),
-        (dict(threshold=0.5), TypeError, r"threshold"),
+        # threshold turns score-giving judges' scores into labels (judges=); one system's scores are refused.
+        (dict(threshold=0.5), ValueError, r"^threshold: informedness turns scores into labels only for two or more judges"),
     ],
 )
 def test_bad_options_name_the_argument(informedness, kwargs, error, pattern):

@@ -1,0 +1,115 @@
+"""Judges that give scores, ranked: the ``threshold`` option of ``judges=``, and the ranking of ``ScoredJudges``.
+
+``counting/judge_scores.py`` turns each score-giving judge into labels (a given cut, or the
+cross-fitted Youden cut under ``"auto"``); ``ranking.ranking_from_counts`` ranks the labels as
+it ranks any judges' labels; this file adds each judge's cut to its ``judge_ranking`` entry and
+says how the cuts were made in ``judge_ranking_method``. A golden set of one class ranks
+nothing: each judge's value would be the recall of that one class (a TPR or a TNR, which a
+judge that always says that class maximises), not a balanced accuracy.
+"""
+
+import math
+import warnings
+from typing import Any, Dict, Mapping
+
+from ..counting.inputs import to_python
+from ..counting.judge_scores import CROSS_FIT_METHOD
+from ..counting.judge_scores import ScoredJudges
+from ..counting.labels import user_stacklevel
+from ..stats.distributions import z_value
+from .options import check_threshold
+from .ranking import RANKING_METHOD
+from .ranking import ranking_from_counts
+from .reduction import MetricSpec
+
+ONE_CLASS_REASON = "one_reference_class"
+ONE_CLASS_WARNING = ("judges: the golden set's references are all of one class ({value!r}); no judge is ranked: each judge's "
+                     "value would be its recall of that class alone (a judge that always says {value!r} scores 1), not a "
+                     "balanced accuracy. Add items of the other class(es) to the golden set.")
+# The z of a cross-fitted judge's interval, times this: an estimate from cross-fitted labels varies more than
+# the binomial variance of fixed labels says (its cuts vary with the items; no unbiased estimate of that
+# variance exists, Bengio & Grandvalet 2004): by up to 40% in variance in a pilot of studies/score_judges
+# (continuous scores, 80 items); widened by 1.25 on the z scale (56% in variance). The study's table
+# gives the family-wise coverage this reaches.
+CROSS_FIT_WIDENING = 1.25
+THRESHOLD_FIX = ("pass threshold= (a number for every judge that gives scores, 'auto' for each one's Youden-optimal cut, "
+                 "or {judge: number or 'auto'})")
+
+
+def check_judges_threshold(value: Any, name: str) -> Any:
+    """``threshold``: None, ``"auto"``, a number, or a mapping from judges' names to a number or ``"auto"``
+    (a plain dict of checked entries; its names are checked against the judges at ``compute``).
+
+    Examples
+    --------
+    >>> check_judges_threshold({"likert": 3.5, "prob": "auto"}, "threshold")
+    {'likert': 3.5, 'prob': 'auto'}
+    >>> check_judges_threshold({"likert": "best"}, "threshold")
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold['likert']: expected a number (a finite score, or inf for nothing positive) or 'auto', found 'best'.
+    """
+    if not isinstance(value, Mapping):
+        return check_threshold(value, name)
+    checked = {}
+    for key, entry in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{name}: expected judges' names (strings) as keys, found {key!r} ({type(key).__name__}).")
+        checked[key] = check_threshold(entry, f"{name}[{key!r}]")
+    return checked
+
+
+def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """``ranking_from_counts`` of the judges' labels, with each score-giving judge's cut in its entry
+    (``optimal_threshold`` under "auto", else ``threshold``); one reference class: nothing ranked."""
+    plain = options.replace(threshold=None) if hasattr(options, "replace") and "threshold" in options else options
+    if scored.one_class is not None:
+        return one_class_result(spec, scored, options)
+    result = ranking_from_counts(spec, scored.counts, plain)
+    level = options["confidence_level"]
+    marginal = result.get("judge_ranking_marginal_level", level)
+    widened = None
+    if level is not None and marginal is not None:
+        z = z_value(marginal)
+        widened = min(math.erf(CROSS_FIT_WIDENING * z / math.sqrt(2.0)), 1.0 - 1e-12)
+    index = {judge: position for position, judge in enumerate(scored.counts.names)}
+    tuned = [entry for entry in result["judge_ranking"] if widened is not None and not math.isnan(entry[spec.name])
+             and "optimal_threshold" in scored.thresholds.get(entry["name"], {})]
+    if tuned:
+        at_widened = {**plain, "confidence_level": widened, "return_per_class": False, "return_confusion_matrix": False}
+        systems = [scored.counts.judge(index[entry["name"]]) for entry in tuned]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # warned once by the ranking
+            # In one vectorised call where the spec can (the same numbers as one by one), as the ranking does.
+            batched = spec.intervals(systems, at_widened) if spec.intervals else [None] * len(systems)
+            for entry, system, found in zip(tuned, systems, batched):
+                again = found if found is not None else spec.value(system, at_widened)
+                entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
+                entry["marginal_level"] = widened
+    for entry in result["judge_ranking"]:
+        entry.update(scored.thresholds.get(entry["name"], {}))
+    if any("optimal_threshold" in found for found in scored.thresholds.values()):
+        result["judge_ranking_method"] = (f"{RANKING_METHOD}; {CROSS_FIT_METHOD}; a cross-fitted judge's interval at the "
+                                          f"marginal level of {CROSS_FIT_WIDENING} times the maxT critical value (its "
+                                          "`marginal_level`)")
+    return to_python(result)
+
+
+def one_class_result(spec: MetricSpec, scored: ScoredJudges, options: Mapping[str, Any]) -> Dict[str, Any]:
+    """NaN values and intervals with a reason, an empty best set, and a warning saying why."""
+    name, level = spec.name, options["confidence_level"]
+    warnings.warn(ONE_CLASS_WARNING.format(value=to_python(scored.one_class)), UserWarning, stacklevel=user_stacklevel())
+    result: Dict[str, Any] = {name: math.nan}
+    if level is not None:
+        result[f"{name}_ci"] = [math.nan, math.nan]
+    result["reason"] = ONE_CLASS_REASON
+    ranking = []
+    for judge in scored.counts.names:
+        entry: Dict[str, Any] = {"name": judge, name: math.nan}
+        if level is not None:
+            entry[f"{name}_ci"] = [math.nan, math.nan]
+        entry.update({"p_value": math.nan, "in_best_set": False, "reason": ONE_CLASS_REASON})
+        entry.update(scored.thresholds.get(judge, {}))
+        ranking.append(entry)
+    result.update({"judge_ranking": ranking, "best_judges": [], "judge_ranking_method": RANKING_METHOD})
+    return to_python(result)

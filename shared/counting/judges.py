@@ -163,50 +163,15 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     squares, exponent = (None, 0) if weights is None else squared_weights(weights)
     size = len(labels)
     first, second = np.triu_indices(size, 1)
-    if span <= FAST_SPAN and first.size * span**3 <= DENSE_PAIR_CELLS:
-        # Every pair's cells in one (pairs, span^3) array: many judges by products of their one-hot labels.
-        if size > MATRIX_JUDGES:
-            dense = _matrix_cells(span, codes, weights, squares)
-        else:
-            joint = _joint_cells(span, codes[0], list(codes[1:]), weights, squares)
-            dense = [None if joint[(0, 1)][part] is None else np.stack([joint[pair][part] for pair in zip(first.tolist(), second.tolist())])
-                     for part in range(3)]
-        pair, cell = np.nonzero(dense[0])
-        n, w, w2 = (None if field is None else field[pair, cell] for field in dense)
-        n = np.rint(n).astype(np.int64)
-        # Each judge's own counts: the margin of its pair with the next judge over that judge (the last
-        # judge's, of its pair with the one before): the same items, counted once already.
-        next_pair = pair_position(np.minimum(np.arange(size), size - 2), np.minimum(np.arange(size) + 1, size - 1), size)
-        own_cells = [None if field is None else np.concatenate([
-            field[next_pair[:-1]].reshape(size - 1, span, span, span).sum(axis=3),
-            field[next_pair[-1]].reshape(1, span, span, span).sum(axis=2)]).reshape(size, span * span) for field in dense]
-    else:
-        own_cells = None
-    if own_cells is None:
-        if span <= FAST_SPAN:
-            joint = _joint_cells(span, codes[0], list(codes[1:]), weights, squares)
-            parts = []
-            for pair in zip(first.tolist(), second.tolist()):
-                found = joint.pop(pair)
-                present = np.flatnonzero(found[0])
-                parts.append((present, np.rint(found[0][present]).astype(np.int64), *(None if field is None else field[present] for field in found[1:])))
-        else:  # many classes: each pair's distinct (reference, a, b) cells
-            parts = [_counted((codes[0] * span + codes[i + 1]) * span + codes[j + 1], None, weights, squares)
-                     for i, j in zip(first.tolist(), second.tolist())]
-        pair = np.concatenate([np.full(part[0].size, index) for index, part in enumerate(parts)])
-        cell, n, w, w2 = (None if part_list[0] is None else np.concatenate(part_list) for part_list in zip(*parts))
+    (pair, cell, n, w, w2), own_cells = _pair_rows(span, codes, weights, squares)
     digits = (cell // (span * span), cell // span % span, cell % span)
     table = CountTable(list(PAIRS_KEYS))
     table.add([first[pair], second[pair], *(values[digit] for digit in digits)], w, n, w2, exponent)
     store.tables[PAIRS_TABLE] = table
     own = CountTable(list(OWN_KEYS))
-    if own_cells is not None:
-        judge, cell = np.nonzero(own_cells[0])
-        own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
-                np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
-    for judge in range(size) if own_cells is None else ():
-        cell, n, w, w2 = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
-        own.add([np.full(cell.size, judge), values[cell // span], values[cell % span]], w, n, w2, exponent)
+    judge, cell = np.nonzero(own_cells[0])
+    own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
+            np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
     store.tables[OWN_TABLE] = own
     if clusters is not None:
         counted = Store()
@@ -221,6 +186,48 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
                 count_clusters(counted, again, shape, dict(zip(PAIRED_KEYS, features)), weights)
                 store.tables[name] = counted.tables[CLUSTERS]
     return store
+
+
+def _pair_rows(span: int, codes: List[np.ndarray], weights: Optional[np.ndarray], squares: Optional[np.ndarray]):
+    """Every pair's present cells as rows ``(pair, cell, n, w, w2)`` (cells ``(r * span + a) * span + b``,
+    pairs in ``np.triu_indices`` order; ``w``, ``w2`` None unweighted), and every judge's own counts
+    ``[n, w, w2]``, each (judges, span^2)."""
+    size = len(codes) - 1
+    first, second = np.triu_indices(size, 1)
+    if span <= FAST_SPAN and first.size * span**3 <= DENSE_PAIR_CELLS:
+        # Every pair's cells in one (pairs, span^3) array: many judges by products of their one-hot labels.
+        if size > MATRIX_JUDGES:
+            dense = _matrix_cells(span, codes, weights, squares)
+        else:
+            joint = _joint_cells(span, codes[0], codes[1:], weights, squares)
+            dense = [None if joint[(0, 1)][part] is None else np.stack([joint[pair][part] for pair in zip(first.tolist(), second.tolist())])
+                     for part in range(3)]
+        pair, cell = np.nonzero(dense[0])
+        rows = (pair, cell, *(None if field is None else field[pair, cell] for field in dense))
+        # Each judge's own counts: the margin of its pair with the next judge over that judge (the last
+        # judge's, of its pair with the one before): the same items, counted once already.
+        following = pair_position(np.minimum(np.arange(size), size - 2), np.minimum(np.arange(size) + 1, size - 1), size)
+        own = [None if field is None else np.concatenate([
+            field[following[:-1]].reshape(size - 1, span, span, span).sum(axis=3),
+            field[following[-1]].reshape(1, span, span, span).sum(axis=2)]).reshape(size, span * span) for field in dense]
+    else:
+        if span <= FAST_SPAN:
+            joint = _joint_cells(span, codes[0], codes[1:], weights, squares)
+            parts = [(np.flatnonzero(joint[pair][0]), *joint.pop(pair)) for pair in zip(first.tolist(), second.tolist())]
+            parts = [(present, *(None if field is None else field[present] for field in fields)) for present, *fields in parts]
+        else:  # many classes: each pair's distinct (reference, a, b) cells
+            parts = [_counted((codes[0] * span + codes[i + 1]) * span + codes[j + 1], None, weights, squares)
+                     for i, j in zip(first.tolist(), second.tolist())]
+        pair = np.concatenate([np.full(part[0].size, index) for index, part in enumerate(parts)])
+        rows = (pair, *(None if fields[0] is None else np.concatenate(fields) for fields in zip(*parts)))
+        own = [np.zeros((size, span * span)), None if weights is None else np.zeros((size, span * span)),
+               None if weights is None else np.zeros((size, span * span))]
+        for judge in range(size):
+            cell, *sums = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
+            for field, summed in zip(own, sums):
+                if field is not None:
+                    field[judge, cell] = summed
+    return (rows[0], rows[1], np.rint(rows[2]).astype(np.int64), rows[3], rows[4]), own
 
 
 def _counted(code: np.ndarray, length: Optional[int], weights: Optional[np.ndarray], squares: Optional[np.ndarray]):

@@ -23,14 +23,15 @@ HELPERS = [(name, consumer) for name in MODULE_NAMES for consumer in (f"{name}.p
 # 8,040 (multilabel), 7,638 (top-k), 9,764 (informedness) and shared_space 2,311; definitions
 # reached gave 5,973 / 3,994 / 3,572 / 8,182 and 1,684, and with the metric-centred files, the
 # judges' counting and the Space's judges panel 6,044 / 4,084 / 3,680 / 8,258 and 1,908; informedness
-# then 8,822 with several models through one judge.
+# then 8,822 with several models through one judge; with score-giving judges balanced accuracy 6,515
+# (over the 6,500 aimed at) and informedness 9,319.
 # Informedness calls nearly every definition of the files it draws on (judges, baseline,
 # corrected prevalence): its bound only catches a return to whole files.
 MAX_LINES = {
-    "balanced_accuracy.py": 6500,
+    "balanced_accuracy.py": 6600,
     "balanced_accuracy_multilabel.py": 4500,
     "balanced_topk_accuracy.py": 4500,
-    "informedness.py": 9200,
+    "informedness.py": 9600,
     "app.py": 2100,
 }
 MODULE_DUNDERS = {"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__"}

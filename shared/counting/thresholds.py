@@ -1,8 +1,10 @@
 """Thresholds: the Youden-optimal threshold of scores.
 
 ``youden_thresholds`` finds, per column of an ``(N, L)`` score matrix, the threshold that
-maximises TPR + TNR (Youden's J, equivalently balanced accuracy), in one sort per column
-(the Space draws the ROC curve of these same cut points). Scores that a threshold search needs
+maximises TPR + TNR (Youden's J, equivalently balanced accuracy): from about 16,000 rows
+without sorting whole columns (scores binned, only the bins that can hold the best cut
+looked into: expected linear time, the same cut as the sort), below that by one sort per
+column (the Space draws the ROC curve of these same cut points). Scores that a threshold search needs
 are the one input that cannot be reduced to counts before ``compute`` (the threshold is a
 compute-time option), so they reach this file as arrays: per-sample scores, or the scores
 of counted rows with their counts as weights (an integer weight is the same as repeating
@@ -33,7 +35,8 @@ def youden_thresholds(
     weights: Optional[np.ndarray] = None,
     mask: Optional[np.ndarray] = None,
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per column, the threshold maximising TPR + TNR (Youden's J), in one sort per column.
+    """Per column, the threshold maximising TPR + TNR (Youden's J): binned (``_youden_binned``)
+    from ``_MIN_BINNED`` rows of finite float scores, else one sort per column; the same cut either way.
 
     ``scores``, ``positives`` (0/1) and ``weights`` are ``(N, L)``; columns are searched
     independently and at once (no Python loop over samples or columns). ``mask``

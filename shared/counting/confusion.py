@@ -304,7 +304,7 @@ def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], rea
     """Binary scores of the positive class turned into labels."""
     if is_string_array(rows.keys["predictions"]) and rows.n.size:
         raise TypeError(f"predictions: expected numeric scores with a threshold, found strings such as {rows.keys['predictions'][0]!r}.")
-    scores = rows.keys["predictions"].astype(np.float64)
+    scores = rows.keys["predictions"].astype(np.float64, copy=False)  # kept scores: float64 already, no copy
     with padding_hint(padding):
         encoded = encode_task(rows.keys["references"], None, "binary", options.get("labels"), options.get("num_classes"),
                               options.get("pos_label"))
@@ -319,8 +319,17 @@ def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], rea
         threshold = optimal = float(best[0])
     else:
         check_threshold_scale(scores, threshold)
-    cell = encoded.reference_indices * 2 + threshold_labels(scores, threshold, encoded.positive_index)
-    n = np.bincount(cell, weights=rows.n, minlength=4)
+    # Cell reference * 2 + predicted class index (that of threshold_labels).
+    label_one = (scores >= threshold) if encoded.positive_index == 1 else (scores < threshold)
+    if rows.w is None and not (rows.n != 1).any():
+        # One sample per row, unweighted: the four cells from three counts (no array of cell codes).
+        reference_one = encoded.reference_indices == 1
+        both, references_one, labels_one = (int(np.count_nonzero(values)) for values in (reference_one & label_one, reference_one, label_one))
+        n = np.array([rows.n.size - references_one - labels_one + both, labels_one - both, references_one - both, both], dtype=np.float64)
+        cell = None
+    else:
+        cell = encoded.reference_indices.astype(np.intp) * 2 + label_one
+        n = np.bincount(cell, weights=rows.n, minlength=4)
     present = np.flatnonzero(n)
     w = w2 = None
     if rows.w is not None:

@@ -145,7 +145,11 @@ def matches_label(values: np.ndarray, label: Any) -> np.ndarray:
 def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
     """Index of each value in ``classes`` (distinct, any order); a value outside them is an error."""
     integers = values.dtype.kind in "iu" and classes.dtype.kind in "iu" and np.result_type(values, classes).kind in "iu"
-    if (integers or values.dtype.kind == classes.dtype.kind == "U") and classes.size:
+    if integers and classes.size and classes[0] == 0 and np.array_equal(classes, np.arange(classes.size)):
+        # Classes 0..K-1 in order: a value is its own index (no search, no temporary copies).
+        found = values.astype(np.intp)
+        found[(values < 0) | (values >= classes.size)] = -1
+    elif (integers or values.dtype.kind == classes.dtype.kind == "U") and classes.size:
         # Sorted search in C (one Python lookup per distinct pair is slow for thousands of pairs).
         order = np.argsort(classes, kind="stable")
         slot = np.minimum(np.searchsorted(classes[order], values), classes.size - 1)

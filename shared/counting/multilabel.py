@@ -350,24 +350,47 @@ def multilabel_counts(stored: Store, from_probas: bool = False, threshold: Any =
 
 def _raw_cells(positive: np.ndarray, predicted: np.ndarray, counted: Optional[np.ndarray]):
     """``cells(row_values)``: the (L, 2, 2) sums of ``row_values`` (one per row; None: counts) over
-    the entries of each cell of raw (N, L) rows. Column sums of the four cells' indicators,
-    each built once and reused for weights and squared weights."""
-    indicators = [None] * 4
-    for reference in (0, 1):
-        is_reference = positive if reference else ~positive
-        if counted is not None:
-            is_reference = is_reference & counted
-        indicators[2 * reference] = is_reference & ~predicted
-        indicators[2 * reference + 1] = is_reference & predicted
+    the entries of each cell of raw (N, L) rows. Counts come from three column counts (positives,
+    predicted positives, both) and the counted entries per column, the other cells by difference
+    (exact integers); sums of row values from the four cells' indicators, built once on first use."""
+    num_labels = positive.shape[1]
+    if counted is not None:
+        positive, predicted = positive & counted, predicted & counted
+    indicators = []
 
     def cells(row_values: Optional[np.ndarray]) -> np.ndarray:
+        if not positive.size:
+            return np.zeros((num_labels, 2, 2), np.int64)
         if row_values is None:
-            sums = [np.count_nonzero(indicator, axis=0).astype(np.int64) for indicator in indicators]
+            entries = np.full(num_labels, positive.shape[0], np.int64) if counted is None else column_counts(counted)
+            both, positives, predictions = (column_counts(values) for values in (positive & predicted, positive, predicted))
+            sums = [entries - positives - predictions + both, predictions - both, positives - both, both]
         else:
+            if not indicators:
+                negative = ~positive if counted is None else counted & ~positive
+                indicators.extend([negative & ~predicted, negative & predicted, positive & ~predicted, positive & predicted])
             sums = [row_values @ indicator.astype(np.float64) for indicator in indicators]
-        return np.stack(sums, axis=-1).reshape(-1, 2, 2) if positive.size else np.zeros((positive.shape[1], 2, 2), np.int64)
+        return np.stack(sums, axis=-1).reshape(-1, 2, 2)
 
     return cells
+
+
+def column_counts(indicators: np.ndarray) -> np.ndarray:
+    """The True entries of each column of a boolean (N, L) array, as int64: byte sums of blocks of
+    255 rows (no carry), then their total.
+
+    Examples
+    --------
+    >>> column_counts(np.array([[True, False], [True, True], [False, False]])).tolist()
+    [2, 1]
+    """
+    rows, columns = indicators.shape
+    data = np.ascontiguousarray(indicators).view(np.uint8)
+    whole = rows - rows % 255
+    total = np.add.reduce(data[whole:], axis=0, dtype=np.int64)
+    if whole:
+        total += np.add.reduce(np.add.reduce(data[:whole].reshape(-1, 255, columns), axis=1, dtype=np.uint8), axis=0, dtype=np.int64)
+    return total
 
 
 def _auto_thresholds(num_labels: int, rows: JointCounts, raw_scores: np.ndarray, raw_positive: np.ndarray,

@@ -138,10 +138,11 @@ class Store:
         if not raw:
             return counted
         values = {key: np.concatenate([counted.keys[key], raw[key]]) if counted.n.size else raw[key] for key in keys}
-        ones = np.ones(raw["references"].size)
-        n = np.concatenate([counted.n, ones.astype(np.int64)])
+        raw_n = np.ones(raw["references"].size, np.int64)  # one sample per raw row
+        n = np.concatenate([counted.n, raw_n]) if counted.n.size else raw_n
         if counted.w is None and raw["sample_weight"] is None:
             return JointCounts(values, n)
+        ones = np.ones(raw["references"].size)
         raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
         raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
         if counted.n.size:

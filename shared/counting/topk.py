@@ -187,6 +187,7 @@ def rank_statistics(scores: np.ndarray, columns: np.ndarray, largest_k: Optional
 
     def count_rows(start, stop):
         compared, count = _row_counter(min(block_rows, stop - start), num_classes)
+        tied_rows = np.empty(min(block_rows, stop - start), dtype=np.int32)
         finite = True
         for first in range(start, stop, block_rows):
             last = min(first + block_rows, stop)
@@ -199,8 +200,10 @@ def rank_statistics(scores: np.ndarray, columns: np.ndarray, largest_k: Optional
             if contested.size == last - first:
                 np.equal(block, true_block, out=out)
                 count(last - first, tied[first:last])
-            elif contested.size:
-                tied[first + contested] = np.count_nonzero(block[contested] == true_block[contested], axis=1)
+            elif contested.size:  # the contested rows gathered, compared and counted as a block
+                np.equal(block[contested], true_block[contested], out=compared[: contested.size])
+                count(contested.size, tied_rows[: contested.size])
+                tied[first + contested] = tied_rows[: contested.size]
         return finite
 
     finite = all(map_row_blocks(count_rows, scores)) if num_samples else True

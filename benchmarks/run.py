@@ -871,8 +871,8 @@ class Benchmark:
         plain = "one plain single-judge compute(references=..., predictions=judges['judge_0']) (no interval) on the same data"
         targets = [("judge ranking", f"{case}, balanced_accuracy", plain, 25.0, "≤ 25"),
                    ("judge ranking", f"{case}, informedness", plain, 25.0, "≤ 25"),
-                   ("judge ranking", f"{case}, held counts: distinct cells stored", f"J (J - 1) / 2 x K^3 = "
-                    f"{count * (count - 1) // 2 * num_classes**3:,} cells (independent of N)", 1.0, "≤ 1")]
+                   ("judge ranking", f"{case}, held counts: distinct cells stored", f"J (J - 1) / 2 x K^3 + J x K^2 = "
+                    f"{count * (count - 1) // 2 * num_classes**3 + count * num_classes**2:,} cells (independent of N)", 1.0, "≤ 1")]
         rng = np.random.default_rng(32)
         references = rng.integers(0, num_classes, size)
         judges = {f"judge_{index}": np.where(rng.random(size) < 0.7, references, rng.integers(0, num_classes, size))

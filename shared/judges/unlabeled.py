@@ -248,6 +248,22 @@ def _nan_like(num_classes: int, binary: bool):
     return math.nan if binary else [math.nan] * num_classes
 
 
+def _estimate_entry(found: Dict[str, Any], key: str, level: Optional[float], effect: Any, nan: Any) -> Dict[str, Any]:
+    """One model's corrected prevalence (or one pair's difference) as the result gives it, under
+    ``key``: the estimate, with ``level`` its interval (NaN when the golden set's clusters refuse
+    one) and the reasons, and whether it was clipped."""
+    entry = {key: found["estimate"]}
+    if level is not None:
+        entry[f"{key}_ci"] = found["interval"] if effect.reason is None else nan
+        reason = effect.reason or found["interval_reason"]
+        if reason is not None:
+            entry[f"{key}_ci_reason"] = reason
+    if found["reason"] is not None:
+        entry[f"{key}_reason"] = found["reason"]
+    entry[f"{key}_clipped"] = found["clipped"]
+    return entry
+
+
 def _nan_interval(num_classes: int, binary: bool):
     return [math.nan, math.nan] if binary else [[math.nan, math.nan] for _ in range(num_classes)]
 
@@ -373,31 +389,12 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     nan = _nan_interval(num_classes, binary)
     entries = []
     for model in found["models"]:
-        entry = {"name": model["name"], "corrected_prevalence": model["estimate"]}
-        if level is not None:
-            entry["corrected_prevalence_ci"] = model["interval"] if effect.reason is None else nan
-            reason = effect.reason or model["interval_reason"]
-            if reason is not None:
-                entry["corrected_prevalence_ci_reason"] = reason
-        if model["reason"] is not None:
-            entry["corrected_prevalence_reason"] = model["reason"]
-        entry["corrected_prevalence_clipped"] = model["clipped"]
+        entry = {"name": model["name"], **_estimate_entry(model, "corrected_prevalence", level, effect, nan)}
         empty = model["reason"] == "no_unlabeled_predictions"
         entry["measured_prevalence"] = _nan_like(num_classes, binary) if empty else model["measured_prevalence"]
         entries.append(entry)
-    differences = []
-    for pair in found["differences"]:
-        entry = {"models": pair["models"], "corrected_prevalence_difference": pair["estimate"]}
-        if level is not None:
-            entry["corrected_prevalence_difference_ci"] = pair["interval"] if effect.reason is None else nan
-            reason = effect.reason or pair["interval_reason"]
-            if reason is not None:
-                entry["corrected_prevalence_difference_ci_reason"] = reason
-        if pair["reason"] is not None:
-            entry["corrected_prevalence_difference_reason"] = pair["reason"]
-        entry["corrected_prevalence_difference_clipped"] = pair["clipped"]
-        entry["p_value"] = pair["p_value"]
-        differences.append(entry)
+    differences = [{"models": pair["models"], **_estimate_entry(pair, "corrected_prevalence_difference", level, effect, nan),
+                    "p_value": pair["p_value"]} for pair in found["differences"]]
     result: Dict[str, Any] = {"model_prevalences": entries, "prevalence_differences": differences}
     if level is not None:
         result["corrected_prevalence_ci_method"] = found["method"]

@@ -225,7 +225,8 @@ def main():
         found = [json.loads(path.read_text()) for path in sorted((HERE / "parts").glob("part_*.json"))]
         parts = found[0]["parts"]
         rows = sorted((row for part in found for row in part["rows"]), key=lambda row: row["index"])
-        commands = [f"{base} --part {part} --parts {parts}" for part in range(parts)] + [
+        sets = found[0]["sets"]  # --sets of the run (None: each cell's own)
+        commands = [f"{base}{'' if sets is None else f' --sets {sets}'} --part {part} --parts {parts}" for part in range(parts)] + [
             ".venv/bin/python studies/score_judges/study.py --report"]
         (HERE / "results.md").write_text("\n".join(report_lines(rows, commands, sum(part["seconds"] for part in found),
                                                                  None)) + "\n")

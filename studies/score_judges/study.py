@@ -218,6 +218,8 @@ def main():
     parser.add_argument("--parts", type=int, default=1)
     parser.add_argument("--report", action="store_true", help="write results.md from the parts")
     parser.add_argument("--out", default=None, help="a smoke run: write its table here, no part files")
+    parser.add_argument("--seed-base", type=int, default=1000, help="cell i draws its sets from seed SEED_BASE + i (a replicate: "
+                        "another base, with --out)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     base = "OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py"
@@ -239,11 +241,13 @@ def main():
     for index, cell in enumerate(CELLS):
         if index % args.parts != args.part:
             continue
-        rows.append({"index": index, **run_cell(metric, cell, args.sets or cell[6], 1000 + index)})
+        rows.append({"index": index, **run_cell(metric, cell, args.sets or cell[6], args.seed_base + index)})
         print(rows[-1], flush=True)
     seconds = time.perf_counter() - started
     if args.out:
-        Path(args.out).write_text("\n".join(report_lines(rows, [base + " --out " + args.out], seconds, args.sets)) + "\n")
+        command = base + "".join(f" {flag} {value}" for flag, value in (("--sets", args.sets), ("--seed-base", args.seed_base),
+                                                                          ("--part", args.part), ("--parts", args.parts)) if value is not None)
+        Path(args.out).write_text("\n".join(report_lines(rows, [command + " --out " + args.out], seconds, args.sets)) + "\n")
         return
     (HERE / "parts").mkdir(exist_ok=True)
     (HERE / "parts" / f"part_{args.part}.json").write_text(json.dumps({"parts": args.parts, "sets": args.sets, "seconds": seconds,

@@ -304,12 +304,6 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
                          "classes the golden set lacks, pass labels=[...] (or num_classes) listing every class.")
 
 
-def check_judges_vocabulary(counts: JudgesCounts, options: Mapping[str, Any], hint: str) -> None:
-    """``check_vocabulary`` of each judge's labels, naming the judge."""
-    for index, name in enumerate(counts.names):
-        check_vocabulary(counts.judge(index), f"judges[{name!r}]", options, hint)
-
-
 def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str, hint: str) -> Any:
     """What was stored with two or more judges: ``ScoredJudges`` (kept per item, or labels with their
     checks). A threshold after batches counted as labels is refused, saying when to pass it."""

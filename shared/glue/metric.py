@@ -40,7 +40,6 @@ from ..counting.confusion import ConfusionCounts
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
 from ..counting.paired import PairedCounts
-from ..counting.judges import JudgesCounts
 from ..counting.judges import count_judges_batch
 from ..counting.judges import has_judges
 from ..counting.judges import judge_names
@@ -61,7 +60,6 @@ from .options import resolve
 from .reduction import MetricSpec
 from .reduction import comparison_from_counts
 from .ranking import ONE_JUDGE
-from .ranking import ranking_from_counts
 from .scored_ranking import THRESHOLD_FIX
 from .scored_ranking import rank_scored_judges
 from ..counting.judge_scores import ScoredJudges
@@ -391,10 +389,8 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
         return counts
 
     def _from_counts(self, counts: Any, options: Mapping[str, Any]) -> Dict[str, Any]:
-        if isinstance(counts, ScoredJudges):
+        if isinstance(counts, ScoredJudges):  # two or more judges (judge_scores.judges_or_scores)
             return rank_scored_judges(self.SPEC, counts, options)
-        if isinstance(counts, JudgesCounts):
-            return ranking_from_counts(self.SPEC, counts, options)
         if isinstance(counts, PairedCounts):
             return comparison_from_counts(self.SPEC, counts, options)
         return self.SPEC.value(counts, options)

@@ -64,7 +64,6 @@ from ..stats.intervals import recall_influence
 from ..counting.inputs import to_python
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
-from ..counting.judges import JudgesCounts
 from ..counting.judges import count_judges_batch
 from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
@@ -73,9 +72,7 @@ from ..counting.store import Store
 from ..glue.metric import LabelsMetric
 from ..glue.metric import one_judge_name
 from ..glue.metric import several_judges
-from ..glue.ranking import ranking_from_counts
 from ..glue.scored_ranking import THRESHOLD_FIX
-from ..glue.scored_ranking import rank_scored_judges
 from ..counting.judge_scores import ScoredJudges
 from ..counting.judge_scores import check_vocabulary
 from ..counting.judge_scores import count_judge_rows
@@ -448,10 +445,8 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         super()._check_options(options)
 
     def _from_counts(self, counts, options):
-        if isinstance(counts, ScoredJudges):
-            return rank_scored_judges(self.SPEC, counts, options)
-        if isinstance(counts, JudgesCounts):
-            return ranking_from_counts(self.SPEC, counts, options)
+        if isinstance(counts, ScoredJudges):  # two or more judges: ranked as by every label metric
+            return super()._from_counts(counts, options)
         # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
         own = super()._from_counts(counts.paired if counts.paired is not None else counts.confusion, options)
         return {**own, **judged_results(counts, options)}

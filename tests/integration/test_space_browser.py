@@ -42,8 +42,10 @@ def ensure_chromium():
     assert os.path.exists(CHROMIUM), "Debian's chromium did not install"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # Module scope: the sync API keeps an asyncio loop running on this thread until it stops, and
+    # asyncio.run() in any later test on the same worker would fail.
     ensure_chromium()
     from playwright.sync_api import sync_playwright
 

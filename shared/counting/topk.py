@@ -182,8 +182,8 @@ def rank_statistics(scores: np.ndarray, columns: np.ndarray, largest_k: Optional
     large inputs. With ``largest_k``, ties are counted only in rows where fewer than
     ``largest_k`` classes score higher, and g is clipped at ``largest_k`` (with t = 0): every
     k up to ``largest_k`` misses there whatever the ties. Finiteness is checked block by
-    block, on the block's first read from memory, and the true scores are read from the
-    block once it is in cache (the caller raises).
+    block in one pass, the block's first read from memory, and the true scores are read from
+    the block once it is in cache (the caller raises).
 
     Examples
     --------
@@ -205,12 +205,16 @@ def rank_statistics(scores: np.ndarray, columns: np.ndarray, largest_k: Optional
         compared, count = _row_counter(min(block_rows, stop - start), num_classes)
         tied_rows = np.empty(min(block_rows, stop - start), dtype=np.int32)
         rows = np.arange(min(block_rows, stop - start))
+        zeros = np.zeros(min(block_rows, stop - start), dtype=scores.dtype)
         finite = True
         for first in range(start, stop, block_rows):
             last = min(first + block_rows, stop)
             block, out = scores[first:last], compared[: last - first]
-            if block.dtype.kind == "f":  # NaN propagates to the max; +inf is the max and -inf the min
-                finite = finite and bool(np.isfinite(block.max()) and np.isfinite(block.min()))
+            if block.dtype.kind == "f":
+                # One pass: the sum of the rows' sums times 0 is 0 when every score is finite; NaN
+                # or +-inf in a row makes its sum, times 0, NaN (a finite row whose sum overflows
+                # too: the caller's exact check then finds nothing to refuse).
+                finite = finite and bool(np.isfinite(np.einsum("ij,i->", block, zeros[: last - first])))
             true_block = block[rows[: last - first], columns[first:last]][:, None]
             np.greater(block, true_block, out=out)
             count(last - first, higher[first:last])

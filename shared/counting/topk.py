@@ -213,9 +213,10 @@ def rank_statistics(scores: np.ndarray, columns: np.ndarray, largest_k: Optional
             last = min(first + block_rows, stop)
             block, out = scores[first:last], compared[: last - first]
             if block.dtype.kind == "f":
-                # One pass: the sum of the rows' sums times 0 is 0 when every score is finite; NaN
-                # or +-inf in a row makes its sum, times 0, NaN (a finite row whose sum overflows
-                # too: the caller's exact check then finds nothing to refuse).
+                # One pass (np.einsum, no BLAS): the sum over rows of 0 x the row's scores is 0
+                # when every score is finite and NaN when a row holds NaN or +-inf (0 x inf is
+                # NaN); also NaN if a finite row's sum overflows, and then the caller's exact
+                # check finds nothing to refuse.
                 finite = finite and bool(np.isfinite(np.einsum("ij,i->", block, zeros[: last - first])))
             true_block = block[rows[: last - first], columns[first:last]][:, None]
             np.greater(block, true_block, out=out)

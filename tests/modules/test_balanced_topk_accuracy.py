@@ -281,6 +281,23 @@ def test_blocked_counting_equals_the_tie_rule_on_whole_arrays(metric, num_sample
         assert np.allclose(np.array(result["per_class_recall"][k], dtype=float)[support > 0], per_class[support > 0], atol=1e-12)
 
 
+def test_scores_near_the_float32_limit_are_counted_not_refused(metric):
+    """Finiteness is checked in one pass whose row sums overflow for finite scores near
+    float32's largest value; such scores must be ranked like any others, not refused."""
+    rng = np.random.default_rng(5)
+    references = rng.integers(0, 600, 300)
+    scores = rng.integers(0, 4, (300, 600)).astype(np.float32) * np.float32(1e38)  # rows summing far beyond 3.4e38; ties
+    with np.errstate(over="ignore"):
+        assert np.isfinite(scores).all() and not np.isfinite(scores.sum(axis=1, dtype=np.float32)).any()
+    k_values = [1, 5]
+    result = metric.compute(predictions=scores, references=references, k_list=k_values)
+    hits = direct_hits(scores, references, k_values)
+    support = np.bincount(references, minlength=600)
+    for column, k in enumerate(k_values):
+        per_class = np.bincount(references, weights=hits[:, column], minlength=600)[support > 0] / support[support > 0]
+        assert result["balanced_topk_accuracy"][k] == pytest.approx(per_class.mean(), abs=1e-12)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 @pytest.mark.parametrize("where", ["first row", "last row", "ignored row", "only rows ignored"])
 def test_non_finite_scores_give_the_add_batch_error_in_a_one_call_compute(load, bad, where):

@@ -130,18 +130,6 @@ class ClassCounts:
     predicted: np.ndarray
     total: Any
 
-    @property
-    def fn(self) -> np.ndarray:
-        return self.support - self.tp
-
-    @property
-    def fp(self) -> np.ndarray:
-        return self.predicted - self.tp
-
-    @property
-    def tn(self) -> np.ndarray:
-        return self.total - self.support - self.predicted + self.tp
-
 
 @dataclass(frozen=True)
 class ConfusionCounts:

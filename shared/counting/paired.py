@@ -50,6 +50,7 @@ from .labels import padding_hint
 from .labels import padding_values
 from .labels import warn_padding
 from .store import Store
+from .store import stored_rows
 from .thresholds import check_threshold_scale
 from .thresholds import threshold_labels
 
@@ -195,9 +196,9 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     """
     if options.get("threshold") == "auto":
         raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
-    # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
+    # The single-system rules (store.stored_rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
     raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
-    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
+    rows, reason = kept_rows(stored_rows(stored, PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
     clusters = stored_clusters(stored, options.get("ignore_index"))
     keys = rows.keys
     threshold = options.get("threshold")

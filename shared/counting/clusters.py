@@ -179,30 +179,6 @@ class ClusterSpec:
     origin: int = 0
     on_ids: Optional[Callable[[int], None]] = None  # told how many default ids a batch took
 
-    def ids(self, shape: Sequence[int]) -> Optional[np.ndarray]:
-        """One cluster id per element of an input of ``shape`` (flattened), or None when not counted.
-
-        ``clusters`` of length ``shape[0]`` give each leading element's id to all of its
-        elements; an array of ``shape`` gives each element its own. Without ``clusters``, a
-        1-D input has no clusters (each sample stands alone: None) and an N-d one has one
-        cluster per leading element.
-
-        Examples
-        --------
-        >>> ClusterSpec(["a", "a", "b"], True).ids((3,)).tolist()
-        ['a', 'a', 'b']
-        >>> ClusterSpec(None, True, origin=5).ids((2, 3)).tolist()
-        [5, 5, 5, 6, 6, 6]
-        >>> ClusterSpec(None, True).ids((4,)) is None
-        True
-        """
-        leading = self.leading_ids(shape)
-        if leading is None or leading.ndim == 1 and len(tuple(shape)) == 1:
-            return leading
-        if leading.shape[-1] == 1:  # one id per leading element: repeated over its elements
-            return np.broadcast_to(leading, (leading.shape[0], math.prod(tuple(shape)[1:]))).ravel()
-        return leading.ravel()
-
     def leading_ids(self, shape: Sequence[int]) -> Optional[np.ndarray]:
         """The ids as ``(N, 1)`` (one per leading element; ``(N,)`` for a 1-D input), or ``(N, rest)``
         (one per element), or None: broadcastable against the input as ``(N, rest)``, never copied
@@ -215,6 +191,31 @@ class ClusterSpec:
                 self.on_ids(shape[0])
             return np.arange(self.origin, self.origin + shape[0], dtype=np.int64)[:, None]
         return cluster_ids(self.given, shape, flat=False)
+
+
+def element_cluster_ids(spec: ClusterSpec, shape: Sequence[int]) -> Optional[np.ndarray]:
+    """``spec``'s cluster id of each element of an input of ``shape`` (flattened), or None when not counted.
+
+    ``clusters`` of length ``shape[0]`` give each leading element's id to all of its
+    elements; an array of ``shape`` gives each element its own. Without ``clusters``, a
+    1-D input has no clusters (each sample stands alone: None) and an N-d one has one
+    cluster per leading element.
+
+    Examples
+    --------
+    >>> element_cluster_ids(ClusterSpec(["a", "a", "b"], True), (3,)).tolist()
+    ['a', 'a', 'b']
+    >>> element_cluster_ids(ClusterSpec(None, True, origin=5), (2, 3)).tolist()
+    [5, 5, 5, 6, 6, 6]
+    >>> element_cluster_ids(ClusterSpec(None, True), (4,)) is None
+    True
+    """
+    leading = spec.leading_ids(shape)
+    if leading is None or leading.ndim == 1 and len(tuple(shape)) == 1:
+        return leading
+    if leading.shape[-1] == 1:  # one id per leading element: repeated over its elements
+        return np.broadcast_to(leading, (leading.shape[0], math.prod(tuple(shape)[1:]))).ravel()
+    return leading.ravel()
 
 
 def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int],
@@ -258,7 +259,7 @@ def raw_with_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[i
     """A batch's raw columns (scores a compute-time threshold or ``labels`` still has to count)
     with each sample's cluster beside them, as ``spec`` says; N-d inputs kept without clusters
     are noted, as ``count_clusters`` notes them."""
-    ids = None if spec is None else spec.ids(shape)
+    ids = None if spec is None else element_cluster_ids(spec, shape)
     if ids is None and spec is not None and spec.given is None and len(tuple(shape)) >= 2:
         store.settings[CLUSTERS_NOT_COUNTED] = True
     if ids is not None and spec.given is None:

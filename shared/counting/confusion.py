@@ -26,6 +26,8 @@ from .clusters import row_cluster_sums
 from .clusters import stored_clusters
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import dense_box
+from .counts import regrouped
 from .counts import kish_sizes
 from .counts import NO_SAMPLES
 from .counts import kept_rows
@@ -44,6 +46,7 @@ from .labels import padding_hint
 from .labels import padding_values
 from .labels import warn_padding
 from .store import Store
+from .store import stored_rows
 from .thresholds import check_scores
 from .thresholds import check_threshold_scale
 from .thresholds import threshold_labels
@@ -89,10 +92,10 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
             return (values["references"] == values["predictions"]).astype(np.int8) if cluster_feature == "correct" else values["predictions"]
 
         def batch_counts() -> JointCounts:
-            if cluster_feature == "correct" and table.dense() is not None:
-                return _correct_counts(*table.dense(), table.w2_exponent)
+            if cluster_feature == "correct" and dense_box(table) is not None:
+                return _correct_counts(*dense_box(table), table.w2_exponent)
             pairs = table.result()
-            return pairs.regrouped({"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)})
+            return regrouped(pairs, {"references": pairs.keys["references"], cluster_feature: by_feature(pairs.keys)})
 
         def features() -> Dict[str, np.ndarray]:  # per sample: only when clusters are counted
             return {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
@@ -129,18 +132,6 @@ class ClassCounts:
     support: np.ndarray
     predicted: np.ndarray
     total: Any
-
-    @property
-    def fn(self) -> np.ndarray:
-        return self.support - self.tp
-
-    @property
-    def fp(self) -> np.ndarray:
-        return self.predicted - self.tp
-
-    @property
-    def tn(self) -> np.ndarray:
-        return self.total - self.support - self.predicted + self.tp
 
 
 @dataclass(frozen=True)
@@ -278,9 +269,9 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
     """
     raw = stored.raw_columns() or {}
     if "clusters" in raw and PAIRS not in stored.tables:  # scores: each sample's cluster beside it
-        rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
+        rows, reason = kept_rows(stored_rows(stored, PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
     else:
-        rows, reason = kept_rows(stored.rows(PAIRS, ("references", "predictions")), options.get("ignore_index"))
+        rows, reason = kept_rows(stored_rows(stored, PAIRS, ("references", "predictions")), options.get("ignore_index"))
     clusters = stored_clusters(stored, options.get("ignore_index"))
     # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
     padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))

@@ -107,19 +107,20 @@ class JointCounts:
     def num_samples(self) -> int:
         return int(self.n.sum())
 
-    def regrouped(self, keys: Dict[str, np.ndarray]) -> "JointCounts":
-        """These counts summed over new ``keys`` (one value per tuple): the distinct tuples of
-        ``keys`` with the ``n``, ``w`` and ``w2`` of the tuples that map to each."""
-        if not self.n.size:
-            return JointCounts({name: values[:0] for name, values in keys.items()}, self.n, self.w, self.w2, self.w2_exponent)
-        ids, values = {}, {}
-        for name, column in keys.items():
-            values[name], ids[name] = np.unique(column, return_inverse=True)
-            ids[name] = ids[name].reshape(-1)
-        fields = {"n": self.n, **({} if self.w is None else {"w": self.w, "w2": self.w2})}
-        rows = _distinct_rows(ids, fields)
-        return JointCounts({name: values[name][rows[name]] for name in keys}, rows["n"].astype(np.int64), rows.get("w"), rows.get("w2"),
-                           self.w2_exponent)
+
+def regrouped(counts: JointCounts, keys: Dict[str, np.ndarray]) -> JointCounts:
+    """``counts`` summed over new ``keys`` (one value per tuple): the distinct tuples of
+    ``keys`` with the ``n``, ``w`` and ``w2`` of the tuples that map to each."""
+    if not counts.n.size:
+        return JointCounts({name: values[:0] for name, values in keys.items()}, counts.n, counts.w, counts.w2, counts.w2_exponent)
+    ids, values = {}, {}
+    for name, column in keys.items():
+        values[name], ids[name] = np.unique(column, return_inverse=True)
+        ids[name] = ids[name].reshape(-1)
+    fields = {"n": counts.n, **({} if counts.w is None else {"w": counts.w, "w2": counts.w2})}
+    rows = _distinct_rows(ids, fields)
+    return JointCounts({name: values[name][rows[name]] for name in keys}, rows["n"].astype(np.int64), rows.get("w"), rows.get("w2"),
+                       counts.w2_exponent)
 
 
 def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
@@ -409,14 +410,6 @@ class CountTable:
         if len(self.rows) > 1 and held > 2 * self.rows[0]["n"].size + (1 << 16):
             self.rows = [_distinct_rows(*_concat(self.rows, self.names, self._field_names()))]
 
-    def dense(self) -> Optional[Tuple[List[np.ndarray], Dict[str, np.ndarray]]]:
-        """``(values of each key, {field: counts over the box})``: what is counted as one dense box of
-        integer keys (no rows extracted), or None when it is held otherwise."""
-        if self.sparse or not self.box or any(axis.kind == "string" for axis in self.axes):
-            return None
-        values = [np.arange(low, low + size) for low, size in zip(self.low, self.shape)]
-        return values, {key: box.reshape(self.shape) for key, box in self.box.items()}
-
     # ---------------------------------------------------------------- result
     def result(self) -> JointCounts:
         blocks = list(self.rows) + ([self._box_rows()] if self.box else [])
@@ -432,6 +425,15 @@ class CountTable:
         if not self.weighted:
             return JointCounts(keys, block["n"][keep].astype(np.int64))
         return JointCounts(keys, block["n"][keep].astype(np.int64), block["w"][keep], block["w2"][keep], self.w2_exponent)
+
+
+def dense_box(table: CountTable) -> Optional[Tuple[List[np.ndarray], Dict[str, np.ndarray]]]:
+    """``(values of each key, {field: counts over the box})``: what ``table`` counted as one dense box of
+    integer keys (no rows extracted), or None when it is held otherwise."""
+    if table.sparse or not table.box or any(axis.kind == "string" for axis in table.axes):
+        return None
+    values = [np.arange(low, low + size) for low, size in zip(table.low, table.shape)]
+    return values, {key: box.reshape(table.shape) for key, box in table.box.items()}
 
 
 def _rows(array: np.ndarray, start: int, stop: int, shape: tuple) -> np.ndarray:

@@ -37,6 +37,8 @@ from .paired import MAX_COMPARISON_CLASSES
 from .paired import PAIRED_KEYS
 from .paired import PairedCounts
 from .paired import count_batch
+from .paired import joint_counts
+from .paired import system_counts
 from .clusters import Clusters
 from .clusters import count_clusters
 from .clusters import stored_clusters
@@ -450,27 +452,14 @@ def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = 
                          f"{MAX_COMPARISON_CLASSES} classes, found {k + encoded.unobserved:,}.")
     reference_index, pair_reference = np.split(encoded.reference_indices, [references.size])
     prediction_index, system_index, baseline_index = np.split(encoded.prediction_indices, np.cumsum([references.size, pairs.n.size]))
-    own_encoded = dataclasses.replace(encoded, prediction_indices=None)
     judges = []
     for i in range(size):
         mine = np.flatnonzero(judge_of == i)
-        cell = reference_index[mine] * k + prediction_index[mine]
-        present, inverse = np.unique(cell, return_inverse=True)
-        total = (lambda values: np.bincount(inverse, weights=values[mine], minlength=present.size))
-        weighted = own.w is not None
         clusters = stored_clusters(stored, ignore_index, stored.tables.get(own_clusters_table(i)))
-        judges.append(ConfusionCounts(own_encoded, present // k, present % k, np.rint(total(own.n)).astype(np.int64),
-                                      total(own.w) if weighted else None, total(own.w2) if weighted else None, reason,
-                                      w2_exponent=own.w2_exponent, clusters=clusters))
-    count = size * (size - 1) // 2
+        judges.append(system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason, clusters))
     index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
-    cell = ((index * k + pair_reference) * k + system_index) * k + baseline_index
-    # Equal weights change no rate and no effective size (as paired.paired_counts).
-    equal_counts = None if pairs.w is None else equal_weight_counts(pairs.w, pairs.w2, pairs.w2_exponent)
-    joint_weighted = pairs.w is not None and equal_counts is None
-    weight = np.ldexp(pairs.w, -pairs.w2_exponent) if joint_weighted else (pairs.n if pairs.w is None else equal_counts).astype(np.float64)
-    joint = np.bincount(cell, weights=weight, minlength=count * k**3).reshape((count, k, k, k))
-    joint_w2 = np.bincount(cell, weights=pairs.w2, minlength=count * k**3).reshape(joint.shape) if joint_weighted else None
+    joint, joint_w2 = joint_counts(((index * k + pair_reference) * k + system_index) * k + baseline_index,
+                                   (size * (size - 1) // 2, k, k, k), pairs)
 
     def pair_clusters(i: int, j: int) -> Clusters:
         table = stored.tables.get(pair_clusters_table(i, j))

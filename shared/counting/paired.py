@@ -34,6 +34,7 @@ from .clusters import stored_clusters
 from .confusion import are_labels
 from .confusion import row_influence
 from .counts import CountTable
+from .counts import JointCounts
 from .counts import equal_weight_counts
 from .counts import kept_rows
 from .inputs import SCORES_HINT
@@ -42,12 +43,14 @@ from .inputs import as_array
 from .inputs import as_labels
 from .inputs import check_sample_weight
 from .inputs import is_string_array
+from .labels import EncodedLabels
 from .labels import encode_task
 from .labels import label_kind
 from .labels import padding_hint
 from .labels import padding_values
 from .labels import warn_padding
 from .store import Store
+from .store import stored_rows
 from .thresholds import check_threshold_scale
 from .thresholds import threshold_labels
 
@@ -193,11 +196,11 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     """
     if options.get("threshold") == "auto":
         raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
-    # The single-system rules (Store.rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
+    # The single-system rules (store.stored_rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
     raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
-    rows, reason = kept_rows(stored.rows(PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
+    rows, reason = kept_rows(stored_rows(stored, PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
     clusters = stored_clusters(stored, options.get("ignore_index"))
-    keys, n, w, w2, exponent = rows.keys, rows.n, rows.w, rows.w2, rows.w2_exponent
+    keys = rows.keys
     threshold = options.get("threshold")
     references = keys["references"]
     padding = padding_values(references, stored.reference_dtypes, options.get("ignore_index"))  # as confusion_counts
@@ -227,37 +230,44 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
             f"{MAX_COMPARISON_CLASSES} classes, found {num_classes + encoded.unobserved:,}."
         )
     reference_index = encoded.reference_indices
-    cell = (reference_index * num_classes + system_index) * num_classes + baseline_index
-    # Equal weights change no rate and no effective size: the statistics then see the counts of
-    # samples of positive weight, so all-ones (or any constant) weights give exactly the
-    # unweighted p-value and interval; the marginals below keep the weight sums.
-    equal_counts = None if w is None else equal_weight_counts(w, w2, exponent)
-    joint_weighted = w is not None and equal_counts is None
-    weight = np.ldexp(w, -exponent) if joint_weighted else (n if w is None else equal_counts).astype(np.float64)
-    joint = np.bincount(cell, weights=weight, minlength=num_classes**3).reshape((num_classes,) * 3)
-    joint_w2 = np.bincount(cell, weights=w2, minlength=num_classes**3).reshape(joint.shape) if joint_weighted else None
-
-    def marginal(prediction_index, clusters=UNCLUSTERED):
-        # Each system's confusion counts: the triples summed over the other system.
-        pair = reference_index * num_classes + prediction_index
-        present, inverse = np.unique(pair, return_inverse=True)
-        total = (lambda values: np.bincount(inverse, weights=values, minlength=present.size))
-        counts = np.rint(total(n)).astype(np.int64)
-        summed_w = summed_w2 = None
-        if w is not None:
-            summed_w, summed_w2 = total(w), total(w2)
-        own = dataclasses.replace(encoded, prediction_indices=None)
-        return ConfusionCounts(own, present // num_classes, present % num_classes, counts, summed_w, summed_w2, reason,
-                               w2_exponent=exponent, clusters=clusters)
-
+    joint, joint_w2 = joint_counts((reference_index * num_classes + system_index) * num_classes + baseline_index,
+                                   (num_classes,) * 3, rows)
     if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
         labels_of = (lambda index: encoded.classes[index])
         clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
                                                             "predictions": labels_of(system_index),
                                                             "baseline_predictions": labels_of(baseline_index)}),
                             from_leading_axis=clusters.from_leading_axis)
-    system = marginal(system_index, clusters)
-    return PairedCounts(system, marginal(baseline_index), joint, joint_w2)
+    # Each system's confusion counts: the triples summed over the other system.
+    return PairedCounts(system_counts(encoded, reference_index, system_index, rows, reason, clusters),
+                        system_counts(encoded, reference_index, baseline_index, rows, reason), joint, joint_w2)
+
+
+def system_counts(encoded: EncodedLabels, reference_index: np.ndarray, prediction_index: np.ndarray, rows: JointCounts,
+                  reason: Optional[str], clusters: Clusters = UNCLUSTERED) -> ConfusionCounts:
+    """One system's confusion counts from counted rows (a comparison's triples, a judge's own rows) and
+    their class indices: the rows' ``n``, ``w``, ``w2`` summed per (reference, prediction) cell."""
+    k = encoded.num_classes
+    present, inverse = np.unique(reference_index * k + prediction_index, return_inverse=True)
+    total = (lambda values: None if values is None else np.bincount(inverse, weights=values, minlength=present.size))
+    return ConfusionCounts(dataclasses.replace(encoded, prediction_indices=None), present // k, present % k,
+                           np.rint(total(rows.n)).astype(np.int64), total(rows.w), total(rows.w2), reason,
+                           w2_exponent=rows.w2_exponent, clusters=clusters)
+
+
+def joint_counts(cell: np.ndarray, shape: Tuple[int, ...], rows: JointCounts) -> Tuple[np.ndarray, Optional[np.ndarray]]:
+    """The joint counts of counted rows (each in its ``cell`` of an array of ``shape``) and their
+    squared weights (None when unweighted). Weights are scaled by a power of two (no rate changes).
+    Equal weights change no rate and no effective size: the statistics then see the counts of
+    samples of positive weight, so all-ones (or any constant) weights give exactly the unweighted
+    p-value and interval; ``system_counts`` keeps the weight sums."""
+    w, w2, exponent = rows.w, rows.w2, rows.w2_exponent
+    equal_counts = None if w is None else equal_weight_counts(w, w2, exponent)
+    weighted = w is not None and equal_counts is None
+    weight = np.ldexp(w, -exponent) if weighted else (rows.n if w is None else equal_counts).astype(np.float64)
+    size = int(np.prod(shape))
+    return (np.bincount(cell, weights=weight, minlength=size).reshape(shape),
+            np.bincount(cell, weights=w2, minlength=size).reshape(shape) if weighted else None)
 
 
 def has_baseline(stored: Store) -> bool:

@@ -127,34 +127,6 @@ class Store:
             columns[name] = None if not present else present[0] if len(present) == 1 else np.concatenate(present)
         return columns
 
-    def rows(self, table_name: str, keys: Sequence[str]) -> JointCounts:
-        """Everything stored for one system as one ``JointCounts``: the counted tuples of the table
-        ``table_name``, then each raw row (scores a compute-time threshold still needs) as a tuple
-        of one sample with its weight, the squared weights of both on one exponent."""
-        table = self.tables.get(table_name)
-        empty = np.zeros(0, np.int64)
-        counted = table.result() if table is not None else JointCounts({key: empty for key in keys}, empty)
-        raw = self.raw_columns()
-        if not raw:
-            return counted
-        values = {key: np.concatenate([counted.keys[key], raw[key]]) if counted.n.size else raw[key] for key in keys}
-        raw_n = np.ones(raw["references"].size, np.int64)  # one sample per raw row
-        n = np.concatenate([counted.n, raw_n]) if counted.n.size else raw_n
-        if counted.w is None and raw["sample_weight"] is None:
-            return JointCounts(values, n)
-        ones = np.ones(raw["references"].size)
-        raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
-        raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
-        if counted.n.size:
-            counted_w = counted.weight.astype(np.float64)
-            counted_squares, counted_exponent = (counted.w2, counted.w2_exponent) if counted.w2 is not None else (counted_w, 0)
-        else:
-            counted_w, counted_squares, counted_exponent = np.zeros(0), np.zeros(0), raw_exponent
-        exponent = max(counted_exponent, raw_exponent)
-        w = np.concatenate([counted_w, raw_weight])
-        w2 = np.concatenate([np.ldexp(counted_squares, 2 * (counted_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
-        return JointCounts(values, n, w, w2, exponent)
-
     # ------------------------------------------------------------------ files
     def save(self, path: str) -> None:
         """Write the store to ``path`` (NumPy's npz; no pickled objects)."""
@@ -200,3 +172,32 @@ class Store:
                 if key.startswith("moments/"):
                     store.moments[key[len("moments/"):]] = data[key].astype(np.float64)
         return store
+
+
+def stored_rows(stored: Store, table_name: str, keys: Sequence[str]) -> JointCounts:
+    """Everything ``stored`` for one system as one ``JointCounts``: the counted tuples of the table
+    ``table_name``, then each raw row (scores a compute-time threshold still needs) as a tuple
+    of one sample with its weight, the squared weights of both on one exponent."""
+    table = stored.tables.get(table_name)
+    empty = np.zeros(0, np.int64)
+    counted = table.result() if table is not None else JointCounts({key: empty for key in keys}, empty)
+    raw = stored.raw_columns()
+    if not raw:
+        return counted
+    values = {key: np.concatenate([counted.keys[key], raw[key]]) if counted.n.size else raw[key] for key in keys}
+    raw_n = np.ones(raw["references"].size, np.int64)  # one sample per raw row
+    n = np.concatenate([counted.n, raw_n]) if counted.n.size else raw_n
+    if counted.w is None and raw["sample_weight"] is None:
+        return JointCounts(values, n)
+    ones = np.ones(raw["references"].size)
+    raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
+    raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
+    if counted.n.size:
+        counted_w = counted.weight.astype(np.float64)
+        counted_squares, counted_exponent = (counted.w2, counted.w2_exponent) if counted.w2 is not None else (counted_w, 0)
+    else:
+        counted_w, counted_squares, counted_exponent = np.zeros(0), np.zeros(0), raw_exponent
+    exponent = max(counted_exponent, raw_exponent)
+    w = np.concatenate([counted_w, raw_weight])
+    w2 = np.concatenate([np.ldexp(counted_squares, 2 * (counted_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])
+    return JointCounts(values, n, w, w2, exponent)

@@ -55,7 +55,7 @@ def youden_thresholds(
     [0.6]
     """
     num_samples, num_columns = scores.shape
-    if num_samples == 0:
+    if num_samples == 0 or num_columns == 0:
         return np.full(num_columns, np.inf), np.full(num_columns, np.nan), np.full(num_columns, np.nan)
     if weights is not None and not weights.all():
         # A weight-0 sample counts for nothing, so it must not place a cut point either.
@@ -65,62 +65,111 @@ def youden_thresholds(
         all_finite = scores.dtype.kind == "f" and np.isfinite(np.add.reduce(scores, axis=None))
     if all_finite and num_samples >= _MIN_BINNED:
         return _youden_binned(scores, positives, weights, mask)
-    return _youden_sorted(scores, positives, weights, mask, all_finite)
+    return _youden_sorted(scores, positives, weights, mask)
 
 
 def _youden_sorted(
-    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray], mask: Optional[np.ndarray], all_finite: bool
+    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray], mask: Optional[np.ndarray]
 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``youden_thresholds`` by one sort per column: below ``_MIN_BINNED`` rows, for
-    non-finite or non-float scores, and for the columns the binned search hands back."""
+    """``youden_thresholds`` by one sort per column: below ``_MIN_BINNED`` rows, for non-float
+    scores or scores whose sum overflows, and for the columns the binned search hands back.
+
+    The columns go in blocks of at most ``_YOUDEN_BLOCK`` entries, each transposed so that
+    every column is sorted as a contiguous row (``_youden_rows``); ranges of them run on
+    several cores (NumPy sorts without holding the GIL).
+    """
     num_samples, num_columns = scores.shape
-    if weights is None and all_finite:
-        return _youden_unweighted(scores, positives, mask)
-    if weights is None:
-        weights = np.ones(scores.shape)
-    positives = positives.astype(bool)
+    weights = None if weights is None else np.broadcast_to(weights, scores.shape)
+    width = max(1, _YOUDEN_BLOCK // num_samples)
+
+    def search(first: int, last: int) -> list:
+        return [_youden_rows(*(None if array is None else array[:, start:min(start + width, last)].T
+                               for array in (scores, positives, weights, mask)))
+                for start in range(first, last, width)]
+
+    found = [part for parts in map_row_blocks(search, scores.T) for part in parts]
+    return tuple(np.concatenate([part[index] for part in found]) for index in range(3))
+
+
+# Entries per block of columns searched at once by the sort (memory stays bounded).
+_YOUDEN_BLOCK = 1 << 21
+
+
+def _youden_rows(
+    scores: np.ndarray, positives: np.ndarray, weights: Optional[np.ndarray], mask: Optional[np.ndarray]
+) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sort on ``(C, N)`` rows, one row per column of the caller.
+
+    Unweighted counts are exact integers, so the order of tied scores cannot change them:
+    the fast (unstable) sort serves, and true/false positives are one integer cumsum.
+    Weight sums are rounded in the order of a stable sort (descending scores, ties in row
+    order; masked entries after every counted one, weighing nothing).
+    """
+    num_rows, num_samples = scores.shape
+    key = np.negative(scores, order="C")  # ascending key = descending scores (same type)
+    positive = np.array(positives, dtype=bool, order="C")
     if mask is None:
-        order = np.argsort(-scores, axis=0, kind="stable")
-        num_counted = np.full(num_columns, num_samples)
+        num_counted = np.full(num_rows, num_samples)
+        order = np.argsort(key, axis=1, kind=None if weights is None else "stable")
     else:
-        mask = mask.astype(bool)
-        # Masked entries sort after every counted one (still one sort per column) and weigh nothing.
-        order = np.lexsort((-scores, ~mask), axis=0)
-        num_counted = mask.sum(axis=0)
-        weights = np.where(mask, weights, 0.0)
-    sorted_scores = np.take_along_axis(scores, order, axis=0)
-    sorted_weights = np.take_along_axis(weights, order, axis=0)
-    sorted_positive = np.take_along_axis(positives, order, axis=0)
-    cumulative_tp = np.cumsum(np.where(sorted_positive, sorted_weights, 0.0), axis=0)
-    cumulative_fp = np.cumsum(np.where(sorted_positive, 0.0, sorted_weights), axis=0)
-    total_positive, total_negative = cumulative_tp[-1], cumulative_fp[-1]
-    # A cut after row i (rows 0..i positive) is valid only where the next score differs, and
-    # after the last counted row (everything positive); the rows after it are masked entries.
-    rows = np.arange(num_samples)[:, None]
-    is_cut = np.ones(scores.shape, dtype=bool)
-    is_cut[:-1] = sorted_scores[:-1] != sorted_scores[1:]
-    is_cut = (is_cut & (rows < num_counted)) | (rows == num_counted - 1)
-    tpr = safe_ratio(cumulative_tp, total_positive)
-    tnr = safe_ratio(total_negative - cumulative_fp, total_negative)
-    youden = np.nan_to_num(tpr, nan=0.0) + np.nan_to_num(tnr, nan=1.0)
-    youden = np.where(is_cut, youden, -np.inf)
-    # Candidate 0 is "nothing positive" (threshold +inf, J = 0); then cuts in descending order.
-    nothing_positive = np.nan_to_num(safe_ratio(np.zeros(num_columns), total_positive), nan=0.0) + np.nan_to_num(
-        safe_ratio(total_negative, total_negative), nan=1.0
-    )
-    candidates = np.vstack([nothing_positive[None, :], youden])
-    best = np.argmax(candidates, axis=0)  # first maximum = highest threshold among ties
-    columns = np.arange(num_columns)
-    row = np.maximum(best - 1, 0)
-    upper = sorted_scores[row, columns]
-    lower = sorted_scores[np.minimum(row + 1, num_samples - 1), columns]
-    midpoint = _midpoints(upper, lower)
-    # Rounding can put the midpoint on the lower score, which would then count as positive.
-    midpoint = np.where(midpoint > lower, midpoint, upper)
-    thresholds = np.where(row + 1 < num_counted, midpoint, upper)
-    thresholds = np.where(best == 0, np.inf, thresholds)
-    best_tpr = np.where(best == 0, safe_ratio(np.zeros(num_columns), total_positive), tpr[row, columns])
-    best_tnr = np.where(best == 0, safe_ratio(total_negative, total_negative), tnr[row, columns])
+        counted = np.array(mask, dtype=bool, order="C")
+        positive &= counted
+        num_counted = counted.sum(axis=1)
+        if weights is None and key.dtype.kind == "f":
+            key[~counted] = np.inf  # masked entries sort after every counted one and count nothing
+            order = np.argsort(key, axis=1)
+        else:
+            order = np.lexsort((key, ~counted), axis=1)
+            if weights is not None:
+                weights = np.where(counted, weights, 0.0)
+    key = np.take_along_axis(key, order, axis=1)
+    positive = np.take_along_axis(positive, order, axis=1)
+    if weights is None:
+        true_positives = np.cumsum(positive, axis=1)
+        false_positives = np.arange(1, num_samples + 1) - true_positives  # valid on counted rows
+        total_positive = true_positives[:, -1]
+        total_negative = num_counted - total_positive
+    else:
+        weights = np.take_along_axis(weights, order, axis=1)
+        true_positives = np.cumsum(np.where(positive, weights, 0.0), axis=1)
+        false_positives = np.cumsum(np.where(positive, 0.0, weights), axis=1)
+        total_positive, total_negative = true_positives[:, -1], false_positives[:, -1]
+    del positive, weights
+    # J = TPR + TNR with an undefined rate counting as 0 (TPR) or 1 (TNR), as in youden_thresholds.
+    youden = true_positives / np.where(total_positive > 0, total_positive, 1)[:, None]
+    negative_part = (total_negative[:, None] - false_positives) / np.where(total_negative > 0, total_negative, 1)[:, None]
+    negative_part[total_negative == 0] = 1.0
+    youden += negative_part
+    del negative_part
+    ranks = np.arange(num_samples)
+    is_cut = np.ones(key.shape, dtype=bool)
+    is_cut[:, :-1] = key[:, :-1] != key[:, 1:]
+    is_cut = (is_cut & (ranks < num_counted[:, None])) | (ranks == num_counted[:, None] - 1)
+    youden[~is_cut] = -np.inf
+    # "Nothing positive" has J = 1 (TPR 0, TNR 1) and wins ties: a cut must do strictly better.
+    rows = np.arange(num_rows)
+    best = np.argmax(youden, axis=1)
+    improves = youden[rows, best] > 1.0
+    row = np.where(improves, best, 0)
+    upper = scores[rows, order[rows, row]]
+    lower = scores[rows, order[rows, np.minimum(row + 1, num_samples - 1)]]
+    return _chosen(improves, upper, lower, row + 1 < num_counted, true_positives[rows, row], false_positives[rows, row],
+                   total_positive, total_negative)
+
+
+def _chosen(improves, upper, lower, has_lower, tp, fp, total_positive, total_negative) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per column, the threshold and rates of its best cut: +inf (nothing positive) where no cut
+    ``improves`` on J = 1; else the midpoint of the cut's lowest positive score ``upper`` and the
+    next lower counted score ``lower`` (where ``has_lower``), or ``upper`` itself (the lowest
+    score: everything positive). ``tp``, ``fp``: the weight counted positive at the cut."""
+    with np.errstate(invalid="ignore"):
+        midpoint = _midpoints(upper, np.where(has_lower, lower, upper))
+        # Rounding can put the midpoint on the lower score, which would then count as positive.
+        midpoint = np.where(midpoint > lower, midpoint, upper)
+    thresholds = np.where(improves, np.where(has_lower, midpoint, upper), np.inf)
+    zeros = np.zeros(improves.shape)
+    best_tpr = np.where(improves, safe_ratio(tp, total_positive), safe_ratio(zeros, total_positive))
+    best_tnr = np.where(improves, safe_ratio(total_negative - fp, total_negative), safe_ratio(total_negative, total_negative))
     return thresholds, best_tpr, best_tnr
 
 
@@ -133,86 +182,6 @@ def _midpoints(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
     if overflowed.any():
         midpoint = np.where(overflowed, upper / 2 + lower / 2, midpoint)
     return midpoint
-
-
-# Entries per block of columns searched at once by the unweighted path (memory stays bounded).
-_YOUDEN_BLOCK = 1 << 21
-
-
-def _youden_unweighted(scores: np.ndarray, positives: np.ndarray, mask: Optional[np.ndarray]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``youden_thresholds`` without weights, for finite scores: the same results, faster.
-
-    Unweighted counts are exact integers, so the order of tied scores cannot change them:
-    the fast (unstable) sort serves, and true/false positives are one integer cumsum. The
-    columns go in blocks, each transposed so that every column is sorted as a contiguous row.
-    """
-    num_samples, num_columns = scores.shape
-    thresholds = np.empty(num_columns, dtype=scores.dtype)  # as the general path: thresholds in the scores' type
-    best_tpr, best_tnr = np.empty(num_columns), np.empty(num_columns)
-    width = max(1, _YOUDEN_BLOCK // num_samples)
-
-    def search(first: int, last: int) -> None:
-        for start in range(first, last, width):
-            block = slice(start, min(start + width, last))
-            found = _youden_rows(scores[:, block].T, positives[:, block].T, None if mask is None else mask[:, block].T)
-            thresholds[block], best_tpr[block], best_tnr[block] = found
-
-    # Columns are searched independently: ranges of them run on several cores (NumPy sorts
-    # without holding the GIL), each range in blocks of at most _YOUDEN_BLOCK entries.
-    map_row_blocks(search, scores.T)
-    return thresholds, best_tpr, best_tnr
-
-
-def _youden_rows(scores: np.ndarray, positives: np.ndarray, mask: Optional[np.ndarray]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The unweighted search on ``(C, N)`` rows, one row per column of the caller."""
-    num_rows, num_samples = scores.shape
-    key = np.negative(scores, order="C")  # ascending key = descending scores (same float type)
-    positive = np.array(positives, dtype=bool, order="C")
-    if mask is None:
-        num_counted = np.full(num_rows, num_samples)
-    else:
-        counted = np.array(mask, dtype=bool, order="C")
-        key[~counted] = np.inf  # masked entries sort after every counted one and count nothing
-        positive &= counted
-        num_counted = counted.sum(axis=1)
-    order = np.argsort(key, axis=1)
-    key = np.take_along_axis(key, order, axis=1)
-    true_positives = np.cumsum(np.take_along_axis(positive, order, axis=1), axis=1)
-    del order, positive
-    total_positive = true_positives[:, -1]
-    total_negative = num_counted - total_positive
-    false_positives = np.arange(1, num_samples + 1) - true_positives  # valid on counted rows
-    # J = TPR + TNR with an undefined rate counting as 0 (TPR) or 1 (TNR), as in youden_thresholds.
-    youden = true_positives / np.maximum(total_positive, 1)[:, None]
-    negative_part = (total_negative[:, None] - false_positives) / np.maximum(total_negative, 1)[:, None]
-    negative_part[total_negative == 0] = 1.0
-    youden += negative_part
-    del negative_part
-    ranks = np.arange(num_samples)
-    is_cut = np.ones(key.shape, dtype=bool)
-    is_cut[:, :-1] = key[:, :-1] != key[:, 1:]
-    is_cut = (is_cut & (ranks < num_counted[:, None])) | (ranks == num_counted[:, None] - 1)
-    youden[~is_cut] = -np.inf
-    # "Nothing positive" has J = 1 (TPR 0, TNR 1) and wins ties: a cut must do strictly better.
-    best_cut = np.argmax(youden, axis=1)
-    rows = np.arange(num_rows)
-    improves = youden[rows, best_cut] > 1.0
-    row = np.where(improves, best_cut, 0)
-    upper = -key[rows, row]
-    lower = -key[rows, np.minimum(row + 1, num_samples - 1)]
-    midpoint = _midpoints(upper, lower)
-    # Rounding can put the midpoint on the lower score, which would then count as positive.
-    midpoint = np.where(midpoint > lower, midpoint, upper)
-    thresholds = np.where(row + 1 < num_counted, midpoint, upper)
-    thresholds = np.where(improves, thresholds, np.inf)
-    zeros = np.zeros(num_rows)
-    best_tpr = np.where(improves, safe_ratio(true_positives[rows, row], total_positive), safe_ratio(zeros, total_positive))
-    best_tnr = np.where(
-        improves,
-        safe_ratio(total_negative - false_positives[rows, row], total_negative),
-        safe_ratio(total_negative, total_negative),
-    )
-    return thresholds, best_tpr, best_tnr
 
 
 # ------------------------------------------------------------------ the search without a full sort
@@ -260,21 +229,14 @@ def _youden_binned(
     improves = found.best > 1.0
     second = np.where(improves, np.maximum(found.second, 1.0), found.best)
     redo = found.redo | (~exact & (second >= np.maximum(found.best, 1.0) - slack))
-    value = found.value.astype(scores.dtype)
-    lower = found.lower.astype(scores.dtype)
-    has_lower = ~np.isnan(found.lower)
-    with np.errstate(invalid="ignore"):
-        midpoint = _midpoints(value, np.where(has_lower, lower, value))
-        # Rounding can put the midpoint on the lower score, which would then count as positive.
-        midpoint = np.where(midpoint > lower, midpoint, value)
-    thresholds = np.where(improves, np.where(has_lower, midpoint, value), np.inf).astype(scores.dtype)
-    best_tpr = np.where(improves, safe_ratio(found.tp, total_positive), safe_ratio(zeros, total_positive))
-    best_tnr = np.where(improves, safe_ratio(total_negative - found.fp, total_negative), safe_ratio(total_negative, total_negative))
+    thresholds, best_tpr, best_tnr = _chosen(improves, found.value.astype(scores.dtype), found.lower.astype(scores.dtype),
+                                             ~np.isnan(found.lower), found.tp, found.fp, total_positive, total_negative)
+    thresholds = thresholds.astype(scores.dtype)
     if redo.any():
         columns = np.flatnonzero(redo)
         again = _youden_sorted(
             scores[:, columns], positive[:, columns], None if weights is None else np.broadcast_to(weights, scores.shape)[:, columns],
-            None if counted is None else counted[:, columns], True,
+            None if counted is None else counted[:, columns],
         )
         thresholds[columns], best_tpr[columns], best_tnr[columns] = again
     return thresholds, best_tpr, best_tnr

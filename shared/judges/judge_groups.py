@@ -19,8 +19,8 @@ from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
 from ..stats.distributions import chi2_sf
-from ..stats.intervals import informedness_from_confusion
-from ..stats.intervals import informedness_interval
+from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_interval
 from .prevalence_arrays import CHUNK_VALUES
 from .prevalence_arrays import as_counts
 from .prevalence_arrays import row_rates

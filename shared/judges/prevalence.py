@@ -108,8 +108,8 @@ import numpy as np
 from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
-from ..stats.intervals import informedness_from_confusion
-from ..stats.intervals import informedness_interval
+from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_interval
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
 from .prevalence_arrays import bootstrap_prevalence_arrays

@@ -21,10 +21,15 @@ data) and ``ci_method`` the Rogan-Gladen interval (Lee et al.'s for two classes 
 the binary outputs name it (``corrected_prevalence_class``), and the per-group TPR and FPR
 are its rates. Table names start with "_" so that ``len(store)`` keeps counting golden-set
 samples only.
+
+``JudgeMetric`` is the informedness module's evaluate glue for these inputs: it counts them
+beside the golden set's labels and adds ``judged_results`` to informedness's outputs.
 """
 
+import abc
 import math
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
@@ -50,6 +55,19 @@ from .prevalence import ppi_prevalence
 from .prevalence_models import check_model_names
 from .prevalence_models import corrected_prevalences
 from ..counting.store import Store
+from ..counting.confusion import confusion_counts
+from ..counting.confusion import count_labels
+from ..counting.judges import count_judges_batch
+from ..counting.paired import has_baseline
+from ..counting.paired import paired_counts
+from ..counting.judge_scores import ScoredJudges
+from ..counting.judge_scores import check_vocabulary
+from ..counting.judge_scores import count_judge_rows
+from ..counting.judge_scores import judges_or_scores
+from ..glue.metric import LabelsMetric
+from ..glue.metric import one_judge_name
+from ..glue.metric import several_judges
+from ..glue.scored_ranking import THRESHOLD_FIX
 
 UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
 # unlabeled_predictions as a mapping (several models through one judge): a table per model, in the order first seen.
@@ -59,6 +77,18 @@ GROUPS = "_groups"
 UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
 JUDGE_INPUTS = ("groups",) + UNALIGNED_INPUTS
 _HINT = "The judge's labels are class labels (integers or strings), as its predictions on the golden set."
+
+# Scores become labels with `threshold` only for judges ranked together (judges=).
+THRESHOLD_NEEDS_JUDGES = ("threshold: informedness turns scores into labels only for two or more judges ranked with "
+                          "judges={name: scores}; for one system's scores pass labels (score >= a cut), or use "
+                          "balanced_accuracy, whose threshold applies to predictions.")
+LABELS_FIX = "turn them into labels first (informedness compares labels; score-giving judges are ranked with judges= and threshold=)"
+
+# Informedness takes labels only; scores must become labels first.
+SCORES_HINT_LABELS_ONLY = (
+    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold: 0.5 for "
+    "probabilities, or one tuned on another split, where balanced_accuracy with threshold='auto' finds the best)."
+)
 
 
 def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
@@ -439,3 +469,59 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
     if "heterogeneity_reason" in found:
         result["group_heterogeneity_reason"] = found["heterogeneity_reason"]
     return result
+
+
+class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
+    """A metric of a judge's labels (``LabelsMetric``): labels only (scores raise, naming the fix),
+    and beside its value the judge's uses - the prevalence of its labels on unlabeled data,
+    corrected for its errors, and its diagnostics per group of golden items (``judges/``)."""
+
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges") + JUDGE_INPUTS
+    UNALIGNED_INPUTS = UNALIGNED_INPUTS
+
+    def _count(self, predictions, references, inputs, options):
+        if inputs.get("judges") is not None:
+            other = next((name for name in JUDGE_INPUTS if inputs.get(name) is not None), None)
+            if other is not None:
+                raise ValueError(f"{other}: expected it with one judge's predictions, found judges= too; rank the judges first, "
+                                 "then pass the chosen judge's labels as predictions.")
+            return count_judge_rows(count_labels, predictions, references, inputs, options, scores=False,
+                                    scores_hint=SCORES_HINT_LABELS_ONLY)
+        if predictions is None and references is None:
+            store = Store()  # a batch of the judge's labels on unlabeled data only
+        else:
+            store = count_judges_batch(count_labels, predictions, references, inputs, scores=False,
+                                       scores_hint=SCORES_HINT_LABELS_ONLY)
+        count_groups(store, predictions, references, inputs.get("groups"))
+        return count_unlabeled(store, inputs)
+
+    def _counts(self, stored, options):
+        # J is the same for either class of a binary task: pos_label only says which class the
+        # corrected prevalence (and the per-group TPR/FPR) is of, and labels other than 0/1 need it
+        # for those outputs (judged_results refuses to guess). With a baseline, the golden
+        # set's counts are those of `predictions` (the judge corrected for).
+        if several_judges(stored):
+            return judges_or_scores(stored, options, SCORES_HINT_LABELS_ONLY, THRESHOLD_FIX)
+        if options.get("threshold") is not None:
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} with one system.")
+        paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
+        gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
+        if paired is None:
+            check_vocabulary(gold, one_judge_name(stored), options, LABELS_FIX, judge=False)
+        return replace(judged_counts(stored, gold, options), paired=paired)
+
+    def _counts_from_matrix(self, matrix, options, stored=None):
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
+        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
+
+    def _check_options(self, options):
+        if options.get("threshold") is not None and not getattr(self, "judges_given", False):
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} without judges.")
+        super()._check_options(options)
+
+    def _from_counts(self, counts, options):
+        if isinstance(counts, ScoredJudges):  # two or more judges: ranked as by every label metric
+            return super()._from_counts(counts, options)
+        # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
+        own = super()._from_counts(counts.paired if counts.paired is not None else counts.confusion, options)
+        return {**own, **judged_results(counts, options)}

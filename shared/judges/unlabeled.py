@@ -30,7 +30,7 @@ import abc
 import math
 from dataclasses import dataclass
 from dataclasses import replace
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
@@ -205,28 +205,26 @@ def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
     return shares * confusion.effective_sizes()[:, None]
 
 
-def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled: np.ndarray, confidence_level: float) -> DesignEffect:
-    """The design effect of the golden set's part of the corrected prevalence, for golden items
-    counted with their clusters (``clusters.NO_CLUSTERS`` without): the largest over the classes.
+def golden_influence(gold: np.ndarray, unlabeled: np.ndarray) -> List[np.ndarray]:
+    """How one golden item moves each corrected prevalence (a list: one K x K influence
+    ``[reference, label]`` per class, as ``ConfusionCounts.cluster_sums`` takes it): what
+    ``stats.design_effect`` turns into the golden set's design effect, the largest over the
+    classes. No components when there is no correction to vary (no unlabeled labels, or a golden
+    matrix that cannot be inverted: the estimate itself is refused).
 
     With ``C[a, r]`` the judge's share of label a among golden items of class r and the
     prevalences ``theta = C^-1 q`` (q the judge's shares on the new data), one more golden item
     of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
     """
-    if confusion.clusters.reason is not None or not confusion.clusters.counted:
-        return design_effect(confusion, None, confidence_level)  # refused with the reason, or none
     sizes = gold.sum(axis=1)
     shares = np.divide(gold, sizes[:, None], out=np.zeros_like(gold), where=sizes[:, None] > 0).T  # C[a, r]
     total = unlabeled.sum()
     if not total or np.linalg.matrix_rank(shares) < len(sizes):
-        return NO_CLUSTERS  # no correction to vary: the estimate itself is refused
+        return []
     inverse = np.linalg.inv(shares)
     theta = inverse @ (unlabeled / total)
-    effects = []
-    for j in range(len(sizes)):
-        gradient = -(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
-        effects.append(design_effect(confusion, gradient, confidence_level, warn=not effects))
-    return max(effects, key=lambda effect: effect.factor)
+    return [-(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
+            for j in range(len(sizes))]
 
 
 def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -337,7 +335,8 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     effect = NO_CLUSTERS
     if interval["confidence_level"] is not None:
         # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
-        effect = golden_design_effect(judged.confusion, gold, vectors["unlabeled_predictions"][np.argsort(order)], interval["confidence_level"])
+        unlabeled = vectors["unlabeled_predictions"][np.argsort(order)]
+        effect = design_effect(judged.confusion, lambda: golden_influence(gold, unlabeled), interval["confidence_level"])
         if effect.num_clusters is not None and effect.reason is None and not ppi:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive
@@ -406,8 +405,8 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     effect = NO_CLUSTERS
     if level is not None:
         # Golden items of one conversation: each row shrinks by the largest design effect over the models' corrections.
-        effects = [golden_design_effect(judged.confusion, gold, vector[np.argsort(order)], level) for vector in vectors]
-        effect = max(effects, key=lambda found: (found.reason is not None, found.factor))
+        effect = design_effect(judged.confusion, lambda: [
+            part for vector in vectors for part in golden_influence(gold, vector[np.argsort(order)])], level)
         if effect.num_clusters is not None and effect.reason is None:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:

@@ -94,7 +94,7 @@ The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, 
 interval, the delta method) live in ``prevalence_arrays.py`` and are importable from here
 too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning in
 ``planning.py``. NumPy and the standard library only (plus those files, ``binomial.py``
-and ``intervals.py``).
+and ``metrics/informedness.py``).
 """
 
 import warnings

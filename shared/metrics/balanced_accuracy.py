@@ -18,53 +18,46 @@ Fagerland et al.'s table (59, 6, 16, 80)); it was narrower but under-covered whe
 class has few items and few disagreements (phi near 1), down to 0.55 with a class of
 2 items and 0.82-0.93 with 10 (``studies/paired_comparison/results.md``). The classes are
 independent given their sizes, so their intervals are combined into the mean by
-**MOVER** (Zou & Donner 2008), as ``intervals.rate_sum_interval`` combines Wilson
+**MOVER** (Zou & Donner 2008), as ``binomial.rate_sum_interval`` combines Wilson
 intervals. ``method="bootstrap"``: the percentile interval of a *smoothed*
 stratified bootstrap of the joint counts: each row is resampled as Multinomial(row
 size, row shares) over its K x K cells, the shares taken with one pseudo-item of
 disagreement (``paired_joint.smoothed_shares``), without which a class whose few
 items all agree cannot move (coverage down to 0.08 with a class of 2 items).
 
+Its interval (``recall_mean_interval``; also balanced top-k accuracy's, a mean of per-class
+recalls of top-k hits) works on counts: given the class sizes each recall is binomial, so its
+cost does not grow with the number of samples. ``"score"`` (``DEFAULT_CI_METHOD``) is the
+score interval of a weighted sum of rates with Fay & Feuer's gamma bound
+(``stats/score_sum.py``). The others:
 
-Its interval (``recall_mean_interval``, also balanced top-k accuracy's: a mean of per-class
-recalls of the top-k hits) works on counts: given the class sizes each per-class recall is
-binomial, so the cost does not grow with the number of samples.
-
-* ``"agresti_coull"`` and ``"wilson"``: analytic intervals for a weighted sum of
-  independent binomial rates (balanced accuracy = mean of per-class recalls; balanced
-  top-k accuracy; binary informedness J = TPR + TNR - 1 = 2 BA - 1; an average of
-  per-label balanced accuracies). Each rate gets an Agresti-Coull (resp. Wilson score)
-  interval and the intervals are combined with MOVER (Zou & Donner 2008; with Wilson
-  this is Newcombe's method 10 for a difference of proportions). They stay inside the
-  metric's range and are finite for rates of 0 or 1 and for tiny classes.
-* ``"bootstrap"``: the stratified bootstrap done on counts: each class row is resampled
-  (binomial for a recall, multinomial for a full confusion row) with the class size kept,
-  ``n_resamples`` times, and the metric recomputed on each resample. The interval is the
-  **percentile** interval. Not BCa: on counts the bootstrap distribution is discrete, with
-  large atoms (a class with all examples correct never moves), which makes BCa's
-  bias-correction ``Phi^-1(share below the estimate)`` jump with the tie convention and
+* ``"agresti_coull"`` and ``"wilson"``: each recall gets an Agresti-Coull (resp. Wilson score)
+  interval and the intervals are combined with MOVER (Zou & Donner 2008; with Wilson this is
+  Newcombe's method 10 for a difference of proportions). They stay inside the metric's range
+  and are finite for rates of 0 or 1 and for tiny classes.
+* ``"bootstrap"``: the stratified bootstrap done on counts: each class is redrawn (binomial)
+  with its size kept, ``n_resamples`` times, and the value recomputed on each resample. The
+  interval is the **percentile** interval. Not BCa: on counts the bootstrap distribution is
+  discrete, with large atoms (a class with all examples correct never moves), which makes
+  BCa's bias-correction ``Phi^-1(share below the estimate)`` jump with the tie convention and
   its jackknife acceleration unstable for tiny classes; the percentile interval is
   transformation-respecting and stays in range.
 
 Coverage on golden sets of 50-1,000 (``studies/golden_set_coverage``, 10,000 sets per
-setting): for balanced accuracy the default ``"score"`` (``DEFAULT_CI_METHOD``, chosen on
-the long-tail grid of ``studies/long_tail_modules``) covered 0.943-0.987 in all 21 settings,
-conservatively (above 0.97) in 11; Agresti-Coull/MOVER kept 93-97% in 19 of 21 (0.928 with a
-class of about 2 examples), Wilson/MOVER in 16 (down to 0.919 for a recall near 1), the
-percentile bootstrap in 9 (down to 0.854: it hardly moves a small class with all or none
-correct).
+setting): the default ``"score"`` (chosen on the long-tail grid of
+``studies/long_tail_modules``) covered 0.943-0.987 in all 21 settings, conservatively (above
+0.97) in 11; Agresti-Coull/MOVER kept 93-97% in 19 of 21 (0.928 with a class of about 2
+examples), Wilson/MOVER in 16 (down to 0.919 for a recall near 1), the percentile bootstrap
+in 9 (down to 0.854: it hardly moves a small class with all or none correct).
 
-Multi-class informedness (Powers' bookmaker informedness) is not a sum of independent
-rates. ``"score"`` (its default too, ``DEFAULT_CI_METHOD``) linearises it in the error rates
-of the confusion rows (``informedness_score_interval``): with the class sizes fixed, moving
-
-(per class). This treats weights as importance weights unrelated to correctness within a
-class; frequency weights (a weight of 3 = three identical samples) are *not* counts here
-(repeat the samples instead). With equal weights ``n_eff = n`` and the interval equals the
-unweighted one.
-
-The reductions are the modules' own: ``Averaging`` (``averaging.py``) defines which
-classes count, what ``zero_division``, ``class_mask`` and ``adjusted`` do and why a value
+Sample weights: counts become weighted sums, and a weighted rate's sampling variance is that
+of an unweighted rate on Kish's effective sample size ``n_eff = (sum w)^2 / sum w^2`` (per
+class). This treats weights as importance weights unrelated to correctness within a class;
+frequency weights (a weight of 3 = three identical samples) are *not* counts here (repeat the
+samples instead). With equal weights ``n_eff = n`` and the interval equals the unweighted one.
+The reduction is the module's own: ``Averaging`` (``stats/averaging.py``) defines which
+classes count, what ``zero_division``, ``class_mask`` and ``adjusted`` do and why a value is
+undefined, and the interval is that same linear form of the recalls, centred on the value.
 """
 
 import math

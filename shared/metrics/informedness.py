@@ -170,7 +170,7 @@ def informedness_average(confusion: Any, average: str = "bookmaker", class_mask:
                          averaging: Optional[Averaging] = None) -> np.ndarray:
     """Informedness of confusion matrices ``(..., K, K)`` (rows = references), vectorised.
 
-    The informedness module's value (``rates.informedness``): per class ``J_c = TPR_c -
+    The informedness module's value (``informedness``): per class ``J_c = TPR_c -
     FPR_c``, averaged over the classes of ``averaging`` (or of ``class_mask`` and
     ``zero_division``) as ``average`` says: "bookmaker" (Powers' bookmaker informedness;
     weights = share of predictions that are c), "macro" (equal) or "weighted" (share of
@@ -717,7 +717,7 @@ def markedness_outputs(class_counts, average: str, averaging: Averaging, zero_di
 
     Markedness is informedness with the roles of references and predictions exchanged:
     per class ``MK_c = PPV_c + NPV_c - 1``, averaged with the markedness weights of
-    ``rates.informedness_weights``.
+    ``informedness_weights``.
     """
     per_class = apply_zero_division(
         one_vs_rest_difference(class_counts.tp, class_counts.predicted, class_counts.support), zero_division)
@@ -754,7 +754,7 @@ INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")
 
 
 def _gradient(confusion, average, mask, zero_division):
-    """``intervals.informedness_gradient`` with the comparison's class mask; 0 where the value is undefined."""
+    """``informedness_gradient`` with the comparison's class mask; 0 where the value is undefined."""
     averaging = Averaging(confusion.shape[-1], mask, zero_division=zero_division)
     return np.nan_to_num(informedness_gradient(confusion, average, averaging))
 
@@ -779,7 +779,7 @@ def informedness_difference(
     joint : array (..., K, K, K)
         As in ``balanced_accuracy_difference``.
     average : {"bookmaker", "macro", "weighted"}
-        As in the informedness module (``intervals.informedness_average``); binary: Youden's
+        As in the informedness module (``informedness_average``); binary: Youden's
         J for every average.
     method : {"newcombe", "delta", "bootstrap"} or None
         "newcombe" (binary only): J = 2 BA - 1, so twice the Newcombe/MOVER interval of

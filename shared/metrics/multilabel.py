@@ -183,7 +183,7 @@ def binary_columns_interval(
     """Interval for an average of per-column binary balanced accuracies (multi-label).
 
     Column l (a label) has ``TPR_l = tp_l / positives_l`` and ``TNR_l = tn_l / negatives_l``;
-    its balanced accuracy is ``rates.binary_balanced_accuracy`` (``zero_division`` acts
+    its balanced accuracy is ``binary_balanced_accuracy`` (``zero_division`` acts
     inside a label). ``average``: "macro" (mean over the defined labels of ``class_mask``,
     or of ``averaging``, the module's label ``Averaging``), "weighted" (weights =
     positives), "micro" (one balanced accuracy of the pooled counts). Labels are treated

@@ -1,9 +1,8 @@
 """The optional parts of a label module's result, assembled from its ``ConfusionCounts``.
 
-A module's ``<metric>_from_counts`` computes its value and then adds what was asked for:
-an interval, per-class lists, the confusion matrix (informedness's markedness and interval
-checks are in ``metrics/informedness.py``). Those pieces are built
-here, each returning the keys it adds (in the order the result shows them), so the
+A module's ``<metric>_from_counts`` computes its value and then adds what was asked for: its
+interval (in its ``metrics/`` file), per-class lists, the confusion matrix. The last two are built
+here, returning the keys they add (in the order the result shows them), so the
 reductions stay short and the modules spell the same keys the same way.
 
 Example: the per-class lists and the confusion matrix of a two-class problem.
@@ -18,19 +17,7 @@ Example: the per-class lists and the confusion matrix of a two-class problem.
 ['per_class_recall', 'support_per_class', 'classes', 'confusion_matrix']
 """
 
-import math
-from typing import Any, Dict, List, Optional, Tuple
-
-import numpy as np
-
-from ..stats.averaging import Averaging
-from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.binomial import Interval
-from .reduction import class_order_key
-from .reduction import clustered_intervals
-from ..stats.intervals import informedness_gradient
-from ..stats.intervals import informedness_interval
-from ..stats.intervals import recall_influence
+from typing import Any, Dict
 
 
 def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per_class: bool,
@@ -48,88 +35,3 @@ def class_outputs(counts, class_counts, per_class: Dict[str, Any], *, return_per
         outputs["confusion_matrix"] = counts.matrix()
         outputs["classes"] = counts.encoded.classes
     return outputs
-
-
-# ---------------------------------------------------------------- informedness
-
-def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
-    """What an informedness interval is computed from, for one system as for several
-    (``informedness_interval_outputs``): the confusion
-    matrix, the cells' squared weights (None unweighted), the value's influence (a function, called
-    only with clusters) and each class's size (Kish's effective size with weights)."""
-    matrix = counts.matrix("confidence_level")
-    squared_weights = None
-    if counts.w is not None:
-        # Informedness does not depend on the weights' scale: with the largest weight 1,
-        # the bootstrap's products of weighted counts stay finite near float64's limits.
-        scale = counts.w.max()
-        matrix = matrix / scale
-        # Each cell's sum of squared weights on that scale (w2 holds mantissas of 4**w2_exponent).
-        squared_weights = np.zeros(matrix.shape)
-        np.add.at(squared_weights, (counts.reference, counts.prediction), counts.w2 * np.ldexp(1.0 / scale, counts.w2_exponent) ** 2)
-    # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
-    if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
-        influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
-    else:
-        influence = (lambda: informedness_gradient(matrix, average, averaging))
-    support = counts.effective_sizes() if counts.w is not None else class_counts.support
-    return matrix, squared_weights, influence, support
-
-
-def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], *, average: str, confidence_level: float,
-                                  ci_method: Optional[str], n_resamples: Optional[int], seed: Optional[int]) -> List[Dict[str, Any]]:
-    """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined, the clusters' outputs)
-    of each system ``(counts, class_counts, value, averaging)`` of a defined value, through the one
-    interval step (``reduction.clustered_intervals``): the default score intervals of systems of one
-    class order in one vectorised call (the judges ranked by ``glue.ranking``: J intervals for about
-    the cost of one; each problem on the leading axis computed as it is alone), any other method,
-    and a system whose batched interval is NaN (for its reason), one system at a time."""
-    key, method = "informedness_ci", ci_method or DEFAULT_CI_METHOD
-    found: List[Dict[str, Any]] = [{}] * len(systems)
-    inputs: Dict[int, Any] = {}
-    for index, (counts, class_counts, _, averaging) in enumerate(systems):
-        if np.count_nonzero(class_counts.support) < 2:
-            # Only a numeric zero_division defines the value here: a fixed convention, not an estimate.
-            found[index] = {key: [np.nan, np.nan], f"{key}_reason": "fewer_than_two_reference_classes"}
-        else:
-            inputs[index] = informedness_interval_inputs(counts, class_counts, average, averaging)
-    measured = list(inputs)
-
-    def alone(index, effect):
-        counts, _, value, averaging = systems[index]
-        matrix, squared_weights, _, support = inputs[index]
-        return informedness_interval(
-            matrix, confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, average=average,
-            averaging=averaging, estimate=value, effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
-            squared_weights=squared_weights, variance_scale=effect.factor)
-
-    def intervals(ready):
-        groups: Dict[Any, List[Tuple[int, int, Any]]] = {}
-        for position, (row, effect) in enumerate(ready):
-            index = measured[row]
-            counts = systems[index][0]
-            effective = effect.scale(inputs[index][3]) if effect.num_clusters else counts.effective_sizes()
-            together = (class_order_key(counts.encoded), effective is None) if method == "score" else position
-            groups.setdefault(together, []).append((position, index, effective))
-        results: List[Any] = [None] * len(ready)
-        for members in groups.values():
-            if len(members) == 1:
-                position, index, _ = members[0]
-                results[position] = alone(index, ready[position][1])
-                continue
-            averaging = systems[members[0][1]][3]
-            interval = informedness_interval(
-                np.stack([inputs[index][0] for _, index, _ in members]), confidence_level=confidence_level, method=method,
-                average=average, averaging=averaging, estimate=np.array([systems[index][2] for _, index, _ in members], dtype=np.float64),
-                effective_support=None if members[0][2] is None else np.stack([effective for *_, effective in members]))
-            for row, (position, index, _) in enumerate(members):
-                low, high = interval.low[row], interval.high[row]
-                results[position] = alone(index, ready[position][1]) if math.isnan(low) or math.isnan(high) else Interval(low, high)
-        return results
-
-    pairs = [(systems[index][0], inputs[index][2]) for index in measured]
-    for index, (outputs, interval) in zip(measured, clustered_intervals(key, pairs, confidence_level, intervals)):
-        if interval is not None and interval.reason is not None:
-            outputs[f"{key}_reason"] = interval.reason
-        found[index] = outputs
-    return found

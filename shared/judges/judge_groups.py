@@ -6,7 +6,7 @@ reports the judge's rates and informedness per group and tests whether its confu
 rows are the same in every group (``homogeneity_statistic``, with ``chi2_sf`` for the
 asymptotic tail or a Monte Carlo null distribution).
 
-NumPy and the standard library only (plus ``binomial.py``, ``intervals.py`` and
+NumPy and the standard library only (plus ``stats/binomial.py``, ``metrics/informedness.py`` and
 ``prevalence_arrays.py`` beside it).
 """
 
@@ -19,8 +19,8 @@ from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
 from ..stats.distributions import chi2_sf
-from ..stats.intervals import informedness_from_confusion
-from ..stats.intervals import informedness_interval
+from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_interval
 from .prevalence_arrays import CHUNK_VALUES
 from .prevalence_arrays import as_counts
 from .prevalence_arrays import row_rates
@@ -68,7 +68,7 @@ def group_diagnostics(
     (items per reference class), binary ``tpr`` / ``fpr`` (positive class 1), multi-class
     ``recall`` (per class), and ``informedness`` (Youden's J; Powers' bookmaker
     informedness for K > 2, as the informedness module). With ``confidence_level``, an
-    ``informedness_ci`` per group: ``intervals.informedness_interval`` of the group's
+    ``informedness_ci`` per group: ``metrics.informedness.informedness_interval`` of the group's
     confusion matrix with ``ci_method`` (None: the module's default, the score interval for
     any K; ``n_resamples`` and ``seed`` serve the bootstrap), exactly the whole-set interval
     of that group's items.

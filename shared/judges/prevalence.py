@@ -94,7 +94,7 @@ The vectorised building blocks (``corrected_prevalence_arrays``, the bootstrap, 
 interval, the delta method) live in ``prevalence_arrays.py`` and are importable from here
 too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning in
 ``planning.py``. NumPy and the standard library only (plus those files, ``binomial.py``
-and ``intervals.py``).
+and ``metrics/informedness.py``).
 """
 
 import warnings
@@ -108,8 +108,8 @@ import numpy as np
 from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
-from ..stats.intervals import informedness_from_confusion
-from ..stats.intervals import informedness_interval
+from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_interval
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
 from .prevalence_arrays import bootstrap_prevalence_arrays

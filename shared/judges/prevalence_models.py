@@ -59,7 +59,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..stats.distributions import chi2_sf
-from ..stats.intervals import informedness_from_confusion
+from ..metrics.informedness import informedness_from_confusion
 from .prevalence import PrevalenceSettings
 from .prevalence import corrected_prevalence
 from .prevalence import spans_all

@@ -21,11 +21,16 @@ data) and ``ci_method`` the Rogan-Gladen interval (Lee et al.'s for two classes 
 the binary outputs name it (``corrected_prevalence_class``), and the per-group TPR and FPR
 are its rates. Table names start with "_" so that ``len(store)`` keeps counting golden-set
 samples only.
+
+``JudgeMetric`` is the informedness module's evaluate glue for these inputs: it counts them
+beside the golden set's labels and adds ``judged_results`` to informedness's outputs.
 """
 
+import abc
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from dataclasses import replace
+from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
 
@@ -50,6 +55,19 @@ from .prevalence import ppi_prevalence
 from .prevalence_models import check_model_names
 from .prevalence_models import corrected_prevalences
 from ..counting.store import Store
+from ..counting.confusion import confusion_counts
+from ..counting.confusion import count_labels
+from ..counting.judges import count_judges_batch
+from ..counting.paired import has_baseline
+from ..counting.paired import paired_counts
+from ..counting.judge_scores import ScoredJudges
+from ..counting.judge_scores import check_vocabulary
+from ..counting.judge_scores import count_judge_rows
+from ..counting.judge_scores import judges_or_scores
+from ..glue.metric import LabelsMetric
+from ..glue.metric import one_judge_name
+from ..glue.metric import several_judges
+from ..glue.scored_ranking import THRESHOLD_FIX
 
 UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_predictions": "_unlabeled_baseline"}
 # unlabeled_predictions as a mapping (several models through one judge): a table per model, in the order first seen.
@@ -59,6 +77,18 @@ GROUPS = "_groups"
 UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
 JUDGE_INPUTS = ("groups",) + UNALIGNED_INPUTS
 _HINT = "The judge's labels are class labels (integers or strings), as its predictions on the golden set."
+
+# Scores become labels with `threshold` only for judges ranked together (judges=).
+THRESHOLD_NEEDS_JUDGES = ("threshold: informedness turns scores into labels only for two or more judges ranked with "
+                          "judges={name: scores}; for one system's scores pass labels (score >= a cut), or use "
+                          "balanced_accuracy, whose threshold applies to predictions.")
+LABELS_FIX = "turn them into labels first (informedness compares labels; score-giving judges are ranked with judges= and threshold=)"
+
+# Informedness takes labels only; scores must become labels first.
+SCORES_HINT_LABELS_ONLY = (
+    "Informedness compares labels: turn scores into labels first (e.g. argmax, or score >= a threshold: 0.5 for "
+    "probabilities, or one tuned on another split, where balanced_accuracy with threshold='auto' finds the best)."
+)
 
 
 def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
@@ -175,28 +205,26 @@ def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
     return shares * confusion.effective_sizes()[:, None]
 
 
-def golden_design_effect(confusion: ConfusionCounts, gold: np.ndarray, unlabeled: np.ndarray, confidence_level: float) -> DesignEffect:
-    """The design effect of the golden set's part of the corrected prevalence, for golden items
-    counted with their clusters (``clusters.NO_CLUSTERS`` without): the largest over the classes.
+def golden_influence(gold: np.ndarray, unlabeled: np.ndarray) -> List[np.ndarray]:
+    """How one golden item moves each corrected prevalence (a list: one K x K influence
+    ``[reference, label]`` per class, as ``ConfusionCounts.cluster_sums`` takes it): what
+    ``stats.design_effect`` turns into the golden set's design effect, the largest over the
+    classes. No components when there is no correction to vary (no unlabeled labels, or a golden
+    matrix that cannot be inverted: the estimate itself is refused).
 
     With ``C[a, r]`` the judge's share of label a among golden items of class r and the
     prevalences ``theta = C^-1 q`` (q the judge's shares on the new data), one more golden item
     of class r labelled a moves ``theta_j`` by ``-theta_r (C^-1[j, a] - [j = r]) / n_r``.
     """
-    if confusion.clusters.reason is not None or not confusion.clusters.counted:
-        return design_effect(confusion, None, confidence_level)  # refused with the reason, or none
     sizes = gold.sum(axis=1)
     shares = np.divide(gold, sizes[:, None], out=np.zeros_like(gold), where=sizes[:, None] > 0).T  # C[a, r]
     total = unlabeled.sum()
     if not total or np.linalg.matrix_rank(shares) < len(sizes):
-        return NO_CLUSTERS  # no correction to vary: the estimate itself is refused
+        return []
     inverse = np.linalg.inv(shares)
     theta = inverse @ (unlabeled / total)
-    effects = []
-    for j in range(len(sizes)):
-        gradient = -(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
-        effects.append(design_effect(confusion, gradient, confidence_level, warn=not effects))
-    return max(effects, key=lambda effect: effect.factor)
+    return [-(theta / np.where(sizes > 0, sizes, 1.0))[:, None] * (inverse[j][None, :] - np.eye(len(sizes))[j][:, None])
+            for j in range(len(sizes))]
 
 
 def judged_results(judged: JudgedCounts, options: Dict[str, Any]) -> Dict[str, Any]:
@@ -307,7 +335,8 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     effect = NO_CLUSTERS
     if interval["confidence_level"] is not None:
         # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
-        effect = golden_design_effect(judged.confusion, gold, vectors["unlabeled_predictions"][np.argsort(order)], interval["confidence_level"])
+        unlabeled = vectors["unlabeled_predictions"][np.argsort(order)]
+        effect = design_effect(judged.confusion, lambda: golden_influence(gold, unlabeled), interval["confidence_level"])
         if effect.num_clusters is not None and effect.reason is None and not ppi:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive
@@ -376,8 +405,8 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     effect = NO_CLUSTERS
     if level is not None:
         # Golden items of one conversation: each row shrinks by the largest design effect over the models' corrections.
-        effects = [golden_design_effect(judged.confusion, gold, vector[np.argsort(order)], level) for vector in vectors]
-        effect = max(effects, key=lambda found: (found.reason is not None, found.factor))
+        effect = design_effect(judged.confusion, lambda: [
+            part for vector in vectors for part in golden_influence(gold, vector[np.argsort(order)])], level)
         if effect.num_clusters is not None and effect.reason is None:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:
@@ -439,3 +468,59 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
     if "heterogeneity_reason" in found:
         result["group_heterogeneity_reason"] = found["heterogeneity_reason"]
     return result
+
+
+class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
+    """A metric of a judge's labels (``LabelsMetric``): labels only (scores raise, naming the fix),
+    and beside its value the judge's uses - the prevalence of its labels on unlabeled data,
+    corrected for its errors, and its diagnostics per group of golden items (``judges/``)."""
+
+    INPUTS = ("sample_weight", "baseline_predictions", "clusters", "judges") + JUDGE_INPUTS
+    UNALIGNED_INPUTS = UNALIGNED_INPUTS
+
+    def _count(self, predictions, references, inputs, options):
+        if inputs.get("judges") is not None:
+            other = next((name for name in JUDGE_INPUTS if inputs.get(name) is not None), None)
+            if other is not None:
+                raise ValueError(f"{other}: expected it with one judge's predictions, found judges= too; rank the judges first, "
+                                 "then pass the chosen judge's labels as predictions.")
+            return count_judge_rows(count_labels, predictions, references, inputs, options, scores=False,
+                                    scores_hint=SCORES_HINT_LABELS_ONLY)
+        if predictions is None and references is None:
+            store = Store()  # a batch of the judge's labels on unlabeled data only
+        else:
+            store = count_judges_batch(count_labels, predictions, references, inputs, scores=False,
+                                       scores_hint=SCORES_HINT_LABELS_ONLY)
+        count_groups(store, predictions, references, inputs.get("groups"))
+        return count_unlabeled(store, inputs)
+
+    def _counts(self, stored, options):
+        # J is the same for either class of a binary task: pos_label only says which class the
+        # corrected prevalence (and the per-group TPR/FPR) is of, and labels other than 0/1 need it
+        # for those outputs (judged_results refuses to guess). With a baseline, the golden
+        # set's counts are those of `predictions` (the judge corrected for).
+        if several_judges(stored):
+            return judges_or_scores(stored, options, SCORES_HINT_LABELS_ONLY, THRESHOLD_FIX)
+        if options.get("threshold") is not None:
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} with one system.")
+        paired = paired_counts(stored, options, SCORES_HINT_LABELS_ONLY) if has_baseline(stored) else None
+        gold = confusion_counts(stored, options, SCORES_HINT_LABELS_ONLY) if paired is None else paired.system
+        if paired is None:
+            check_vocabulary(gold, one_judge_name(stored), options, LABELS_FIX, judge=False)
+        return replace(judged_counts(stored, gold, options), paired=paired)
+
+    def _counts_from_matrix(self, matrix, options, stored=None):
+        confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
+        return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
+
+    def _check_options(self, options):
+        if options.get("threshold") is not None and not getattr(self, "judges_given", False):
+            raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} without judges.")
+        super()._check_options(options)
+
+    def _from_counts(self, counts, options):
+        if isinstance(counts, ScoredJudges):  # two or more judges: ranked as by every label metric
+            return super()._from_counts(counts, options)
+        # The judge's uses (corrected prevalence, per-group diagnostics) follow informedness's outputs.
+        own = super()._from_counts(counts.paired if counts.paired is not None else counts.confusion, options)
+        return {**own, **judged_results(counts, options)}

@@ -8,16 +8,14 @@ the options reach these functions resolved and checked (``glue/options.py``).
 import abc
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
 
 from ..counting.inputs import as_array
 from ..stats.averaging import Averaging
-from ..stats.rates import binary_balanced_accuracy
-from ..stats.rates import binary_rate_coefficients
-from ..stats.rates import pool_columns
+from ..stats.averaging import apply_zero_division
 from ..counting.counts import safe_ratio
 from ..stats.binomial import Interval
 from ..stats.binomial import finish_interval
@@ -25,8 +23,6 @@ from ..stats.binomial import rate_sum_interval
 from ..counting.multilabel import check_num_labels
 from ..glue.options import check_threshold
 from ..stats.binomial import DEFAULT_CI_METHOD
-from ..stats.rates import label_average
-from ..stats.rates import label_average_reason
 from ..counting.multilabel import MultilabelCounts
 from ..counting.counts import NO_SAMPLES
 from ..counting.inputs import to_python
@@ -35,6 +31,82 @@ from ..counting.multilabel import multilabel_counts
 from ..glue.metric import CountsMetric
 from ..glue.reduction import MetricSpec
 from ..glue.reduction import clustered_interval
+
+
+# Per-label rates: (TPR + TNR) / 2 per label and the labels' average, on any leading axes.
+
+
+def binary_balanced_accuracy(tp: Any, positives: Any, tn: Any, negatives: Any, zero_division: Any) -> np.ndarray:
+    """(TPR + TNR) / 2 per column (label), with the undefined-rate rule of ``zero_division``:
+    "skip" uses the one defined rate alone; a number stands in for an undefined rate. A
+    column with neither positives nor negatives is NaN whatever ``zero_division``."""
+    # Weighted counts are float sums: TN = total - positives - predicted + TP may round to
+    # -1e-17 and a rate to 1 + 1e-16; a rate is in [0, 1] (NaN, if undefined, stays NaN).
+    tpr = np.clip(safe_ratio(tp, positives), 0.0, 1.0)
+    tnr = np.clip(safe_ratio(tn, negatives), 0.0, 1.0)
+    if zero_division == "skip":
+        value = np.where(np.isnan(tpr), tnr, np.where(np.isnan(tnr), tpr, (tpr + tnr) / 2))
+    else:
+        value = (apply_zero_division(tpr, zero_division) + apply_zero_division(tnr, zero_division)) / 2
+    return np.where(np.isnan(tpr) & np.isnan(tnr), np.nan, value)
+
+
+def binary_rate_coefficients(has_positive: Any, has_negative: Any, zero_division: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``binary_balanced_accuracy`` as a linear form of TPR and TNR per column:
+    ``(coefficient of TPR, coefficient of TNR, offset)``."""
+    has_positive, has_negative = np.asarray(has_positive, dtype=bool), np.asarray(has_negative, dtype=bool)
+    if zero_division == "skip":
+        both = has_positive & has_negative
+        return (np.where(has_positive, np.where(both, 0.5, 1.0), 0.0), np.where(has_negative, np.where(both, 0.5, 1.0), 0.0),
+                np.zeros(has_positive.shape))
+    offset = 0.5 * float(zero_division) * ((~has_positive).astype(float) + (~has_negative).astype(float))
+    return np.where(has_positive, 0.5, 0.0), np.where(has_negative, 0.5, 0.0), offset
+
+
+def pool_columns(tp: Any, positives: Any, tn: Any, negatives: Any, selected: Any) -> list:
+    """TP, positives, TN, negatives summed over the ``selected`` columns (last axis): one
+    "micro" column, each of shape (..., 1)."""
+    fields = [np.asarray(field, dtype=np.float64)[..., selected] for field in (tp, positives, tn, negatives)]
+    with np.errstate(over="ignore"):
+        pooled = [np.sum(field, axis=-1, keepdims=True) for field in fields]
+    if any(np.isinf(field).any() for field in pooled):
+        # Weighted sums near float64's limit: pool them as shares of the largest (the rates are the same).
+        largest = np.maximum(fields[1].max(axis=-1, keepdims=True, initial=0.0), fields[3].max(axis=-1, keepdims=True, initial=0.0))
+        pooled = [np.sum(field / largest, axis=-1, keepdims=True) for field in fields]
+    return pooled
+
+
+def label_average(tp: Any, positives: Any, tn: Any, negatives: Any, per_label: Any, average: str, selected: Any,
+                  zero_division: Any) -> float:
+    """The multilabel average of per-label balanced accuracies over the ``selected`` labels
+    (None: all): "micro" pools the labels' counts first; "macro" and "weighted" (by
+    positives) average ``per_label``, leaving out NaN labels (zero_division acted inside
+    each label already: a NaN label measured nothing).
+
+    Examples
+    --------
+    >>> tp, positives, tn, negatives = np.array([3, 0]), np.array([4, 0]), np.array([5, 2]), np.array([6, 4])
+    >>> per_label = binary_balanced_accuracy(tp, positives, tn, negatives, "skip")  # (3/4 + 5/6) / 2 and 2/4
+    >>> bool(np.isclose(label_average(tp, positives, tn, negatives, per_label, "macro", None, "skip"), (19 / 24 + 0.5) / 2))
+    True
+    >>> label_average(tp, positives, tn, negatives, per_label, "micro", None, "skip") == (3 / 4 + 7 / 10) / 2
+    True
+    """
+    if average == "micro":
+        columns = slice(None) if selected is None else selected
+        return float(binary_balanced_accuracy(*pool_columns(tp, positives, tn, negatives, columns), zero_division)[0])
+    weights = positives if average == "weighted" else None
+    return float(Averaging(np.shape(per_label)[-1], selected).combine(per_label, weights)[0])
+
+
+def label_average_reason(masked: bool, average: str, per_label: Any) -> str:
+    """Why an average of per-label balanced accuracies is NaN: the mask left no label, the
+    weighted average's labels have no positives, or no label has a defined value."""
+    if masked:
+        return "empty_class_mask_after_filtering"
+    if average == "weighted" and not np.isnan(np.asarray(per_label, dtype=np.float64)).all():
+        return "no_positive_support"
+    return "no_defined_labels"
 
 
 MULTILABEL_AVERAGES = ("macro", "weighted", "micro")
@@ -111,7 +183,7 @@ def binary_columns_interval(
     """Interval for an average of per-column binary balanced accuracies (multi-label).
 
     Column l (a label) has ``TPR_l = tp_l / positives_l`` and ``TNR_l = tn_l / negatives_l``;
-    its balanced accuracy is ``rates.binary_balanced_accuracy`` (``zero_division`` acts
+    its balanced accuracy is ``binary_balanced_accuracy`` (``zero_division`` acts
     inside a label). ``average``: "macro" (mean over the defined labels of ``class_mask``,
     or of ``averaging``, the module's label ``Averaging``), "weighted" (weights =
     positives), "micro" (one balanced accuracy of the pooled counts). Labels are treated

@@ -19,8 +19,8 @@ from ..counting.topk import check_k_values
 from ..glue.options import check_labels
 from ..stats.binomial import DEFAULT_CI_METHOD
 from ..counting.counts import NO_SAMPLES
-from ..stats.intervals import recall_influence
-from ..stats.intervals import recall_mean_interval
+from .balanced_accuracy import recall_influence
+from .balanced_accuracy import recall_mean_interval
 from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
 from ..counting.topk import TopkCounts

@@ -175,6 +175,12 @@ class Averaging:
         return None
 
 
+def class_indices(class_mask: Any) -> Optional[np.ndarray]:
+    """``class_mask`` as an array of class indices (None: every class), unchecked: for functions of
+    counts called directly, whose ``Averaging`` is built from it (``Averaging.over`` checks a module's)."""
+    return None if class_mask is None else np.asarray(class_mask, dtype=np.intp)
+
+
 def apply_zero_division(per_class: np.ndarray, zero_division: Any) -> np.ndarray:
     """Per-class values as reported: NaN (undefined) replaced by ``zero_division`` unless it is "skip"."""
     if zero_division == "skip":

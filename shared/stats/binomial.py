@@ -1,6 +1,6 @@
 """Intervals of binomial rates and of weighted sums of them, from counts.
 
-The building blocks of ``intervals.py`` (which documents the methods, their measured
+The building blocks of the metrics' intervals (``metrics/*.py``, which document the methods, their measured
 coverage and how weights enter): the Wilson and Agresti-Coull intervals of one rate,
 MOVER for a weighted sum of independent rates (``rate_sum_interval``), the stratified
 bootstrap of such a sum (each rate redrawn as Binomial(n, rate)) and of confusion rows

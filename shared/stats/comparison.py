@@ -8,7 +8,7 @@ difference). Everything here works on the *joint* counts
     joint[r, a, b] = number (or weight sum) of items with reference class r,
                      A's prediction a and B's prediction b        shape (K, K, K)
 
-so, like ``intervals.py``, its cost does not grow with the number of items. A golden
+so, like the metrics' intervals, its cost does not grow with the number of items. A golden
 set fixes the size of each reference class, so the sampling model is: each reference
 row ``joint[r]`` is multinomial over its K x K cells, rows independent. Leading axes of
 ``joint`` are independent problems (the simulation in ``studies/paired_comparison/study.py``
@@ -48,9 +48,9 @@ pseudo-item of disagreement gives the delta method and the bootstrap some varian
 
 Sample weights: ``joint`` holds weight sums and ``joint_w2`` the sums of squared weights
 per cell; each reference row then has Kish's effective size ``(sum w)^2 / sum w^2``
-(``intervals.effective_sizes``), used as the Wilson trials, the delta-method and score
+(``effective_sizes``), used as the Wilson trials, the delta-method and score
 variances' sample size and the bootstrap's draw size, with the same caveats as in
-``intervals.py`` (importance weights, not frequency weights).
+``metrics/balanced_accuracy.py`` (importance weights, not frequency weights).
 
 Each metric's difference is in its file: ``metrics/balanced_accuracy.py``
 ``balanced_accuracy_difference`` and ``metrics/informedness.py`` ``informedness_difference``

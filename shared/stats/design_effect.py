@@ -64,9 +64,9 @@ NO_CLUSTERS = DesignEffect()
 
 def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bool = True) -> DesignEffect:
     """The design effect of a value of ``counts`` whose influence is ``influence`` (in the form that
-    counts object takes: see its ``cluster_sums``; or a function giving it, called only with clusters); ``NO_CLUSTERS`` without clusters, refused with
-    the clusters' reason when an interval cannot know them. See ``counting/clusters.py`` for the
-    formula and the conservative choices.
+    counts object takes: its ``cluster_sums``; a list for a value of several components, the largest of their
+    effects, as corrected prevalences get; or a function giving it, called only with clusters); ``NO_CLUSTERS``
+    without clusters (or components), refused with the clusters' reason when an interval cannot know them.
 
     Examples
     --------
@@ -92,22 +92,29 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     # Computed only with clusters. Weights near float64's limits (a sum of 5e-324) overflow the influence
     # or its squares: the design effect is then taken as 1 (_design_effect), without a NumPy warning.
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        sums = counts.cluster_sums(influence() if callable(influence) else influence)
-    num_clusters = sums.num_clusters
+        influence = influence() if callable(influence) else influence
+        found = [counts.cluster_sums(part) for part in (influence if isinstance(influence, list) else [influence])]
+    if not found:
+        return NO_CLUSTERS
+    num_clusters = found[0].num_clusters
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
         _warn_few(num_clusters, 3, clusters.from_leading_axis)
+    return max((sums_effect(sums, num_clusters, confidence_level, clusters.from_leading_axis) for sums in found), key=lambda effect: effect.factor)
+
+
+def sums_effect(sums: Any, num_clusters: int, confidence_level: float, from_leading_axis: bool) -> DesignEffect:
     if sums.singletons:
         # No cluster holds two entries (every item its own cluster): the clustered variance is the
         # independent one, exactly, with nothing estimated and no t widening.
         return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,
-                              clusters.from_leading_axis)
+                              from_leading_axis)
     if sums.sums is None:
         # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
         centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
         return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
-                              confidence_level, clusters.from_leading_axis)
+                              confidence_level, from_leading_axis)
     # Each cluster's share of the independent variance: its leverage h_g under working
     # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
     # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
@@ -119,7 +126,7 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     # variance (unequal sizes): the Kish effective number of clusters of those shares.
     effective = float(1.0 / np.sum(leverage**2))
     return _design_effect(clustered, sums.independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
-                          confidence_level, clusters.from_leading_axis)
+                          confidence_level, from_leading_axis)
 
 
 # What the few-clusters warning adds when the clusters are the leading elements of N-d inputs:

@@ -1,8 +1,8 @@
 """The vocabulary of intervals every layer checks its arguments with: the ``ci_method`` names and
 the checks of ``confidence_level``, ``n_resamples`` and ``seed``.
 
-It sits in ``stats/``, the lowest layer that uses it (``binomial.py``, ``intervals.py``,
-``comparison.py``), so that no import runs up the layers; ``glue/options.py`` builds the
+It sits in ``stats/``, the lowest layer that uses it (``binomial.py``; above it ``judges/`` and
+``metrics/``), so that no import runs up the layers; ``glue/options.py`` builds the
 modules' options from it (``interval_options``), so a value is refused with the same message
 wherever it is given. Every check raises ``TypeError`` (wrong type) or ``ValueError`` (wrong
 value) whose message starts with the argument's name.

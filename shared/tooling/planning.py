@@ -21,7 +21,7 @@ from ..stats.binomial import DEFAULT_CI_METHOD
 from ..glue.options import check_ci_method
 from ..stats.vocabulary import check_confidence_level
 from ..stats.distributions import z_value
-from ..stats.intervals import recall_mean_interval
+from ..metrics.balanced_accuracy import recall_mean_interval
 from ..judges.prevalence_arrays import lee_interval_arrays
 
 

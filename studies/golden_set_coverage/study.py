@@ -1,7 +1,7 @@
 """Coverage on golden sets of nominal 95% intervals: balanced accuracy, informedness, prevalence, threshold="auto".
 
 Simulates golden sets with a known truth and counts how often the interval of
-``shared/stats/intervals.py`` (the code the metric modules call) covers it. Everything is
+``shared/metrics/`` (the code the metric modules call) covers it. Everything is
 vectorised over the simulated sets.
 
 * Balanced accuracy, binary: n in {50, 200, 1000} x prevalence in {0.5, 0.1, 0.03}, a judge
@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared.stats import intervals  # noqa: E402
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric  # noqa: E402
+from shared.metrics import informedness as informedness_metric  # noqa: E402
 from shared.metrics.multilabel import binary_columns_interval  # noqa: E402
 
 sys.path.insert(0, str(REPO_ROOT / "examples"))
@@ -90,7 +91,7 @@ def simulate_recalls(rng, num_sets, size, prior, recalls):
 
 def balanced_accuracy_coverage(rng, num_sets, size, prior, recalls, method, n_resamples):
     correct, support = simulate_recalls(rng, num_sets, size, np.asarray(prior), np.asarray(recalls))
-    interval = intervals.recall_mean_interval(
+    interval = balanced_accuracy_metric.recall_mean_interval(
         correct, support, confidence_level=LEVEL, method=method, n_resamples=n_resamples, seed=int(rng.integers(2**31))
     )
     return summarise(interval.low, interval.high, float(np.mean(recalls)), (support > 0).all(axis=-1), support)
@@ -101,7 +102,7 @@ def balanced_accuracy_coverage(rng, num_sets, size, prior, recalls, method, n_re
 
 def population_informedness(prior, confusion):
     """Bookmaker informedness of the population: class prior times confusion rates."""
-    return float(intervals.informedness_from_confusion(prior[:, None] * confusion))
+    return float(informedness_metric.informedness_from_confusion(prior[:, None] * confusion))
 
 
 def informedness_coverage(rng, num_sets, size, n_resamples, fixed_design=False):
@@ -113,11 +114,11 @@ def informedness_coverage(rng, num_sets, size, n_resamples, fixed_design=False):
     """
     support = rng.multinomial(size, INFORMEDNESS_PRIOR, size=num_sets)
     confusion = rng.multinomial(support, INFORMEDNESS_CONFUSION)
-    interval = intervals.informedness_interval(
+    interval = informedness_metric.informedness_interval(
         confusion, confidence_level=LEVEL, method="bootstrap", n_resamples=n_resamples, seed=int(rng.integers(2**31))
     )
     if fixed_design:
-        truth = intervals.informedness_from_confusion(support[..., None] * INFORMEDNESS_CONFUSION)
+        truth = informedness_metric.informedness_from_confusion(support[..., None] * INFORMEDNESS_CONFUSION)
     else:
         truth = population_informedness(INFORMEDNESS_PRIOR, INFORMEDNESS_CONFUSION)
     return summarise(interval.low, interval.high, truth, (support > 0).all(axis=-1), support)

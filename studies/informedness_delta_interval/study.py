@@ -5,7 +5,7 @@ The setting of ``studies/golden_set_coverage``'s informedness rows: 3 classes, p
 ``INFORMEDNESS_CONFUSION`` of that study, class sizes drawn at random (a golden set sampled
 from traffic), the truth the population's informedness. Sets without an item of some class
 are left out (their share is reported). For each set, the intervals of
-``shared/stats/intervals.py`` (the code the module calls): the percentile bootstrap
+``shared/metrics/informedness.py`` (the code the module calls): the percentile bootstrap
 (``--resamples`` resamples), the delta method as the module computes it
 (``ci_method="delta"``: theta +- z sqrt(sum n Psi^2), the variance taken at the counts plus
 0.5 pseudo-items per class), and the plain delta method (no pseudo-items), which shows what
@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared.stats import intervals  # noqa: E402
+from shared.metrics import informedness as informedness_metric  # noqa: E402
 
 
 def load_golden_set_coverage():
@@ -55,16 +55,16 @@ def study(rng, num_sets, size, average, n_resamples):
     confusion = rng.multinomial(support, INFORMEDNESS_CONFUSION).astype(np.float64)
     defined = (support > 0).all(axis=-1)
     confusion, support = confusion[defined], support[defined]
-    truth = float(intervals.informedness_average(INFORMEDNESS_PRIOR[:, None] * INFORMEDNESS_CONFUSION, average))
+    truth = float(informedness_metric.informedness_average(INFORMEDNESS_PRIOR[:, None] * INFORMEDNESS_CONFUSION, average))
     results = {}
     started = time.perf_counter()
-    boot = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="bootstrap", average=average,
+    boot = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method="bootstrap", average=average,
                                            n_resamples=n_resamples, seed=int(rng.integers(2**31)))
     results["bootstrap"] = (boot.low, boot.high, time.perf_counter() - started)
     started = time.perf_counter()
-    delta = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="delta", average=average)
+    delta = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method="delta", average=average)
     results["delta"] = (delta.low, delta.high, time.perf_counter() - started)
-    plain = intervals.informedness_delta_interval(confusion, confidence_level=LEVEL, average=average, pseudo_items=0)
+    plain = informedness_metric.informedness_delta_interval(confusion, confidence_level=LEVEL, average=average, pseudo_items=0)
     results["plain delta"] = (plain.low, plain.high, 0.0)
     rows = {}
     for name, (low, high, seconds) in results.items():

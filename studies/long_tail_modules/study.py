@@ -32,7 +32,7 @@ from shared.counting.counts import JointCounts  # noqa: E402
 from shared.stats.averaging import Averaging  # noqa: E402
 from shared.stats.design_effect import design_effect  # noqa: E402
 from shared.metrics.multilabel import binary_columns_interval  # noqa: E402
-from shared.stats.intervals import recall_influence, recall_mean_interval  # noqa: E402
+from shared.metrics.balanced_accuracy import recall_influence, recall_mean_interval  # noqa: E402
 
 LEVEL = 0.95
 TARGET = 0.93

@@ -3,7 +3,7 @@
 An independent review found the module's multi-class intervals short: the delta method (the old
 default for K > 2) at 0.91-0.93 with a near-perfect judge, 0.90-0.91 for "macro" with a class of
 3 items, and the per-group bootstrap (``judges/judge_groups.py``) at 0.74-0.93. This study runs
-the code the module runs (``shared/stats/intervals.py`` ``informedness_interval``, and
+the code the module runs (``shared/metrics/informedness.py`` ``informedness_interval``, and
 ``group_diagnostics`` for groups) on golden sets of fixed class sizes, one class of 3-15 items,
 and writes ``results.md`` beside this file.
 
@@ -34,7 +34,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
 from shared.judges.judge_groups import group_diagnostics  # noqa: E402
-from shared.stats.intervals import informedness_average, informedness_interval  # noqa: E402
+from shared.metrics.informedness import informedness_average, informedness_interval  # noqa: E402
 
 LEVEL = 0.95
 TARGET = 0.93

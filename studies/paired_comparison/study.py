@@ -57,7 +57,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from shared.metrics.balanced_accuracy import balanced_accuracy_difference  # noqa: E402
 from shared.metrics.informedness import informedness_difference  # noqa: E402
-from shared.stats import intervals  # noqa: E402
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric  # noqa: E402
+from shared.metrics import informedness as informedness_metric  # noqa: E402
 from shared.stats import paired_joint  # noqa: E402
 from shared.stats import paired_tests  # noqa: E402
 from shared.stats.binomial import wilson_interval  # noqa: E402
@@ -197,10 +198,10 @@ def delta_without_pseudo_item(joint, average="bookmaker"):
     """The informedness delta-method interval on the observed shares (no pseudo-item of disagreement)."""
     confusion_a, confusion_b = paired_joint.marginals(joint)
     totals = joint.sum(axis=(-2, -1))
-    gradient_a = intervals.informedness_gradient(confusion_a, average)
-    gradient_b = intervals.informedness_gradient(confusion_b, average)
+    gradient_a = informedness_metric.informedness_gradient(confusion_a, average)
+    gradient_b = informedness_metric.informedness_gradient(confusion_b, average)
     variance, _ = paired_tests.variance_terms(joint, totals, totals, gradient_a, gradient_b)
-    difference = intervals.informedness_average(confusion_a, average) - intervals.informedness_average(confusion_b, average)
+    difference = informedness_metric.informedness_average(confusion_a, average) - informedness_metric.informedness_average(confusion_b, average)
     half = 1.959963984540054 * np.sqrt(variance)
     return difference - half, difference + half
 
@@ -220,7 +221,7 @@ def mean_recall_difference(resampled):
 
 def informedness_difference_of(resampled):
     a, b = paired_joint.marginals(resampled)
-    return intervals.informedness_average(a, "bookmaker") - intervals.informedness_average(b, "bookmaker")
+    return informedness_metric.informedness_average(a, "bookmaker") - informedness_metric.informedness_average(b, "bookmaker")
 
 
 # ---------------------------------------------------------------- measurements
@@ -247,7 +248,7 @@ def separate_combined_width(joint):
     halves = []
     for confusion in (confusion_a, confusion_b):
         correct = np.diagonal(confusion, axis1=-2, axis2=-1)
-        interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method="wilson")
+        interval = balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=LEVEL, method="wilson")
         value = (correct / support).mean(axis=-1)
         halves.append((value - interval.low, interval.high - value))
     (a_below, a_above), (b_below, b_above) = halves
@@ -275,8 +276,8 @@ def multiclass_row(rng, args, class_sizes, rows_a, rows_b, probabilities):
     prior = np.asarray(class_sizes, dtype=float) / sum(class_sizes)
     rows_a, rows_b = np.asarray(rows_a), np.asarray(rows_b)
     truth_ba = float(np.mean(np.diag(rows_a)) - np.mean(np.diag(rows_b)))
-    truth = {average: float(intervals.informedness_average(prior[:, None] * rows_a, average)
-                            - intervals.informedness_average(prior[:, None] * rows_b, average)) for average in AVERAGES}
+    truth = {average: float(informedness_metric.informedness_average(prior[:, None] * rows_a, average)
+                            - informedness_metric.informedness_average(prior[:, None] * rows_b, average)) for average in AVERAGES}
     joint = simulate(rng, args.sets, class_sizes, probabilities)
     newcombe = balanced_accuracy_difference(joint, confidence_level=LEVEL)
     row = {"truth": truth["bookmaker"], "newcombe": coverage(newcombe["difference_ci"], truth_ba), "p": rejection(newcombe["p_value"]),

@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from shared.stats import intervals  # noqa: E402
+from shared.metrics import informedness as informedness_metric  # noqa: E402
 from shared.judges import prevalence_arrays  # noqa: E402
 from shared.judges import prevalence_ppi  # noqa: E402
 
@@ -139,7 +139,7 @@ def intervals_of(rng, kind, confusion, unlabeled, resamples, methods):
             boot_low, boot_high, _ = found["bootstrap"]
             found["default"] = (weight * np.nan_to_num(low) + (1 - weight) * boot_low,
                                 weight * np.nan_to_num(high) + (1 - weight) * boot_high, defined)
-        informed = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="agresti_coull")
+        informed = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method="agresti_coull")
         excludes_zero = (np.asarray(informed.low) > 0) | (np.asarray(informed.high) < 0)
         found["lee_if_J_excludes_0"] = (low, high, defined & ~flipped & excludes_zero)
     if "ppi" in methods:

@@ -12,7 +12,8 @@ import pytest
 import torch
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, multilabel_confusion_matrix
 
-from shared.stats import intervals
+from shared.stats import binomial
+from shared.stats import vocabulary
 from shared.metrics.multilabel import binary_columns_interval
 from conftest import load_module
 from robustness import assert_plain
@@ -489,7 +490,7 @@ def test_module_interval_is_the_shared_function_on_sklearn_counts(metric, case):
     average = ("macro", "weighted", "micro")[case % 3]
     zero_division = ("skip", 0.0, 1.0)[(case // 3) % 3]
     class_mask = [0] if case % 5 == 0 else None
-    ci_method = intervals.RATE_CI_METHODS[case % 3]
+    ci_method = vocabulary.RATE_CI_METHODS[case % 3]
     result = metric.compute(
         references=references, predictions=predictions, sample_weight=weights, average=average, zero_division=zero_division,
         class_mask=class_mask, confidence_level=0.9, ci_method=ci_method, n_resamples=500, seed=case,
@@ -613,7 +614,7 @@ def test_equal_weights_give_the_unweighted_interval_and_unequal_weights_widen_it
         assert scaled["balanced_accuracy_ci"] == pytest.approx(uneven, abs=1e-12)
 
 
-@pytest.mark.parametrize("ci_method", intervals.RATE_CI_METHODS)
+@pytest.mark.parametrize("ci_method", vocabulary.RATE_CI_METHODS)
 @pytest.mark.parametrize("average", ["macro", "weighted", "micro"])
 @pytest.mark.parametrize(
     "references, predictions",
@@ -683,7 +684,7 @@ def weighted_case(seed, rows=150, num_labels=4):
 
 
 @pytest.mark.parametrize("average", ["macro", "weighted", "micro"])
-@pytest.mark.parametrize("ci_method", intervals.RATE_CI_METHODS)
+@pytest.mark.parametrize("ci_method", vocabulary.RATE_CI_METHODS)
 def test_confusion_matrix_round_trip_equals_the_samples(metric, average, ci_method):
     options = dict(average=average, confidence_level=0.9, ci_method=ci_method, n_resamples=300, seed=1, return_per_label=True,
                    return_confusion_matrix=True)
@@ -729,7 +730,7 @@ def test_weighted_confusion_matrix_round_trip(metric):
     assert without_interval(counted) == without_interval(samples)
     cells = np.array(samples["confusion_matrix"])
     independent = binary_columns_interval(cells[:, 1, 1], cells[:, 1].sum(1), cells[:, 0, 0], cells[:, 0].sum(1),
-                                                    confidence_level=LEVEL, method=intervals.DEFAULT_CI_METHOD)
+                                                    confidence_level=LEVEL, method=binomial.DEFAULT_CI_METHOD)
     assert counted["balanced_accuracy_ci"] == pytest.approx(independent.as_list(), abs=1e-12)
 
 

@@ -14,7 +14,8 @@ import torch
 from sklearn.metrics import balanced_accuracy_score, top_k_accuracy_score
 from torchmetrics.classification import MulticlassAccuracy
 
-from shared.stats import intervals
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric
+from shared.stats import vocabulary
 from conftest import REPO_ROOT, load_module
 from robustness import assert_plain
 
@@ -595,7 +596,7 @@ def test_module_interval_is_the_shared_function_on_torch_topk_hits(metric, case)
     zero_division = ("skip", 0.0, 1.0)[case % 3]
     class_mask = [0, num_classes - 1] if case % 4 == 1 else None
     weights = rng.random(len(references)) * 2 + 0.1 if case % 4 == 2 else None
-    ci_method = intervals.RATE_CI_METHODS[case % 3]
+    ci_method = vocabulary.RATE_CI_METHODS[case % 3]
     result = metric.compute(
         predictions=logits, references=references, k_list=k_values, zero_division=zero_division, class_mask=class_mask,
         sample_weight=weights, confidence_level=0.9, ci_method=ci_method, n_resamples=500, seed=case,
@@ -608,7 +609,7 @@ def test_module_interval_is_the_shared_function_on_torch_topk_hits(metric, case)
         top = torch.topk(torch.from_numpy(logits), k, dim=1).indices.numpy()
         hit = (top == references[:, None]).any(axis=1)
         hits = np.array([(w * hit)[references == c].sum() for c in range(num_classes)])
-        expected = intervals.recall_mean_interval(
+        expected = balanced_accuracy_metric.recall_mean_interval(
             hits, support, confidence_level=0.9, method=ci_method, n_resamples=500, seed=case,
             class_mask=None if class_mask is None else np.array(class_mask), zero_division=zero_division,
             effective_support=effective,
@@ -624,7 +625,7 @@ def test_module_interval_is_the_shared_function_on_torch_topk_hits(metric, case)
 
 def test_k1_interval_equals_balanced_accuracy_interval_of_the_argmax(metric, balanced_accuracy):
     for case, (logits, references) in enumerate(untied_cases(6, seed=21)):
-        for method in intervals.RATE_CI_METHODS:
+        for method in vocabulary.RATE_CI_METHODS:
             ours = metric.compute(predictions=logits, references=references, k=1, confidence_level=LEVEL, ci_method=method, seed=case)
             theirs = balanced_accuracy.compute(predictions=logits.argmax(axis=1), references=references, task="multiclass",
                                                num_classes=logits.shape[1], confidence_level=LEVEL, ci_method=method, seed=case)
@@ -635,14 +636,14 @@ def test_tied_fractional_hits_give_a_finite_interval_holding_the_value(metric):
     rng = np.random.default_rng(22)
     scores = rng.integers(0, 3, (120, 4)).astype(float)  # many ties: fractional hits
     references = rng.integers(0, 4, 120)
-    for method in intervals.RATE_CI_METHODS:
+    for method in vocabulary.RATE_CI_METHODS:
         result = metric.compute(predictions=scores, references=references, k_list=[1, 2, 3], confidence_level=LEVEL,
                                 ci_method=method, seed=0, return_per_class=True)
         for k in (1, 2, 3):
             hits = np.array([expected_hits_over_all_tie_breaks(scores, references, k)[references == c].sum() for c in range(4)])
             assert not np.allclose(hits, np.round(hits))  # the case the interval must handle: non-integer hits
             support = np.bincount(references, minlength=4)
-            expected = intervals.recall_mean_interval(hits, support, confidence_level=LEVEL, method=method, seed=0)
+            expected = balanced_accuracy_metric.recall_mean_interval(hits, support, confidence_level=LEVEL, method=method, seed=0)
             assert result[f"balanced_top{k}_accuracy_ci"] == pytest.approx(expected.as_list(), abs=1e-12)
             low, high = result[f"balanced_top{k}_accuracy_ci"]
             assert 0.0 <= low < result[f"balanced_top{k}_accuracy"] < high <= 1.0
@@ -675,7 +676,7 @@ def test_equal_weights_give_the_unweighted_interval_and_unequal_weights_widen_it
         assert scaled["balanced_topk_accuracy_ci"] == pytest.approx(uneven, abs=1e-12)
 
 
-@pytest.mark.parametrize("ci_method", intervals.RATE_CI_METHODS)
+@pytest.mark.parametrize("ci_method", vocabulary.RATE_CI_METHODS)
 @pytest.mark.parametrize(
     "scores, references",
     [

@@ -297,6 +297,45 @@ def test_corrected_prevalence_with_golden_conversations(load):
     assert ppi["corrected_prevalence_ci_reason"] == "ppi_needs_independent_golden_items"
 
 
+def test_multiclass_corrected_prevalence_design_effect_is_the_largest_over_the_classes(load):
+    """The golden set's design effect of three corrected prevalences: each class's prevalence's own variance
+    ratio (its numeric influence, Bell & McCaffrey as above), the one of the largest factor reported (the
+    factor widened from z to t on the Kish effective number of clusters less one), as the module's default
+    was studied (studies/prevalence_models)."""
+    rng = np.random.default_rng(23)
+    clusters = conversations(rng, groups=30)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = rng.choice(3, clusters.size, p=[0.5, 0.3, 0.2])
+    predictions = np.where(rng.random(clusters.size) < 0.95 - 0.4 * hard, references, rng.integers(0, 3, clusters.size))
+    unlabeled = rng.choice(3, 2000, p=[0.4, 0.35, 0.25])
+    result = load("informedness").compute(predictions=predictions, references=references, unlabeled_predictions=unlabeled,
+                                          clusters=clusters, confidence_level=0.95)
+    shares = np.bincount(unlabeled, minlength=3) / unlabeled.size
+
+    def prevalence(j):
+        def value(y, p, w):
+            matrix = np.zeros((3, 3))
+            np.add.at(matrix, (y, p), w)
+            rates = matrix / matrix.sum(axis=1, keepdims=True)  # [reference, label]
+            return np.linalg.solve(rates.T, shares)[j]
+        return value
+
+    z = stats.norm.ppf(0.975)
+    found = []
+    for j in range(3):
+        influence = numeric_influence(prevalence(j), references, predictions)
+        measured = expected_design_effect(influence, clusters)
+        _, cluster = np.unique(clusters, return_inverse=True)
+        leverage = np.bincount(cluster, weights=influence**2) / np.sum(influence**2)
+        freedom = max(1.0, min(cluster.max() + 1.0, 1.0 / np.sum(leverage**2)) - 1.0)
+        found.append((max(measured, 1.0) * (stats.t.ppf(0.975, freedom) / z) ** 2, measured))
+    assert result["corrected_prevalence"] == pytest.approx(np.clip(np.linalg.solve(
+        (np.bincount(references * 3 + predictions, minlength=9).reshape(3, 3) / np.bincount(references, minlength=3)[:, None]).T,
+        shares), 0, 1).tolist(), abs=1e-9)
+    assert len({round(measured, 6) for _, measured in found}) == 3  # the classes differ: the rule is seen
+    assert result["corrected_prevalence_design_effect"] == pytest.approx(max(found)[1], rel=1e-6)
+
+
 @pytest.mark.parametrize("name", LABEL_MODULES)
 def test_every_item_its_own_cluster_is_the_independent_interval(load, name):
     """The review's reproducer: a 5-item rare class with one item misclassified, and clusters that

@@ -13,7 +13,8 @@ import pytest
 import torch
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_matrix, matthews_corrcoef
 
-from shared.stats import intervals
+from shared.metrics import informedness as informedness_metric
+from shared.stats import vocabulary
 from conftest import load_module, load_study
 from robustness import assert_plain
 
@@ -542,7 +543,7 @@ def test_documented_multiclass_interval_is_the_shared_bootstrap(informedness):
     result = informedness.compute(references=references, predictions=predictions, confidence_level=LEVEL, seed=0,
                                   ci_method="bootstrap")
     matrix = confusion_matrix(references, predictions)  # scikit-learn's, rows = references
-    expected = intervals.informedness_interval(matrix, confidence_level=LEVEL, method="bootstrap", seed=0)
+    expected = informedness_metric.informedness_interval(matrix, confidence_level=LEVEL, method="bootstrap", seed=0)
     assert result["informedness_ci"] == expected.as_list()
     assert result["informedness_ci"][0] < result["informedness"] < result["informedness_ci"][1]
 
@@ -606,7 +607,7 @@ def test_delta_leaves_results_without_an_interval_unchanged(informedness):
                                       confidence_level=LEVEL, ci_method="delta")
     assert {key: value for key, value in with_delta.items() if key != "informedness_ci"} == without
     assert without["informedness"] == pytest.approx(
-        intervals.informedness_average(confusion_matrix(references, predictions)), abs=1e-15)
+        informedness_metric.informedness_average(confusion_matrix(references, predictions)), abs=1e-15)
 
 
 @pytest.mark.parametrize("case", range(36))
@@ -621,7 +622,7 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
     zero_division = ("skip", 0.0)[(case // 3) % 2]
     class_mask = [0, num_classes - 1] if case % 5 == 0 else None
     weights = rng.random(size) * 2 + 0.1 if case % 4 == 1 else None
-    methods = intervals.CI_METHODS if num_classes == 2 else ("score", "bootstrap", "delta")
+    methods = vocabulary.CI_METHODS if num_classes == 2 else ("score", "bootstrap", "delta")
     ci_method = methods[case % len(methods)]
     result = informedness.compute(
         references=references, predictions=predictions, average=average, zero_division=zero_division,
@@ -629,7 +630,7 @@ def test_module_interval_is_the_shared_function_for_every_option(informedness, c
         n_resamples=600, seed=case,
     )
     matrix = confusion_matrix(references, predictions, labels=list(range(num_classes)), sample_weight=weights)
-    expected = intervals.informedness_interval(
+    expected = informedness_metric.informedness_interval(
         matrix, confidence_level=0.9, method=ci_method, n_resamples=600, seed=case, average=average,
         class_mask=None if class_mask is None else np.array(class_mask), zero_division=zero_division,
         effective_support=None if weights is None else kish_sizes(references, weights, num_classes),
@@ -651,7 +652,7 @@ def test_default_method_is_the_score_interval_for_any_number_of_classes(informed
     default = informedness.compute(**three, confidence_level=LEVEL, seed=1)
     assert default == informedness.compute(**three, confidence_level=LEVEL, ci_method="score")
     matrix = confusion_matrix(three["references"], three["predictions"])
-    assert default["informedness_ci"] == intervals.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
+    assert default["informedness_ci"] == informedness_metric.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
     assert default != informedness.compute(**three, confidence_level=LEVEL, ci_method="delta")
     assert default != informedness.compute(**three, confidence_level=LEVEL, ci_method="bootstrap", seed=1)
 

@@ -16,7 +16,7 @@ from sklearn.metrics import confusion_matrix
 from sklearn.metrics import recall_score
 
 from shared.judges import prevalence
-from shared.stats import intervals
+from shared.metrics import informedness as informedness_metric
 from conftest import app_controls, space_helper, REPO_ROOT
 from processes import run_distributed
 
@@ -595,7 +595,7 @@ def test_per_group_interval_is_the_whole_set_interval_of_the_groups_items(metric
         if ci_method is None:
             matrix = confusion_matrix(references[mine], predictions[mine], labels=list(range(num_classes)))
             assert alone["informedness_ci"] == pytest.approx(
-                intervals.informedness_score_interval(matrix, confidence_level=0.95).as_list(), abs=1e-12)
+                informedness_metric.informedness_score_interval(matrix, confidence_level=0.95).as_list(), abs=1e-12)
 
 
 def test_one_group_has_no_heterogeneity_test(metric):

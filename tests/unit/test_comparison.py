@@ -15,7 +15,9 @@ from sklearn.metrics import confusion_matrix
 from shared.metrics.balanced_accuracy import balanced_accuracy_difference
 from shared.metrics.informedness import informedness_difference
 from shared.stats import paired_tests
-from shared.stats import intervals
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric
+from shared.stats import binomial
+from shared.metrics import informedness as informedness_metric
 from conftest import load_study
 
 
@@ -132,14 +134,14 @@ def test_informedness_difference_is_the_difference_of_one_vs_rest_values(average
 def test_informedness_gradient_matches_finite_differences(average):
     rng = np.random.default_rng(5)
     confusion = rng.integers(1, 30, (4, 4)).astype(float)
-    analytic = intervals.informedness_gradient(confusion, average)
+    analytic = informedness_metric.informedness_gradient(confusion, average)
     numeric = np.zeros_like(confusion)
     step = 1e-6
     for cell in np.ndindex(confusion.shape):
         bump = np.zeros_like(confusion)
         bump[cell] = step
         numeric[cell] = (
-            intervals.informedness_average(confusion + bump, average) - intervals.informedness_average(confusion - bump, average)
+            informedness_metric.informedness_average(confusion + bump, average) - informedness_metric.informedness_average(confusion - bump, average)
         ) / (2 * step)
     assert np.allclose(analytic, numeric, atol=1e-7)
 
@@ -216,12 +218,12 @@ def test_mid_p_is_mcnemars_mid_p_for_one_stratum():
 
 
 def test_newcombe_without_correlation_is_the_unpaired_square_and_add():
-    """phi = 0 (independent margins): MOVER of the two Wilson intervals (intervals.rate_sum_interval)."""
+    """phi = 0 (independent margins): MOVER of the two Wilson intervals (binomial.rate_sum_interval)."""
     # 2 x 2 table with both * neither == first_only * second_only: zero sample correlation.
     both, first_only, second_only, neither = 20.0, 10.0, 40.0, 20.0
     total = both + first_only + second_only + neither
     _, low, high = paired_tests.newcombe_paired_interval(both, first_only, second_only, neither)
-    unpaired = intervals.rate_sum_interval(
+    unpaired = binomial.rate_sum_interval(
         [both + first_only, both + second_only], [total, total], [1.0, -1.0], method="wilson", bounds=(-1.0, 1.0)
     )
     assert [float(low), float(high)] == pytest.approx(unpaired.as_list(), abs=1e-12)
@@ -237,7 +239,7 @@ def test_paired_interval_is_narrower_than_combining_the_separate_intervals():
     for guess in (predictions, baseline):
         correct = np.array([np.sum((references == c) & (guess == c)) for c in range(3)])
         value = balanced_accuracy_score(references, guess)
-        interval = intervals.recall_mean_interval(correct, support, confidence_level=0.95, method="wilson")
+        interval = balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=0.95, method="wilson")
         halves.append((value - interval.low, interval.high - value))
     (a_below, a_above), (b_below, b_above) = halves
     separate = np.hypot(a_below, b_above) + np.hypot(a_above, b_below)

@@ -1,4 +1,4 @@
-"""Confidence intervals: shared/intervals.py, their use in balanced_accuracy, and a small coverage study."""
+"""Confidence intervals: the metrics' (shared/metrics/balanced_accuracy.py, informedness.py), their use in balanced_accuracy, and a small coverage study."""
 
 import doctest
 import json
@@ -12,7 +12,9 @@ from pycm import ConfusionMatrix
 from scipy.stats import binomtest
 from sklearn.metrics import confusion_matrix as sklearn_confusion_matrix
 
-from shared.stats import intervals
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric
+from shared.metrics import informedness as informedness_metric
+from shared.stats import vocabulary
 from shared.metrics.multilabel import binary_columns_interval
 from shared.stats import binomial
 from score_reference import score_sum_reference
@@ -40,9 +42,10 @@ def test_docstring_examples():
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     attempted = 0
-    for test in finder.find(intervals, globs=vars(intervals).copy()):
-        runner.run(test)
-        attempted += len(test.examples)
+    for module in (balanced_accuracy_metric, informedness_metric):  # the interval functions of the metrics
+        for test in finder.find(module, globs=vars(module).copy()):
+            runner.run(test)
+            attempted += len(test.examples)
     assert runner.summarize(verbose=False).failed == 0 and attempted >= 8
 
 
@@ -81,7 +84,7 @@ def test_agresti_coull_is_the_wald_interval_on_augmented_counts():
     ],
 )
 def test_wilson_mover_reproduces_newcombe_method_10(x1, n1, x2, n2, low, high):
-    interval = intervals.rate_sum_interval([x1, x2], [n1, n2], [1.0, -1.0], bounds=(-1.0, 1.0), method="wilson")
+    interval = binomial.rate_sum_interval([x1, x2], [n1, n2], [1.0, -1.0], bounds=(-1.0, 1.0), method="wilson")
     assert interval.low == pytest.approx(low, abs=5e-5) and interval.high == pytest.approx(high, abs=5e-5)
 
 
@@ -104,18 +107,18 @@ def test_informedness_averages_match_pycm():
             "weighted": sum(cm.class_stat["P"][c] / 300 * bm[c] for c in bm),
         }
         for average, value in expected.items():
-            assert float(intervals.informedness_average(matrix, average)) == pytest.approx(value, abs=1e-12)
-        assert float(intervals.informedness_from_confusion(matrix)) == pytest.approx(expected["bookmaker"], abs=1e-12)
+            assert float(informedness_metric.informedness_average(matrix, average)) == pytest.approx(value, abs=1e-12)
+        assert float(informedness_metric.informedness_from_confusion(matrix)) == pytest.approx(expected["bookmaker"], abs=1e-12)
 
 
 def test_informedness_average_options():
     matrix = np.array([[8, 2, 0, 0], [1, 6, 3, 0], [0, 0, 5, 0], [0, 0, 0, 0]])  # class 3: no references
-    skip = intervals.informedness_average(matrix, "macro")
+    skip = informedness_metric.informedness_average(matrix, "macro")
     assert float(skip) == pytest.approx((0.8 - 1 / 15 + 0.6 - 2 / 15 + 1 - 3 / 20) / 3)
-    assert float(intervals.informedness_average(matrix, "macro", zero_division=0.0)) == pytest.approx(float(skip) * 3 / 4)
-    assert float(intervals.informedness_average(matrix, "macro", class_mask=[2])) == pytest.approx(1 - 3 / 20)
-    assert math.isnan(float(intervals.informedness_average(matrix, "macro", class_mask=[3])))
-    interval = intervals.informedness_interval(matrix, confidence_level=LEVEL, average="macro", n_resamples=500, seed=0)
+    assert float(informedness_metric.informedness_average(matrix, "macro", zero_division=0.0)) == pytest.approx(float(skip) * 3 / 4)
+    assert float(informedness_metric.informedness_average(matrix, "macro", class_mask=[2])) == pytest.approx(1 - 3 / 20)
+    assert math.isnan(float(informedness_metric.informedness_average(matrix, "macro", class_mask=[3])))
+    interval = informedness_metric.informedness_interval(matrix, confidence_level=LEVEL, average="macro", n_resamples=500, seed=0)
     assert -1 <= interval.low < float(skip) < interval.high <= 1
 
 
@@ -141,13 +144,13 @@ def test_counts_bootstrap_has_the_distribution_of_the_per_sample_stratified_boot
         return np.mean([np.mean(pred[ref == c] == c) for c in range(3)])
 
     def informedness(ref, pred):
-        return float(intervals.informedness_from_confusion(confusion_matrix(ref, pred, 3)))
+        return float(informedness_metric.informedness_from_confusion(confusion_matrix(ref, pred, 3)))
 
     matrix = confusion_matrix(references, predictions, 3)
     correct, support = class_counts(references, predictions, 3)
     for statistic, method_interval in (
-        (balanced_accuracy, lambda: intervals.recall_mean_interval(correct, support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
-        (informedness, lambda: intervals.informedness_interval(matrix, confidence_level=0.9, n_resamples=20000, seed=2)),
+        (balanced_accuracy, lambda: balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=0.9, method="bootstrap", n_resamples=20000, seed=2)),
+        (informedness, lambda: informedness_metric.informedness_interval(matrix, confidence_level=0.9, n_resamples=20000, seed=2)),
     ):
         textbook = per_sample_stratified_bootstrap(references, predictions, statistic, 3000, rng)
         interval = method_interval()
@@ -159,10 +162,10 @@ def test_counts_bootstrap_has_the_distribution_of_the_per_sample_stratified_boot
 
 def test_bootstrap_is_reproducible_with_a_seed_and_varies_without_one():
     args = dict(confidence_level=LEVEL, method="bootstrap", n_resamples=2000)
-    first = intervals.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
-    second = intervals.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
+    first = balanced_accuracy_metric.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
+    second = balanced_accuracy_metric.recall_mean_interval([40, 900], [50, 950], seed=7, **args)
     assert first == second
-    others = {tuple(intervals.recall_mean_interval([40, 900], [50, 950], seed=None, **args).as_list()) for _ in range(5)}
+    others = {tuple(balanced_accuracy_metric.recall_mean_interval([40, 900], [50, 950], seed=None, **args).as_list()) for _ in range(5)}
     assert len(others) > 1
 
 
@@ -170,8 +173,8 @@ def test_bootstrap_chunks_give_the_same_interval_shape_for_many_classes():
     rng = np.random.default_rng(3)
     support = rng.integers(1, 50, 2500)  # 2,500 classes x 2,000 resamples: more than one chunk
     correct = rng.binomial(support, 0.7)
-    interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method="bootstrap", n_resamples=2000, seed=0)
-    analytic = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL)
+    interval = balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=LEVEL, method="bootstrap", n_resamples=2000, seed=0)
+    analytic = balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=LEVEL)
     assert interval.low < np.mean(correct / support) < interval.high
     assert interval.high - interval.low == pytest.approx(analytic.high - analytic.low, rel=0.1)
 
@@ -179,19 +182,19 @@ def test_bootstrap_chunks_give_the_same_interval_shape_for_many_classes():
 def test_multiclass_bootstrap_refuses_a_runaway_size():
     # The bootstrap asked for by name (the default of informedness_interval is now the score interval).
     with pytest.raises(ValueError, match=r"n_resamples: the bootstrap of a 2000 x 2000 confusion matrix"):
-        intervals.informedness_interval(np.eye(2000), confidence_level=LEVEL, method="bootstrap", n_resamples=10_000)
+        informedness_metric.informedness_interval(np.eye(2000), confidence_level=LEVEL, method="bootstrap", n_resamples=10_000)
 
 
 # ---------------------------------------------------------------- degenerate cases and ranges
 
 
-@pytest.mark.parametrize("method", intervals.RATE_CI_METHODS)
+@pytest.mark.parametrize("method", vocabulary.RATE_CI_METHODS)
 @pytest.mark.parametrize(
     "correct, support",
     [([0, 0], [5, 5]), ([5, 5], [5, 5]), ([1, 0], [1, 1]), ([0, 1000], [1, 1000]), ([3, 0, 2], [3, 0, 2]), ([0], [1])],
 )
 def test_degenerate_classes_give_finite_intervals_inside_the_range(method, correct, support):
-    interval = intervals.recall_mean_interval(correct, support, confidence_level=LEVEL, method=method, n_resamples=500, seed=0)
+    interval = balanced_accuracy_metric.recall_mean_interval(correct, support, confidence_level=LEVEL, method=method, n_resamples=500, seed=0)
     point = np.mean([c / s for c, s in zip(correct, support) if s])
     assert interval.reason is None and 0.0 <= interval.low <= interval.high <= 1.0
     if method != "bootstrap":
@@ -199,42 +202,42 @@ def test_degenerate_classes_give_finite_intervals_inside_the_range(method, corre
 
 
 def test_undefined_values_give_nan_with_the_reason():
-    empty = intervals.recall_mean_interval([0, 0], [0, 0], confidence_level=LEVEL)
+    empty = balanced_accuracy_metric.recall_mean_interval([0, 0], [0, 0], confidence_level=LEVEL)
     assert math.isnan(empty.low) and math.isnan(empty.high) and empty.reason == "no_reference_classes"
-    masked = intervals.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, class_mask=[1])
+    masked = balanced_accuracy_metric.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, class_mask=[1])
     assert masked.reason == "empty_class_mask_after_filtering"
-    single = intervals.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, adjusted=True)
+    single = balanced_accuracy_metric.recall_mean_interval([1, 0], [2, 0], confidence_level=LEVEL, adjusted=True)
     assert single.reason == "adjusted_needs_two_classes"
-    one_class = intervals.informedness_interval([[3, 1, 0], [0, 0, 0], [0, 0, 0]], confidence_level=LEVEL)
+    one_class = informedness_metric.informedness_interval([[3, 1, 0], [0, 0, 0], [0, 0, 0]], confidence_level=LEVEL)
     assert math.isnan(one_class.low) and one_class.reason == "fewer_than_two_reference_classes"
     labels = binary_columns_interval([0], [0], [0], [0], confidence_level=LEVEL)
     assert math.isnan(labels.low) and labels.reason == "no_defined_labels"
 
 
 def test_ranges_informedness_adjusted_and_zero_division():
-    binary = intervals.informedness_interval([[0, 30], [30, 0]], confidence_level=LEVEL, method="agresti_coull")
+    binary = informedness_metric.informedness_interval([[0, 30], [30, 0]], confidence_level=LEVEL, method="agresti_coull")
     assert binary.low == -1.0 and -1.0 < binary.high < -0.8
-    multi = intervals.informedness_interval(np.diag([30, 20, 5]), confidence_level=LEVEL, n_resamples=500, seed=0)
+    multi = informedness_metric.informedness_interval(np.diag([30, 20, 5]), confidence_level=LEVEL, n_resamples=500, seed=0)
     # Every item right: resampling alone could not move, so the stuck rows get pseudo-items; never [1, 1].
     assert 0.8 < multi.low < 1.0 and multi.high == 1.0
-    adjusted = intervals.recall_mean_interval([0, 0, 0], [5, 5, 5], confidence_level=LEVEL, adjusted=True)
+    adjusted = balanced_accuracy_metric.recall_mean_interval([0, 0, 0], [5, 5, 5], confidence_level=LEVEL, adjusted=True)
     assert adjusted.low == pytest.approx(-0.5) and adjusted.high > -0.5
     # zero_division=1.0: a class without references counts as a fixed 1.0, with no sampling error.
-    fixed = intervals.recall_mean_interval([5, 0], [10, 0], confidence_level=LEVEL, zero_division=1.0)
-    alone = intervals.recall_mean_interval([5], [10], confidence_level=LEVEL)
+    fixed = balanced_accuracy_metric.recall_mean_interval([5, 0], [10, 0], confidence_level=LEVEL, zero_division=1.0)
+    alone = balanced_accuracy_metric.recall_mean_interval([5], [10], confidence_level=LEVEL)
     assert fixed.low == pytest.approx((alone.low + 1) / 2) and fixed.high == pytest.approx((alone.high + 1) / 2)
     with pytest.raises(ValueError, match="ci_method: 'agresti_coull' has no analytic form for multi-class informedness"):
-        intervals.informedness_interval(np.diag([3, 2, 1]), confidence_level=LEVEL, method="agresti_coull")
+        informedness_metric.informedness_interval(np.diag([3, 2, 1]), confidence_level=LEVEL, method="agresti_coull")
 
 
 def test_binary_columns_interval_reduces_like_the_multilabel_definition():
     tp, positives, tn, negatives = [8, 0, 3], [10, 0, 3], [80, 50, 0], [90, 60, 0]
     macro = binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, method="wilson")
     # skip: label 1 has TNR only, label 2 TPR only; the macro average is a weighted sum of those rates.
-    direct = intervals.rate_sum_interval([8, 3, 80, 50], [10, 3, 90, 60], [1 / 6, 1 / 3, 1 / 6, 1 / 3], method="wilson")
+    direct = binomial.rate_sum_interval([8, 3, 80, 50], [10, 3, 90, 60], [1 / 6, 1 / 3, 1 / 6, 1 / 3], method="wilson")
     assert macro.as_list() == pytest.approx(direct.as_list(), abs=1e-12)
     micro = binary_columns_interval(tp, positives, tn, negatives, confidence_level=LEVEL, average="micro", method="wilson")
-    pooled = intervals.rate_sum_interval([11, 130], [13, 150], [0.5, 0.5], method="wilson")
+    pooled = binomial.rate_sum_interval([11, 130], [13, 150], [0.5, 0.5], method="wilson")
     assert micro.as_list() == pytest.approx(pooled.as_list(), abs=1e-12)
 
 
@@ -308,14 +311,14 @@ def test_module_interval_is_the_shared_function_for_every_option(balanced_accura
             adjusted=bool(case % 2),
             zero_division=("skip", 0.0, 1.0)[case % 3],
             class_mask=None if case % 4 else [0, 1],
-            ci_method=intervals.CI_METHODS[case % 3],
+            ci_method=vocabulary.CI_METHODS[case % 3],
         )
         result = balanced_accuracy.compute(
             references=references, predictions=predictions, task="multiclass", num_classes=num_classes,
             confidence_level=0.9, n_resamples=500, seed=case, **options,
         )
         correct, support = class_counts(references, predictions, num_classes)
-        expected = intervals.recall_mean_interval(
+        expected = balanced_accuracy_metric.recall_mean_interval(
             correct, support, confidence_level=0.9, method=options["ci_method"], n_resamples=500, seed=case,
             class_mask=None if options["class_mask"] is None else np.array(options["class_mask"]),
             zero_division=options["zero_division"], adjusted=options["adjusted"],
@@ -379,7 +382,7 @@ def test_no_interval_keys_without_confidence_level(balanced_accuracy):
 )
 def test_default_interval_covers_balanced_accuracy(size, prior, recalls):
     rng = np.random.default_rng(size)
-    result = coverage_study.balanced_accuracy_coverage(rng, 2000, size, prior, recalls, intervals.DEFAULT_CI_METHOD, 1)
+    result = coverage_study.balanced_accuracy_coverage(rng, 2000, size, prior, recalls, binomial.DEFAULT_CI_METHOD, 1)
     assert result.coverage >= 0.93, result
     # Not bought with width: at most 1.3 times the narrower of Agresti-Coull and Wilson where that covers too.
     others = [coverage_study.balanced_accuracy_coverage(np.random.default_rng(size), 2000, size, prior, recalls, method, 1)
@@ -425,7 +428,7 @@ def tied_topk_coverage(rng, num_sets, size, method):
     hit_shares = np.array([[0.05, 0.10, 0.85], [0.10, 0.20, 0.70], [0.15, 0.30, 0.55], [0.20, 0.40, 0.40]])
     support = rng.multinomial(size, prior, size=num_sets)
     hits = rng.multinomial(support, hit_shares) @ hit_values  # fractional per-class hit sums
-    interval = intervals.recall_mean_interval(
+    interval = balanced_accuracy_metric.recall_mean_interval(
         hits, support, confidence_level=LEVEL, method=method, n_resamples=1000, seed=int(rng.integers(2**31))
     )
     truth = float(np.mean(hit_shares @ hit_values))
@@ -435,7 +438,7 @@ def tied_topk_coverage(rng, num_sets, size, method):
 @pytest.mark.parametrize("size", [50, 200, 1000])
 def test_default_interval_is_conservative_with_tied_topk_hits(size):
     """The balanced_topk_accuracy card: with fractional (tied) hits the default covers at least 95%."""
-    result = tied_topk_coverage(np.random.default_rng(size + 1), 2000, size, intervals.DEFAULT_CI_METHOD)
+    result = tied_topk_coverage(np.random.default_rng(size + 1), 2000, size, binomial.DEFAULT_CI_METHOD)
     assert 0.95 <= result.coverage <= 1.0, result
 
 
@@ -479,7 +482,7 @@ def test_every_analytic_interval_contains_the_modules_value_exactly(seed, balanc
                                   labels=list(range(num_classes)))
     matrix = sklearn_confusion_matrix(references, predictions, labels=np.arange(num_classes), sample_weight=weights)
     if weights is None:  # integer counts: the same numbers in, the same value out
-        assert float(intervals.informedness_average(matrix, "macro")) == result["informedness"]
+        assert float(informedness_metric.informedness_average(matrix, "macro")) == result["informedness"]
     if num_classes == 2:
         binary = informedness.compute(predictions=predictions, references=references, sample_weight=weights, confidence_level=LEVEL)
         assert binary["informedness_ci"][0] <= binary["informedness"] <= binary["informedness_ci"][1]
@@ -494,8 +497,8 @@ def _finite_difference_gradient(confusion, average, averaging, step=1e-5):
         bump = np.zeros_like(confusion)
         bump[cell] = step
         numeric[cell] = (
-            intervals.informedness_average(confusion + bump, average, averaging=averaging)
-            - intervals.informedness_average(confusion - bump, average, averaging=averaging)
+            informedness_metric.informedness_average(confusion + bump, average, averaging=averaging)
+            - informedness_metric.informedness_average(confusion - bump, average, averaging=averaging)
         ) / (2 * step)
     return numeric
 
@@ -511,7 +514,7 @@ def test_informedness_gradient_matches_central_finite_differences(num_classes, a
         confusion[1, :] = 0.0  # a class without references (predicted, though): undefined J_1
     mask = np.array([0, num_classes - 1, 1]) if masked and num_classes > 2 else (np.array([0]) if masked else None)
     averaging = Averaging(num_classes, mask, zero_division=zero_division)
-    analytic = intervals.informedness_gradient(confusion, average, averaging)
+    analytic = informedness_metric.informedness_gradient(confusion, average, averaging)
     numeric = _finite_difference_gradient(confusion, average, averaging)
     # Rows without references: a step there makes the class defined (not differentiable).
     rows = confusion.sum(axis=1) > 0
@@ -522,18 +525,18 @@ def test_informedness_gradient_matches_central_finite_differences(num_classes, a
 def test_informedness_gradient_is_vectorised_and_fast_at_150_classes():
     rng = np.random.default_rng(3)
     batch = rng.integers(0, 20, (4, 5, 5)).astype(float)
-    stacked = intervals.informedness_gradient(batch, "bookmaker")
+    stacked = informedness_metric.informedness_gradient(batch, "bookmaker")
     for index in range(4):
-        assert np.allclose(stacked[index], intervals.informedness_gradient(batch[index], "bookmaker"), rtol=0, atol=1e-15)
+        assert np.allclose(stacked[index], informedness_metric.informedness_gradient(batch[index], "bookmaker"), rtol=0, atol=1e-15)
     confusion = rng.integers(0, 50, (150, 150)).astype(float) + np.diag(np.full(150, 5000.0))
     started = time.perf_counter()
-    gradient = intervals.informedness_gradient(confusion, "bookmaker")
+    gradient = informedness_metric.informedness_gradient(confusion, "bookmaker")
     assert time.perf_counter() - started < 0.5  # milliseconds in practice; loose for loaded machines
     assert gradient.shape == (150, 150)
 
 
 def test_informedness_gradient_is_nan_where_the_value_is_undefined():
-    assert np.isnan(intervals.informedness_gradient(np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 5]]), "bookmaker")).all()
+    assert np.isnan(informedness_metric.informedness_gradient(np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 5]]), "bookmaker")).all()
 
 
 def _independent_delta(confusion, average, level, pseudo_items):
@@ -561,16 +564,16 @@ def _independent_delta(confusion, average, level, pseudo_items):
 def test_delta_interval_equals_an_independent_computation(average, pseudo_items):
     rng = np.random.default_rng(11)
     confusion = rng.integers(1, 40, (4, 4)).astype(float) + np.diag([60.0, 30, 20, 10])
-    interval = intervals.informedness_delta_interval(confusion, confidence_level=0.9, average=average, pseudo_items=pseudo_items)
+    interval = informedness_metric.informedness_delta_interval(confusion, confidence_level=0.9, average=average, pseudo_items=pseudo_items)
     assert interval.as_list() == pytest.approx(_independent_delta(confusion, average, 0.9, pseudo_items), abs=1e-8)
-    via_method = intervals.informedness_interval(confusion, confidence_level=0.9, method="delta", average=average)
+    via_method = informedness_metric.informedness_interval(confusion, confidence_level=0.9, method="delta", average=average)
     if pseudo_items == 0.5:  # the default
         assert via_method.as_list() == interval.as_list()
 
 
 def test_binary_delta_interval_is_youdens_wald_interval():
     # J = TPR - FPR with TPR 40/50, TNR 45/50: var = TPR FNR / P + TNR FPR / N (no pseudo-items).
-    interval = intervals.informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95, pseudo_items=0)
+    interval = informedness_metric.informedness_delta_interval([[45, 5], [10, 40]], confidence_level=0.95, pseudo_items=0)
     half = NormalDist().inv_cdf(0.975) * math.sqrt(0.8 * 0.2 / 50 + 0.9 * 0.1 / 50)
     assert interval.as_list() == pytest.approx([0.7 - half, 0.7 + half], abs=1e-12)
 
@@ -578,19 +581,19 @@ def test_binary_delta_interval_is_youdens_wald_interval():
 def test_delta_interval_with_unit_squared_weights_is_the_unweighted_one_and_scales_with_variance_scale():
     rng = np.random.default_rng(12)
     confusion = rng.integers(0, 30, (5, 5)).astype(float) + np.diag(np.full(5, 40.0))
-    plain = intervals.informedness_delta_interval(confusion, confidence_level=0.95)
-    weighted = intervals.informedness_delta_interval(confusion, confidence_level=0.95, squared_weights=confusion.copy())
+    plain = informedness_metric.informedness_delta_interval(confusion, confidence_level=0.95)
+    weighted = informedness_metric.informedness_delta_interval(confusion, confidence_level=0.95, squared_weights=confusion.copy())
     assert weighted.as_list() == pytest.approx(plain.as_list(), abs=1e-14)
-    value = float(intervals.informedness_average(confusion))
-    doubled = intervals.informedness_delta_interval(confusion, confidence_level=0.95, variance_scale=4.0)
+    value = float(informedness_metric.informedness_average(confusion))
+    doubled = informedness_metric.informedness_delta_interval(confusion, confidence_level=0.95, variance_scale=4.0)
     assert doubled.high - value == pytest.approx(2 * (plain.high - value), rel=1e-12)
-    batch = intervals.informedness_delta_interval(np.stack([confusion, confusion]), confidence_level=0.95, variance_scale=[1.0, 4.0])
+    batch = informedness_metric.informedness_delta_interval(np.stack([confusion, confusion]), confidence_level=0.95, variance_scale=[1.0, 4.0])
     assert [batch.low[0], batch.high[0]] == pytest.approx(plain.as_list(), abs=1e-14)
     assert batch.high[1] == pytest.approx(doubled.high, abs=1e-14)
 
 
 def test_delta_interval_is_nan_with_a_reason_below_two_reference_classes():
-    interval = intervals.informedness_delta_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=0.95, zero_division=0.0)
+    interval = informedness_metric.informedness_delta_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=0.95, zero_division=0.0)
     assert math.isnan(interval.low) and interval.reason == "fewer_than_two_reference_classes"
 
 
@@ -652,9 +655,9 @@ def _independent_score(confusion, average, level):
     ],
 )
 def test_score_interval_equals_an_independent_computation(average, confusion):
-    interval = intervals.informedness_score_interval(confusion, confidence_level=LEVEL, average=average)
+    interval = informedness_metric.informedness_score_interval(confusion, confidence_level=LEVEL, average=average)
     assert interval.as_list() == pytest.approx(_independent_score(confusion, average, LEVEL), abs=2e-6)
-    assert intervals.informedness_interval(confusion, confidence_level=LEVEL, average=average).as_list() == interval.as_list()
+    assert informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, average=average).as_list() == interval.as_list()
 
 
 def test_score_interval_of_macro_with_equal_classes_is_the_score_interval_of_a_mean_of_recalls():
@@ -662,32 +665,32 @@ def test_score_interval_of_macro_with_equal_classes_is_the_score_interval_of_a_m
     # every coefficient 0.5: the interval is the SciPy score interval of 0.5 sum recall, shifted by -0.5.
     confusion = [[18, 1, 1], [0, 20, 0], [2, 1, 17]]
     low, high = score_sum_reference([18, 20, 17], [20, 20, 20], [0.5, 0.5, 0.5], LEVEL)
-    interval = intervals.informedness_score_interval(confusion, confidence_level=LEVEL, average="macro")
+    interval = informedness_metric.informedness_score_interval(confusion, confidence_level=LEVEL, average="macro")
     assert interval.as_list() == pytest.approx([low - 0.5, high - 0.5], abs=2e-6)
 
 
 def test_binary_score_interval_is_the_binary_default():
     for confusion in ([[45, 5], [10, 40]], [[950, 0], [3, 12]], [[20, 0], [0, 5]]):
-        linearised = intervals.informedness_score_interval(confusion, confidence_level=LEVEL)
-        binary = intervals.informedness_interval(confusion, confidence_level=LEVEL)  # TPR + TNR - 1 as a sum of rates
+        linearised = informedness_metric.informedness_score_interval(confusion, confidence_level=LEVEL)
+        binary = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL)  # TPR + TNR - 1 as a sum of rates
         assert linearised.as_list() == pytest.approx(binary.as_list(), abs=1e-12)
 
 
 def test_score_interval_is_never_the_certainty_of_a_perfect_judge_and_nan_below_two_classes():
-    interval = intervals.informedness_score_interval([[30, 0, 0], [0, 20, 0], [0, 0, 5]], confidence_level=LEVEL)
+    interval = informedness_metric.informedness_score_interval([[30, 0, 0], [0, 20, 0], [0, 0, 5]], confidence_level=LEVEL)
     assert interval.high == 1.0 and 0.5 < interval.low < 1.0
-    missing = intervals.informedness_score_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=LEVEL)
+    missing = informedness_metric.informedness_score_interval([[0, 0, 0], [0, 0, 0], [1, 2, 5]], confidence_level=LEVEL)
     assert math.isnan(missing.low) and missing.reason == "fewer_than_two_reference_classes"
 
 
 def test_score_interval_is_vectorised_and_fast_at_150_classes():
     rng = np.random.default_rng(5)
     confusion = rng.integers(0, 3, (150, 150)).astype(float) + np.diag(np.full(150, 40.0))
-    intervals.informedness_interval(confusion, confidence_level=LEVEL)
+    informedness_metric.informedness_interval(confusion, confidence_level=LEVEL)
     started = time.perf_counter()
-    single = intervals.informedness_interval(confusion, confidence_level=LEVEL)
+    single = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL)
     assert time.perf_counter() - started < 0.5  # the benchmark's allowance for one K = 150 interval
-    batch = intervals.informedness_interval(np.stack([confusion, confusion[::-1, ::-1]]), confidence_level=LEVEL)
+    batch = informedness_metric.informedness_interval(np.stack([confusion, confusion[::-1, ::-1]]), confidence_level=LEVEL)
     assert [float(batch.low[0]), float(batch.high[0])] == pytest.approx(single.as_list(), abs=1e-12)
 
 
@@ -701,7 +704,7 @@ def _simulated_coverage(method, sets):
     rows[2] = [0.05, 0.05, 0.90]
     truth = _own_informedness(sizes[:, None] * rows, "bookmaker")
     confusion = np.stack([rng.multinomial(sizes[i], rows[i], size=sets) for i in range(3)], axis=1).astype(float)
-    interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method=method)
+    interval = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method=method)
     return float(np.mean((interval.low <= truth) & (truth <= interval.high)))
 
 
@@ -713,12 +716,12 @@ def test_ceiling_cell_coverage_separates_the_score_interval_from_the_delta_metho
 
 def test_rate_sum_intervals_refuse_delta_naming_the_methods_accepted():
     with pytest.raises(ValueError, match=r"expected one of \('score', 'agresti_coull', 'wilson', 'bootstrap'\)"):
-        intervals.recall_mean_interval([8, 5], [10, 10], confidence_level=0.95, method="delta")
+        balanced_accuracy_metric.recall_mean_interval([8, 5], [10, 10], confidence_level=0.95, method="delta")
 
 
 def test_auto_resamples_bootstrap_uses_fewer_resamples_for_large_matrices():
     assert binomial.auto_resamples(9) == 10_000 and binomial.auto_resamples(150 * 150) == 1_111
     confusion = np.array([[40.0, 5, 5], [3, 20, 2], [1, 1, 8]])
-    auto = intervals.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=None, seed=4)
-    explicit = intervals.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=10_000, seed=4)
+    auto = informedness_metric.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=None, seed=4)
+    explicit = informedness_metric.informedness_interval(confusion, confidence_level=0.95, method="bootstrap", n_resamples=10_000, seed=4)
     assert auto.as_list() == explicit.as_list()

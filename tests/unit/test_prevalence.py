@@ -13,7 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from shared.stats import intervals
+from shared.metrics import balanced_accuracy as balanced_accuracy_metric
+from shared.metrics import informedness as informedness_metric
 from shared.stats import binomial
 from shared.judges import judge_groups
 from shared.tooling import planning
@@ -377,13 +378,13 @@ def test_group_intervals_are_the_whole_set_interval_of_each_group():
     default = judge_groups.group_diagnostics(groups, confidence_level=LEVEL)
     delta = judge_groups.group_diagnostics(groups, confidence_level=LEVEL, ci_method="delta")
     for index, matrix in enumerate(groups):
-        expected = intervals.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
+        expected = informedness_metric.informedness_score_interval(matrix, confidence_level=LEVEL).as_list()
         assert default["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
-        expected = intervals.informedness_delta_interval(matrix, confidence_level=LEVEL).as_list()
+        expected = informedness_metric.informedness_delta_interval(matrix, confidence_level=LEVEL).as_list()
         assert delta["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
     binary = judge_groups.group_diagnostics([binary_confusion(40, 50, 10, 100), binary_confusion(5, 5, 0, 10)], confidence_level=LEVEL)
     for index, matrix in enumerate([binary_confusion(40, 50, 10, 100), binary_confusion(5, 5, 0, 10)]):
-        expected = intervals.informedness_interval(matrix, confidence_level=LEVEL, method="score").as_list()
+        expected = informedness_metric.informedness_interval(matrix, confidence_level=LEVEL, method="score").as_list()
         assert binary["informedness_ci"][index] == pytest.approx(expected, abs=1e-12)
 
 
@@ -456,12 +457,12 @@ def test_golden_set_plan_gives_the_target_half_width(target, tpr, tnr, prior, me
         tp = rng.binomial(positives, tpr, sims)
         tn = rng.binomial(negatives, tnr, sims)
         if metric == "balanced_accuracy":
-            interval = intervals.recall_mean_interval(
+            interval = balanced_accuracy_metric.recall_mean_interval(
                 np.stack([tn, tp], -1), np.array([negatives, positives]), confidence_level=LEVEL, method=ci_method
             )
         else:
             confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
-            interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method=ci_method)
+            interval = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method=ci_method)
         return float(np.median((interval.high - interval.low) / 2))
 
     at_plan = median_half_width(plan["positives"], plan["negatives"])
@@ -508,7 +509,7 @@ def test_judge_comparison_plan_reaches_the_power(agreement):
         # of the intervals the informedness module returns (Wilson / MOVER) is valid.
         def j_interval(tp, tn):
             confusion = np.stack([np.stack([tn, negatives - tn], -1), np.stack([positives - tp, tp], -1)], -2)
-            interval = intervals.informedness_interval(confusion, confidence_level=LEVEL, method="wilson")
+            interval = informedness_metric.informedness_interval(confusion, confidence_level=LEVEL, method="wilson")
             return tp / positives + tn / negatives - 1, interval.low, interval.high
 
         j_a, low_a, high_a = j_interval(tp_a, tn_a)

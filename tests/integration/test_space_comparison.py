@@ -33,7 +33,7 @@ def page(name, namespace, metric, predictions, references, options, source="past
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     controls = app_controls(namespace, metric)
     (shown,) = space_app.example_rows(controls, [[predictions, references, json.dumps(options)]])
-    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS[name], source, shown[0], shown[1],
+    return space_app.compute_page(metric, controls, namespace["PLOTS"], source, shown[0], shown[1],
                                   csv_path, shown[2:])
 
 

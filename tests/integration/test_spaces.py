@@ -32,7 +32,7 @@ def apps():
 def page_for(name, namespace, metric, row, source="paste", csv_path=None):
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     options = app_controls(namespace, metric)
-    plots = space_app.DEFAULT_PLOTS[name]
+    plots = namespace["PLOTS"]  # what its app.py passes to build_app
     (shown,) = space_app.example_rows(options, [row])
     return space_app.compute_page(metric, options, plots, source, shown[0], shown[1], csv_path, shown[2:])
 

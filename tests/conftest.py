@@ -101,9 +101,10 @@ def module_tests(name: str) -> types.ModuleType:
     options its one value is computed with there and in test_spec_contract.py),
     ``DISTRIBUTED_CASES`` and ``DISTRIBUTED_CLUSTER_CASES`` (test_distributed.py),
     ``LAW_OPTIONS`` (test_metamorphic.py), ``NOTHING_LOST_OPTIONS`` (test_nothing_lost.py),
-    ``FAST_PATH_OPTIONS`` (fast_path_data.py), ``fuzz_options`` (test_fuzz.py) and
-    ``TAKES_SCORES`` (its predictions may be scores; test_fuzz.py, test_nothing_lost.py). A
-    module without one of the optional names is tested with its kind's defaults."""
+    ``FAST_PATH_OPTIONS`` (fast_path_data.py), ``HELPER_MAX_LINES`` (test_vendor.py),
+    ``fuzz_options`` (test_fuzz.py) and ``TAKES_SCORES`` (its predictions may be scores;
+    test_fuzz.py, test_nothing_lost.py). A module without one of the optional names is tested
+    with its kind's defaults."""
     import importlib
 
     folder = str(Path(__file__).resolve().parent / "modules")

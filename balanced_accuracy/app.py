@@ -16,7 +16,10 @@ EXAMPLES = card_examples(FOLDER) + [
      '{"baseline_predictions": [1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0], "confidence_level": 0.95}'],
 ]
 
-app = build_app("balanced_accuracy", FOLDER, EXAMPLES, plots=("confusion", "recall", "roc", "comparison"))
+# The plot panels its page draws (tests read them here too).
+PLOTS = ("confusion", "recall", "roc", "comparison")
+
+app = build_app("balanced_accuracy", FOLDER, EXAMPLES, plots=PLOTS)
 
 if __name__ == "__main__":
     app.launch()

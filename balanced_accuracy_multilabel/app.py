@@ -19,7 +19,10 @@ EXAMPLES = card_examples(FOLDER) + [
     ],
 ]
 
-app = build_app("balanced_accuracy_multilabel", FOLDER, EXAMPLES, plots=("per_label",))
+# The plot panels its page draws (tests read them here too).
+PLOTS = ("per_label",)
+
+app = build_app("balanced_accuracy_multilabel", FOLDER, EXAMPLES, plots=PLOTS)
 
 if __name__ == "__main__":
     app.launch()

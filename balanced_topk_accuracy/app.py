@@ -17,7 +17,10 @@ EXAMPLES = card_examples(FOLDER) + [
     ],
 ]
 
-app = build_app("balanced_topk_accuracy", FOLDER, EXAMPLES, plots=("topk",))
+# The plot panels its page draws (tests read them here too).
+PLOTS = ("topk",)
+
+app = build_app("balanced_topk_accuracy", FOLDER, EXAMPLES, plots=PLOTS)
 
 if __name__ == "__main__":
     app.launch()

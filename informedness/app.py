@@ -28,7 +28,10 @@ EXAMPLES = card_examples(FOLDER) + [
     ],
 ]
 
-app = build_app("informedness", FOLDER, EXAMPLES, plots=("confusion", "informedness", "comparison", "prevalence"))
+# The plot panels its page draws (tests read them here too).
+PLOTS = ("confusion", "informedness", "comparison", "prevalence")
+
+app = build_app("informedness", FOLDER, EXAMPLES, plots=PLOTS)
 
 if __name__ == "__main__":
     app.launch()

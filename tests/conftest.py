@@ -93,6 +93,26 @@ def app_controls(namespace: dict, metric) -> list:
     return space_helper(namespace).default_options(metric)
 
 
+def module_tests(name: str) -> types.ModuleType:
+    """A module's own test file, ``tests/modules/test_<name>.py``, imported (once: the same module
+    object pytest collects). Besides its own tests it holds what the tests that iterate the
+    registry need of that module and cannot derive from its kind (``inputs``): ``peer_value``
+    (its value by a peer, test_peer_behaviour.py) and, optionally, ``VALUE_OPTIONS`` (the
+    options its one value is computed with there and in test_spec_contract.py),
+    ``DISTRIBUTED_CASES`` and ``DISTRIBUTED_CLUSTER_CASES`` (test_distributed.py),
+    ``LAW_OPTIONS`` (test_metamorphic.py), ``NOTHING_LOST_OPTIONS`` (test_nothing_lost.py),
+    ``FAST_PATH_OPTIONS`` (fast_path_data.py), ``HELPER_MAX_LINES`` (test_vendor.py),
+    ``fuzz_options`` (test_fuzz.py) and ``TAKES_SCORES`` (its predictions may be scores;
+    test_fuzz.py, test_nothing_lost.py). A module without one of the optional names is tested
+    with its kind's defaults."""
+    import importlib
+
+    folder = str(Path(__file__).resolve().parent / "modules")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # as pytest's default import mode puts it, so the module is shared
+    return importlib.import_module(f"test_{name}")
+
+
 def pytest_configure(config):
     # Balanced accuracy warns (as scikit-learn does) when a class has predictions but no
     # references; parity tests generate such data on purpose. Tests of the warning itself

@@ -429,14 +429,6 @@ def group_rows(options: Sequence[Control], width: int = 4) -> List[List[Optional
     return rows + [flags[start : start + width] for start in range(0, len(flags), width)]
 
 
-DEFAULT_PLOTS = {
-    "balanced_accuracy": ("confusion", "recall", "roc", "comparison"),
-    "informedness": ("confusion", "informedness", "comparison", "prevalence"),
-    "balanced_accuracy_multilabel": ("per_label",),
-    "balanced_topk_accuracy": ("topk",),
-}
-
-
 def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Control]] = None,
               plots: Optional[Sequence[str]] = None):
     """A Blocks app for one metric module.
@@ -445,7 +437,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
     first that needs no option pre-fills the page (``prefill_row``). ``options`` lists the controls (default:
     ``default_options``, one per option and input of the module, shown as ``presentation.py``
     says); their help text comes from the module's argument docs.
-    ``plots`` names the panels to draw (default: ``DEFAULT_PLOTS[metric_name]``).
+    ``plots`` names the panels to draw (each module's ``app.py`` passes its ``PLOTS``; default: none).
     """
     import evaluate
     import gradio as gr
@@ -453,7 +445,7 @@ def build_app(metric_name: str, folder, examples, options: Optional[Sequence[Con
     folder = Path(folder)
     metric = evaluate.load(str(folder))
     options = list(options) if options is not None else default_options(metric)
-    plots = tuple(plots) if plots is not None else DEFAULT_PLOTS.get(metric_name, ())
+    plots = tuple(plots) if plots is not None else ()
     documented = describe_arguments(metric.inputs_description or "")
     header, body = split_card(folder)
     rows = example_rows(options, examples)

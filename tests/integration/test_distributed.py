@@ -25,7 +25,8 @@ import evaluate
 import numpy as np
 import pytest
 
-from conftest import MODULE_NAMES, REPO_ROOT
+from conftest import MODULE_NAMES, REPO_ROOT, module_tests
+from shared.tooling.modules import module
 from fast_path_data import COMPUTE_OPTIONS, MODULES, arrow_files, concatenated, make_data, same
 from processes import run_distributed
 
@@ -34,7 +35,8 @@ NUM_SAMPLES = 103  # not a multiple of 2 or 4: the shards have different sizes
 
 
 def generated_cases():
-    """Cases per module on generated data: labels, strings, scores, token maps, logits, multi-label."""
+    """Cases per module (its test file's ``DISTRIBUTED_CASES``) on generated data: labels, strings,
+    scores, token maps, logits, multi-label."""
     rng = np.random.default_rng(20250101)
     n = NUM_SAMPLES
     skewed = rng.choice(5, size=n, p=[0.55, 0.2, 0.15, 0.07, 0.03])
@@ -50,49 +52,48 @@ def generated_cases():
     tag_scores = np.round(np.clip(tags * 0.35 + rng.random((n, 4)) * 0.65, 0, 1), 4)
     judge = np.array(["safe", "unsafe"])
 
-    cases = {
-        "balanced_accuracy": [
-            (noisy, skewed, {"return_per_class": True}),
-            (noisy, skewed, {"adjusted": True}),
-            (noisy, skewed, {"class_mask": [1, 2, 3], "zero_division": 0.0}),
-            (judge[(scores > 0.5).astype(int)], judge[binary], {"pos_label": "unsafe", "return_per_class": True}),
-            (scores, binary, {"threshold": "auto"}),
-            (token_predictions, tokens, {"ignore_index": -100, "return_per_class": True}),
-        ],
-        "informedness": [
-            (noisy, skewed, {"return_per_class": True, "return_markedness": True}),
-            (noisy, skewed, {"average": "macro"}),
-            (token_predictions, tokens, {"ignore_index": -100, "average": "weighted"}),
-        ],
-        "balanced_topk_accuracy": [
-            (logits, skewed, {"k_list": [1, 3], "return_per_class": True}),
-            (logits, skewed, {"k": 2}),
-        ],
-        "balanced_accuracy_multilabel": [
-            (tag_scores, tags, {"from_probas": True, "threshold": "auto", "return_per_label": True}),
-            ((tag_scores >= 0.5).astype(int), tags, {"average": "micro"}),
-            ((tag_scores >= 0.5).astype(int), tags, {"average": "weighted", "return_per_label": True}),
-            # Intervals with clusters (issue 25): each sample a cluster (counted by add_batch as
-            # confidence_level is given at load), and clusters= given with the batches.
-            ((tag_scores >= 0.5).astype(int), tags, {"average": "micro", "return_per_label": True},
-             {"load": {"confidence_level": 0.9, "seed": 0}}),
-            ((tag_scores >= 0.5).astype(int), tags, {"confidence_level": 0.95, "seed": 0},
-             {"inputs": {"clusters": (np.arange(n) // 3).tolist()}}),
-        ],
+    # Named data (a module's DISTRIBUTED_CASES name theirs); per-sample inputs name theirs too.
+    data = {
+        "noisy": noisy, "skewed": skewed, "binary": binary, "scores": scores,
+        "judge_predictions": judge[(scores > 0.5).astype(int)], "judge_references": judge[binary],
+        "tokens": tokens, "token_predictions": token_predictions, "logits": logits,
+        "tags": tags, "tag_scores": tag_scores, "tag_labels": (tag_scores >= 0.5).astype(int),
+        "triples": np.arange(n) // 3,
     }
     return [
         {
             "id": f"{name}-{index}",
             "name": name,
             "folder": str(REPO_ROOT / name),
-            "predictions": case[0].tolist(),
-            "references": case[1].tolist(),
+            "predictions": data[case[0]].tolist(),
+            "references": data[case[1]].tolist(),
             "kwargs": case[2],
-            **(case[3] if len(case) > 3 else {}),  # "load": load-time options; "inputs": per-sample inputs
+            **named_extras(case[3] if len(case) > 3 else {}, data),  # "load": load-time options; "inputs": per-sample inputs
         }
         for name in MODULE_NAMES
-        for index, case in enumerate(cases[name])
+        for index, case in enumerate(distributed_cases(name))
     ]
+
+
+# A module's cases where its test file names none: its kind's data at its defaults.
+DEFAULT_CASES = {
+    "labels": [("noisy", "skewed", {}), ("token_predictions", "tokens", {"ignore_index": -100})],
+    "scores": [("logits", "skewed", {})],
+    "indicators": [("tag_labels", "tags", {})],
+}
+
+
+def distributed_cases(name):
+    """``DISTRIBUTED_CASES`` of the module's test file: (predictions, references, options[, extras]),
+    the data by name; its kind's defaults if it names none."""
+    return getattr(module_tests(name), "DISTRIBUTED_CASES", DEFAULT_CASES[module(name).inputs])
+
+
+def named_extras(extras, data):
+    """A case's extras with the per-sample inputs' data names replaced by the data."""
+    if "inputs" not in extras:
+        return extras
+    return {**extras, "inputs": {key: data[value].tolist() for key, value in extras["inputs"].items()}}
 
 
 def as_json(result):
@@ -244,8 +245,9 @@ def test_distributed_mode_across_real_processes(tmp_path):
 
 
 def cluster_cases():
-    """Cases with clusters= (issue 25): conversations of 1-D golden items, sequences of a token batch,
-    a paired comparison; each process adds its shard, so a cluster may span two processes' batches."""
+    """Cases with clusters= (issue 25; a module's test file's ``DISTRIBUTED_CLUSTER_CASES``):
+    conversations of 1-D golden items, sequences of a token batch, a paired comparison; each process
+    adds its shard, so a cluster may span two processes' batches."""
     rng = np.random.default_rng(20251125)
     n = NUM_SAMPLES
     conversation = np.sort(rng.integers(0, 25, n))
@@ -256,18 +258,14 @@ def cluster_cases():
     tokens = rng.integers(0, 3, size=(n, 7))
     token_predictions = np.where(rng.random((n, 7)) < 0.7, tokens, rng.integers(0, 3, (n, 7)))
     logits = rng.normal(size=(n, 4)) + np.eye(4)[references] * 2 * (1 - hard)[:, None]
-    level = {"confidence_level": 0.95}
-    cases = [
-        ("balanced_accuracy", predictions, references, {"clusters": conversation}, level),
-        ("balanced_accuracy", predictions, references, {"clusters": conversation, "baseline_predictions": baseline}, level),
-        ("informedness", predictions, references, {"clusters": conversation}, {**level, "average": "macro"}),
-        ("informedness", token_predictions, tokens, {"clusters": np.arange(n) // 4}, level),
-        ("balanced_topk_accuracy", logits, references, {"clusters": conversation}, {**level, "k_list": [1, 2]}),
-    ]
+    data = {"predictions": predictions, "references": references, "baseline": baseline, "tokens": tokens,
+            "token_predictions": token_predictions, "logits": logits, "conversation": conversation, "quads": np.arange(n) // 4}
     return [
-        {"id": f"{name}-clusters-{index}", "name": name, "folder": str(REPO_ROOT / name), "predictions": predictions.tolist(),
-         "references": references.tolist(), "inputs": {key: value.tolist() for key, value in inputs.items()}, "kwargs": kwargs}
-        for index, (name, predictions, references, inputs, kwargs) in enumerate(cases)
+        {"id": f"{name}-clusters-{index}", "name": name, "folder": str(REPO_ROOT / name), "predictions": data[case[0]].tolist(),
+         "references": data[case[1]].tolist(), "inputs": {key: data[value].tolist() for key, value in case[2].items()},
+         "kwargs": case[3]}
+        for name in MODULE_NAMES
+        for index, case in enumerate(getattr(module_tests(name), "DISTRIBUTED_CLUSTER_CASES", ()))
     ]
 
 
@@ -281,7 +279,7 @@ def test_clusters_across_processes_give_process_0_the_single_process_interval(tm
         inputs = {key: np.asarray(value) for key, value in case["inputs"].items()}
         single = metric.compute(predictions=case["predictions"], references=case["references"], **inputs, **case["kwargs"])
         assert "num_clusters" in single, case["id"]
-        if case["name"] == "balanced_topk_accuracy":
+        if module(case["name"]).inputs == "scores":
             # A one-call compute clips ranks at the largest k, add_batch without k at load keeps them:
             # other rows, so the design effect's float sums may differ in their last bits.
             def numbers(result):

@@ -1,9 +1,10 @@
 """What evaluate's own metrics do, done by every module: pickling, shared experiment ids,
 parallel experiments in one cache_dir, ``combine(...).add``, and sample weights.
 
-Expected values come from scikit-learn (balanced_accuracy_score, confusion_matrix,
-top_k_accuracy_score), per class or per label where the module averages, or from the same
-module on the reduced data - never from the module's own output on the same call.
+Expected values come from each module's peer (``peer_value`` of its own test file:
+scikit-learn's balanced_accuracy_score, confusion_matrix, top_k_accuracy_score, per class or per
+label where the module averages), or from the same module on the reduced data - never from the
+module's own output on the same call.
 """
 
 import multiprocessing
@@ -12,30 +13,33 @@ import pickle
 import evaluate
 import numpy as np
 import pytest
-from sklearn.metrics import balanced_accuracy_score
-from sklearn.metrics import confusion_matrix
-from sklearn.metrics import top_k_accuracy_score
 
-from conftest import MODULE_NAMES, load_module
+from conftest import MODULE_NAMES, load_module, module_tests
 from shared.tooling.modules import MODULES
+from shared.tooling.modules import module
 
 NUM_CLASSES = 3
 NUM_SCORE_COLUMNS = 4
 NUM_LABELS = 3
-# Options given at load time (top-k: k=2, so that it is not plain balanced accuracy).
-LOAD_OPTIONS = {"balanced_topk_accuracy": {"k": 2}}
 RESULT_KEY = {entry.name: entry.value_key for entry in MODULES}
 
 
+def load_options(name):
+    """Options given at load time: its test file's ``VALUE_OPTIONS`` (top-k: k=2, so that it is not
+    plain balanced accuracy); its peer computes the value they ask for."""
+    return getattr(module_tests(name), "VALUE_OPTIONS", {})
+
+
 def make_data(name, seed, size=60):
-    """(predictions, references) as the module takes them; every class/label has positives and negatives."""
+    """(predictions, references) as the module's kind takes them; every class/label has positives and negatives."""
     rng = np.random.default_rng(seed)
-    if name == "balanced_accuracy_multilabel":
+    inputs = module(name).inputs
+    if inputs == "indicators":
         references = rng.integers(0, 2, (size, NUM_LABELS))
         references[:2] = [[1] * NUM_LABELS, [0] * NUM_LABELS]
         predictions = np.where(rng.random((size, NUM_LABELS)) < 0.7, references, 1 - references)
         return predictions, references
-    if name == "balanced_topk_accuracy":
+    if inputs == "scores":
         references = np.r_[np.arange(NUM_SCORE_COLUMNS), rng.integers(0, NUM_SCORE_COLUMNS, size - NUM_SCORE_COLUMNS)]
         scores = rng.random((size, NUM_SCORE_COLUMNS))  # continuous: no ties, so any tie rule agrees
         scores[np.arange(size), references] += rng.random(size) * 0.4
@@ -45,31 +49,10 @@ def make_data(name, seed, size=60):
     return predictions, references
 
 
-def bookmaker_informedness(references, predictions, weights=None):
-    """Powers' bookmaker informedness sum_c bias_c (TPR_c - FPR_c), from scikit-learn's confusion matrix."""
-    matrix = confusion_matrix(references, predictions, labels=np.arange(NUM_CLASSES), sample_weight=weights)
-    total = matrix.sum()
-    positives, predicted, hits = matrix.sum(axis=1), matrix.sum(axis=0), np.diag(matrix)
-    informedness_per_class = hits / positives - (predicted - hits) / (total - positives)
-    return float(np.sum(predicted / total * informedness_per_class))
-
-
 def peer_value(name, predictions, references, weights=None):
-    """The module's value computed by scikit-learn (per class or per label where it averages)."""
-    if name == "balanced_accuracy":
-        return balanced_accuracy_score(references, predictions, sample_weight=weights)
-    if name == "informedness":
-        return bookmaker_informedness(references, predictions, weights)
-    if name == "balanced_topk_accuracy":
-        weights = np.ones(len(references)) if weights is None else np.asarray(weights)
-        recalls = [
-            top_k_accuracy_score(references[references == c], predictions[references == c], k=2,
-                                 labels=np.arange(NUM_SCORE_COLUMNS), sample_weight=weights[references == c])
-            for c in range(NUM_SCORE_COLUMNS)
-        ]
-        return float(np.mean(recalls))
-    return float(np.mean([balanced_accuracy_score(references[:, label], predictions[:, label], sample_weight=weights)
-                          for label in range(NUM_LABELS)]))
+    """The module's value computed by its peer (scikit-learn; per class or per label where it
+    averages): ``peer_value`` of its own test file, ``tests/modules/test_<name>.py``."""
+    return module_tests(name).peer_value(predictions, references, weights)
 
 
 def assert_same(found, expected, rel=1e-12):
@@ -92,7 +75,7 @@ def assert_same(found, expected, rel=1e-12):
 def load(tmp_path):
     def _load(name, **kwargs):
         kwargs.setdefault("cache_dir", str(tmp_path / "cache"))
-        return load_module(name, **{**LOAD_OPTIONS.get(name, {}), **kwargs})
+        return load_module(name, **{**load_options(name), **kwargs})
 
     return _load
 
@@ -137,7 +120,7 @@ def test_two_instances_sharing_an_experiment_id_keep_their_own_counts(name, load
 def _run_experiment(arguments):
     """One experiment in its own process: its batches into the shared cache_dir, then compute."""
     name, cache_dir, experiment_id, seed = arguments
-    metric = load_module(name, cache_dir=cache_dir, experiment_id=experiment_id, **LOAD_OPTIONS.get(name, {}))
+    metric = load_module(name, cache_dir=cache_dir, experiment_id=experiment_id, **load_options(name))
     predictions, references = make_data(name, seed)
     for start in range(0, len(references), 10):
         metric.add_batch(predictions=predictions[start:start + 10], references=references[start:start + 10])
@@ -162,7 +145,9 @@ def test_parallel_experiments_in_one_cache_dir_do_not_mix_counts(name, tmp_path)
 @pytest.mark.parametrize("name", MODULE_NAMES)
 def test_combine_add_one_sample_at_a_time_equals_add_batch(name, load):
     """As evaluate's TestCombinedEvaluation.test_add: combine(...).add(prediction, reference) per sample."""
-    partner = {"balanced_accuracy": "informedness", "informedness": "balanced_accuracy"}.get(name)
+    # With another module of its kind where there is one (evaluate.combine gives both the same inputs).
+    partner = next((entry.name for entry in MODULES if entry.inputs == module(name).inputs and entry.name != name
+                    and entry.name in MODULE_NAMES), None)
     names = [name] if partner is None else [name, partner]
     predictions, references = make_data(name, seed=6)
     combined = evaluate.combine([load(each) for each in names])

@@ -225,13 +225,14 @@ def test_card_examples_compute_in_the_browser(browser, name):
 
 
 LAPTOP = {"width": 1280, "height": 800}
-# The Options tabs of each Space: judges for the modules that rank judges, prevalence for informedness's.
-OPTION_GROUPS = {
-    "balanced_accuracy": ["Basic", "Intervals", "Judges"],
-    "balanced_accuracy_multilabel": ["Basic", "Intervals"],
-    "balanced_topk_accuracy": ["Basic", "Intervals"],
-    "informedness": ["Basic", "Intervals", "Judges", "Prevalence"],
-}
+
+
+def option_groups(metric):
+    """The Options tabs a Space should show: Basic and Intervals always; Judges for a module that
+    ranks judges (``judges`` among its inputs), Prevalence for one that corrects a prevalence
+    (``unlabeled_predictions`` among its inputs)."""
+    inputs = set(getattr(metric, "INPUTS", ()))
+    return ["Basic", "Intervals"] + ["Judges"] * ("judges" in inputs) + ["Prevalence"] * ("unlabeled_predictions" in inputs)
 
 
 def card_heading(name):
@@ -296,7 +297,7 @@ def test_the_first_page_fits_a_laptop_screen(browser, name):
         # One click opens the options, grouped in tabs: only the groups the module has.
         open_panel(page, "options")
         tabs = [tab.inner_text().strip() for tab in page.locator("#option-groups [role=tab]").all()]
-        assert tabs == OPTION_GROUPS[name]
+        assert tabs == option_groups(load_module(name))
 
 
 def test_balanced_accuracy_typed_options_csv_upload_and_bad_input(browser, tmp_path):

@@ -15,6 +15,13 @@ from sklearn.metrics import recall_score
 from shared.space import app as space_app
 from conftest import app_controls, space_helper, REPO_ROOT, load_module, run_app
 from shared.tooling.modules import LABEL_MODULES
+from shared.tooling.modules import module as registry_entry
+
+
+def value_key(name):
+    """The result key of the module's value (the registry's ``value_key``; a module's name need not be it)."""
+    return registry_entry(name).value_key
+
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
@@ -33,7 +40,7 @@ def page(name, namespace, metric, predictions, references, options, source="past
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     controls = app_controls(namespace, metric)
     (shown,) = space_app.example_rows(controls, [[predictions, references, json.dumps(options)]])
-    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS[name], source, shown[0], shown[1],
+    return space_app.compute_page(metric, controls, namespace["PLOTS"], source, shown[0], shown[1],
                                   csv_path, shown[2:])
 
 
@@ -45,19 +52,19 @@ def test_the_second_box_adds_the_comparison_and_its_plots(name, apps):
     assert shown.ok and not any("No plot" in text for text in shown.warnings), (shown.message, shown.warnings)
     expected = metric.compute(predictions=JUDGE_A, references=REFERENCES, **options)
     assert json.loads(shown.result_json) == json.loads(json.dumps(expected))
-    assert f"{name}_difference_ci" in expected
+    assert f"{value_key(name)}_difference_ci" in expected
     titles = [axes.get_title() for axes in shown.figure.axes]
     assert "Recall per class of both judges" in titles
     assert "Recall per class" not in titles  # the first judge's recall is in the comparison's panel
-    difference = expected[f"{name}_difference"]
-    assert f"Difference: {difference:+.4f}, p = {expected[f'{name}_difference_p_value']:.3g}" in titles
+    difference = expected[f"{value_key(name)}_difference"]
+    assert f"Difference: {difference:+.4f}, p = {expected[f'{value_key(name)}_difference_p_value']:.3g}" in titles
     # The bars are both judges' recall per class (scikit-learn), the error bar the module's interval.
     (bars,) = [axes for axes in shown.figure.axes if axes.get_title() == "Recall per class of both judges"]
     heights = [patch.get_height() for patch in bars.patches]
     expected_heights = list(recall_score(REFERENCES, JUDGE_A, average=None)) + list(recall_score(REFERENCES, JUDGE_B, average=None))
     np.testing.assert_allclose(heights, expected_heights)
     (panel,) = [axes for axes in shown.figure.axes if axes.get_title().startswith("Difference")]
-    low, high = expected[f"{name}_difference_ci"]
+    low, high = expected[f"{value_key(name)}_difference_ci"]
     (legend,) = [text.get_text() for text in panel.get_legend().get_texts()]
     assert legend == f"interval [{low:.3f}, {high:.3f}]"
     # Empty box: one judge, no comparison panels.

@@ -13,6 +13,54 @@ from sklearn.metrics import balanced_accuracy_score, roc_curve
 
 from robustness import assert_plain
 
+# ---------------------------------------------------------------- what the registry's tests need of this module
+# (tests/conftest.py module_tests): its value by a peer, and the options it is run with where
+# its kind's defaults would leave outputs of its own unchecked.
+
+
+def peer_value(predictions, references, weights=None):
+    """Its value by scikit-learn (tests/integration/test_peer_behaviour.py)."""
+    return balanced_accuracy_score(references, predictions, sample_weight=weights)
+
+
+# tests/integration/test_distributed.py: (predictions, references, options[, extras]) on its named data.
+DISTRIBUTED_CASES = [
+    ("noisy", "skewed", {"return_per_class": True}),
+    ("noisy", "skewed", {"adjusted": True}),
+    ("noisy", "skewed", {"class_mask": [1, 2, 3], "zero_division": 0.0}),
+    ("judge_predictions", "judge_references", {"pos_label": "unsafe", "return_per_class": True}),
+    ("scores", "binary", {"threshold": "auto"}),
+    ("token_predictions", "tokens", {"ignore_index": -100, "return_per_class": True}),
+]
+# ... and with clusters= across processes: (predictions, references, per-sample inputs, options).
+DISTRIBUTED_CLUSTER_CASES = [
+    ("predictions", "references", {"clusters": "conversation"}, {"confidence_level": 0.95}),
+    ("predictions", "references", {"clusters": "conversation", "baseline_predictions": "baseline"}, {"confidence_level": 0.95}),
+]
+LAW_OPTIONS = dict(return_per_class=True, task="multiclass")  # tests/properties/test_metamorphic.py
+NOTHING_LOST_OPTIONS = dict(return_per_class=True, labels=[0, 1, 2, 3, 299, 69_999], class_mask=[0, 1, 2, 3, 4])  # test_nothing_lost.py
+FAST_PATH_OPTIONS = dict(ignore_index=-100, return_per_class=True)  # tests/support/fast_path_data.py
+HELPER_MAX_LINES = 6_900  # tests/unit/test_vendor.py: the most lines its generated shared_core.py may have
+TAKES_SCORES = True  # its predictions may be scores (a threshold makes labels): test_fuzz.py, test_nothing_lost.py
+
+
+def fuzz_options(classes, scores):
+    """tests/properties/test_fuzz.py: (valid, invalid) values of its own options, beyond the label options."""
+    valid = dict(
+        task=[None, "binary", "multiclass"],
+        pos_label=[None, 0, 1, "unsafe", 10**12, classes[0], classes[-1]],
+        adjusted=[False, True],
+        threshold=[0.5, 0.0, 1.0, "auto", None] if scores else [None, None, 0.5, "auto"],
+    )
+    invalid = dict(
+        task=["multilabel", 1, "Binary"],
+        pos_label=[0.5, [1], "nope", 2**70],
+        adjusted=["yes", None],
+        threshold=[-0.1, 1.5, math.nan, "best", True, [0.5]],
+    )
+    return valid, invalid
+
+
 
 def sklearn_ba(references, predictions, sample_weight=None, adjusted=False):
     with warnings.catch_warnings():

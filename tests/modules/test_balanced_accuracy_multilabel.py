@@ -21,6 +21,60 @@ from shared.counting import thresholds as core_thresholds
 from shared.stats.distributions import t_quantile
 from multilabel_design import direct_design_effect
 
+# ---------------------------------------------------------------- what the registry's tests need of this module
+# (tests/conftest.py module_tests): its value by a peer, and the options it is run with where
+# its kind's defaults would leave outputs of its own unchecked.
+
+
+def peer_value(predictions, references, weights=None):
+    """The mean over labels of scikit-learn's balanced accuracy (tests/integration/test_peer_behaviour.py)."""
+    predictions, references = np.asarray(predictions), np.asarray(references)
+    return float(np.mean([balanced_accuracy_score(references[:, label], predictions[:, label], sample_weight=weights)
+                          for label in range(references.shape[1])]))
+
+
+# tests/integration/test_distributed.py: (predictions, references, options[, extras]) on its named data.
+DISTRIBUTED_CASES = [
+    ("tag_scores", "tags", {"from_probas": True, "threshold": "auto", "return_per_label": True}),
+    ("tag_labels", "tags", {"average": "micro"}),
+    ("tag_labels", "tags", {"average": "weighted", "return_per_label": True}),
+    # Intervals with clusters (issue 25): each sample a cluster (counted by add_batch as
+    # confidence_level is given at load), and clusters= given with the batches.
+    ("tag_labels", "tags", {"average": "micro", "return_per_label": True}, {"load": {"confidence_level": 0.9, "seed": 0}}),
+    ("tag_labels", "tags", {"confidence_level": 0.95, "seed": 0}, {"inputs": {"clusters": "triples"}}),
+]
+LAW_OPTIONS = dict(from_probas=True, threshold="auto", return_per_label=True)  # tests/properties/test_metamorphic.py
+NOTHING_LOST_OPTIONS = dict(from_probas=True, threshold="auto", return_per_label=True)  # tests/properties/test_nothing_lost.py
+FAST_PATH_OPTIONS = dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True)  # fast_path_data.py
+HELPER_MAX_LINES = 4_450  # tests/unit/test_vendor.py: the most lines its generated shared_core.py may have
+
+
+def fuzz_options(num_labels, names):
+    """tests/properties/test_fuzz.py: (valid, invalid) values of its options for rows of ``num_labels`` labels."""
+    valid = dict(
+        from_probas=[False, True],
+        threshold=[0.5, 0.0, 1.0, "auto", [0.5] * num_labels, [math.inf] * num_labels],
+        average=["macro", "weighted", "micro"],
+        class_mask=[None, [0], [1], [0, 1], []],
+        ignore_index=[None, -100, 2],
+        sample_weight=[None],
+        zero_division=["skip", 0, 1.0],
+        return_per_label=[False, True],
+        label_names=[None, names],
+    )
+    invalid = dict(
+        from_probas=["yes"],
+        threshold=[-1, 1.5, "best", [0.5] * (num_labels + 1), [math.nan] * num_labels, [-1.0] * num_labels, [["a"]] * num_labels],
+        average=["bookmaker", "samples", None],
+        class_mask=[[9], [-1], [0.5]],
+        ignore_index=[0, 1, 1.5, "x", True, 2**70],
+        zero_division=["warn", 0.5],
+        return_per_label=["yes"],
+        label_names=[names + ["extra"], ["same"] * num_labels, list(range(num_labels)), "names"],
+    )
+    return valid, invalid
+
+
 EXAMPLE_REFERENCES = [[1, 0, 1], [0, 1, 0]]
 
 

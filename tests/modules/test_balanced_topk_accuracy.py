@@ -19,6 +19,65 @@ from shared.stats import vocabulary
 from conftest import REPO_ROOT, load_module
 from robustness import assert_plain
 
+# ---------------------------------------------------------------- what the registry's tests need of this module
+# (tests/conftest.py module_tests): its value by a peer, and the options it is run with where
+# its kind's defaults would leave outputs of its own unchecked.
+
+VALUE_OPTIONS = {"k": 2}  # its value is computed with k=2 (peer, spec contract), so that it is not plain balanced accuracy
+
+
+def peer_value(predictions, references, weights=None):
+    """The mean over classes of scikit-learn's top-k accuracy on that class's samples, k as in
+    VALUE_OPTIONS (tests/integration/test_peer_behaviour.py)."""
+    predictions, references = np.asarray(predictions), np.asarray(references)
+    columns = np.arange(predictions.shape[1])
+    weights = np.ones(len(references)) if weights is None else np.asarray(weights)
+    recalls = [
+        top_k_accuracy_score(references[references == c], predictions[references == c], k=VALUE_OPTIONS["k"],
+                             labels=columns, sample_weight=weights[references == c])
+        for c in columns
+    ]
+    return float(np.mean(recalls))
+
+
+# tests/integration/test_distributed.py: (predictions, references, options[, extras]) on its named data.
+DISTRIBUTED_CASES = [
+    ("logits", "skewed", {"k_list": [1, 3], "return_per_class": True}),
+    ("logits", "skewed", {"k": 2}),
+]
+# ... and with clusters= across processes: (predictions, references, per-sample inputs, options).
+DISTRIBUTED_CLUSTER_CASES = [
+    ("logits", "references", {"clusters": "conversation"}, {"confidence_level": 0.95, "k_list": [1, 2]}),
+]
+LAW_OPTIONS = dict(k_list=[1, 2], return_per_class=True)  # tests/properties/test_metamorphic.py
+NOTHING_LOST_OPTIONS = dict(k_list=[1, 2], return_per_class=True)  # tests/properties/test_nothing_lost.py
+FAST_PATH_OPTIONS = dict(k_list=[1, 3], ignore_index=-100, return_per_class=True)  # tests/support/fast_path_data.py
+HELPER_MAX_LINES = 3_750  # tests/unit/test_vendor.py: the most lines its generated shared_core.py may have
+
+
+def fuzz_options(num_classes, names):
+    """tests/properties/test_fuzz.py: (valid, invalid) values of its options for rows of ``num_classes`` scores."""
+    valid = dict(
+        k=[None, 1, 2, num_classes],
+        k_list=[None, [1], [1, 2], [num_classes, 1, 1]],
+        labels=[None, names],
+        class_mask=[None, [0], [1], [0, 1], []],
+        ignore_index=[None, -100, 0, "A"],
+        sample_weight=[None],
+        zero_division=["skip", 0, 1.0],
+        return_per_class=[False, True],
+    )
+    invalid = dict(
+        k=[0, num_classes + 1, 1.5, "1", 2**70],
+        k_list=[[], [0], "12", [num_classes + 1], [1.5], 3],
+        labels=[names + ["Z"], ["A"] * num_classes, [0.5] * num_classes, "ABC", 3],
+        class_mask=[[9], [-1], [0.5]],
+        zero_division=["warn", 0.5],
+        return_per_class=["yes"],
+    )
+    return valid, invalid
+
+
 SCORES = [[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]]
 REFERENCES = [0, 1, 2, 1]
 

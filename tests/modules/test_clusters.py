@@ -16,6 +16,12 @@ from sklearn.metrics import balanced_accuracy_score
 
 from shared.stats.distributions import t_quantile
 from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES
+from shared.tooling.modules import module as registry_entry
+
+
+def value_key(name):
+    """The result key of the module's value (the registry's ``value_key``; a module's name need not be it)."""
+    return registry_entry(name).value_key
 
 
 def numeric_influence(metric, references, predictions, step=1e-6):
@@ -156,8 +162,8 @@ def test_paired_p_value_with_clusters_swaps_the_systems_within_clusters(load, na
     scale = 1.0 if name == "informedness" else 1.0 / classes
     contribution = scale * ((system == references).astype(float) - (baseline == references)) / sizes[references]
     per_cluster = np.bincount(clusters, contribution)
-    assert result[f"{name}_difference"] == pytest.approx(per_cluster.sum(), abs=1e-12)
-    assert result[f"{name}_difference_p_value"] == pytest.approx(sign_pattern_mid_p(per_cluster), abs=1e-12)
+    assert result[f"{value_key(name)}_difference"] == pytest.approx(per_cluster.sum(), abs=1e-12)
+    assert result[f"{value_key(name)}_difference_p_value"] == pytest.approx(sign_pattern_mid_p(per_cluster), abs=1e-12)
     assert result["num_clusters"] == 13
 
 
@@ -349,6 +355,6 @@ def test_every_item_its_own_cluster_is_the_independent_interval(load, name):
     metric = load(name)
     alone = metric.compute(references=references, predictions=predictions, clusters=np.arange(200), confidence_level=0.95)
     plain = metric.compute(references=references, predictions=predictions, confidence_level=0.95)
-    key = f"{name}_ci"
+    key = f"{value_key(name)}_ci"
     assert alone["design_effect"] == 1.0 and alone["num_clusters"] == 200
     assert alone[key] == plain[key]

@@ -15,6 +15,13 @@ import pytest
 
 from conftest import load_module
 from shared.tooling.modules import LABEL_MODULES
+from shared.tooling.modules import module as registry_entry
+
+
+def value_key(name):
+    """The result key of the module's value (the registry's ``value_key``; a module's name need not be it)."""
+    return registry_entry(name).value_key
+
 
 # At most this many discordant items: 2^12 assignments, and every golden set stays on the
 # module's exact path (at most 5,000 outcomes of the discordant counts).
@@ -55,7 +62,7 @@ def test_the_issue_reproducer_gives_three_quarters():
     assert enumerated_mid_p(references, a, b) == 0.75
     for name in LABEL_MODULES:
         result = load_module(name).compute(references=references, predictions=a, baseline_predictions=b)
-        assert result[f"{name}_difference_p_value"] == 0.75
+        assert result[f"{value_key(name)}_difference_p_value"] == 0.75
 
 
 @pytest.mark.parametrize("name, class_counts", [("balanced_accuracy", (2, 3, 4)), ("informedness", (2,))])
@@ -68,7 +75,7 @@ def test_hundreds_of_small_golden_sets_match_the_enumeration(name, class_counts)
             references, a, b = random_golden_set(rng, num_classes)
             result = module.compute(references=references, predictions=a, baseline_predictions=b)
             expected = enumerated_mid_p(references, a, b)
-            assert abs(result[f"{name}_difference_p_value"] - expected) <= 1e-9, (references.tolist(), a.tolist(), b.tolist())
+            assert abs(result[f"{value_key(name)}_difference_p_value"] - expected) <= 1e-9, (references.tolist(), a.tolist(), b.tolist())
             checked += 1
     assert checked >= 300
 
@@ -87,10 +94,10 @@ def test_equal_weights_give_exactly_the_unweighted_results(name, weight):
         options = dict(references=references, predictions=a, baseline_predictions=b, confidence_level=0.9)
         unweighted = module.compute(**options)
         weighted = module.compute(**options, sample_weight=[weight] * size)
-        for key in (f"{name}_difference_p_value", f"{name}_difference_ci"):
+        for key in (f"{value_key(name)}_difference_p_value", f"{value_key(name)}_difference_ci"):
             assert weighted[key] == unweighted[key], (key, size, num_classes)
         # Whole-number weights sum exactly, so the rates are the same bits; 0.37 * n rounds.
-        key = f"{name}_difference"
+        key = f"{value_key(name)}_difference"
         if float(weight).is_integer():
             assert weighted[key] == unweighted[key], (key, size, num_classes)
         else:
@@ -104,4 +111,4 @@ def test_zero_weights_then_equal_weights_are_the_unweighted_results_of_the_rest(
     weighted = module.compute(references=references, predictions=a, baseline_predictions=b,
                               sample_weight=[2, 2, 2, 2, 2, 2, 2, 0])
     kept = module.compute(references=references[:-1], predictions=a[:-1], baseline_predictions=b[:-1])
-    assert weighted[f"{name}_difference_p_value"] == kept[f"{name}_difference_p_value"] == 0.75
+    assert weighted[f"{value_key(name)}_difference_p_value"] == kept[f"{value_key(name)}_difference_p_value"] == 0.75

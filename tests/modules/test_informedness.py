@@ -18,6 +18,45 @@ from shared.stats import vocabulary
 from conftest import load_module, load_study
 from robustness import assert_plain
 
+# ---------------------------------------------------------------- what the registry's tests need of this module
+# (tests/conftest.py module_tests): its value by a peer, and the options it is run with where
+# its kind's defaults would leave outputs of its own unchecked.
+
+
+def peer_value(predictions, references, weights=None):
+    """Powers' bookmaker informedness sum_c bias_c (TPR_c - FPR_c), from scikit-learn's confusion matrix
+    (tests/integration/test_peer_behaviour.py)."""
+    classes = np.unique(np.concatenate([np.asarray(references), np.asarray(predictions)]))
+    matrix = confusion_matrix(references, predictions, labels=classes, sample_weight=weights)
+    total = matrix.sum()
+    positives, predicted, hits = matrix.sum(axis=1), matrix.sum(axis=0), np.diag(matrix)
+    informedness_per_class = hits / positives - (predicted - hits) / (total - positives)
+    return float(np.sum(predicted / total * informedness_per_class))
+
+
+# tests/integration/test_distributed.py: (predictions, references, options[, extras]) on its named data.
+DISTRIBUTED_CASES = [
+    ("noisy", "skewed", {"return_per_class": True, "return_markedness": True}),
+    ("noisy", "skewed", {"average": "macro"}),
+    ("token_predictions", "tokens", {"ignore_index": -100, "average": "weighted"}),
+]
+# ... and with clusters= across processes: (predictions, references, per-sample inputs, options).
+DISTRIBUTED_CLUSTER_CASES = [
+    ("predictions", "references", {"clusters": "conversation"}, {"confidence_level": 0.95, "average": "macro"}),
+    ("token_predictions", "tokens", {"clusters": "quads"}, {"confidence_level": 0.95}),
+]
+LAW_OPTIONS = dict(return_per_class=True, return_markedness=True)  # tests/properties/test_metamorphic.py
+NOTHING_LOST_OPTIONS = dict(return_per_class=True, return_markedness=True, labels=[0, 1, 2, 3, 299, 69_999])  # test_nothing_lost.py
+FAST_PATH_OPTIONS = dict(ignore_index=-100, return_per_class=True, return_markedness=True)  # tests/support/fast_path_data.py
+HELPER_MAX_LINES = 9_700  # tests/unit/test_vendor.py: the most lines its generated shared_core.py may have
+
+
+def fuzz_options(classes, scores):
+    """tests/properties/test_fuzz.py: (valid, invalid) values of its own options, beyond the label options."""
+    return dict(average=["bookmaker", "macro", "weighted"], return_markedness=[False, True]), \
+        dict(average=["micro", None, 1], return_markedness=["yes"])
+
+
 coverage_study = load_study("golden_set_coverage")
 
 AVERAGES = ("bookmaker", "macro", "weighted")

@@ -27,6 +27,13 @@ from shared.stats.ranking import maxt_p_values
 from shared.stats.ranking import maxt_quantile
 from shared.stats.ranking import pair_covariance
 from shared.tooling.modules import LABEL_MODULES
+from shared.tooling.modules import module as registry_entry
+
+
+def value_key(name):
+    """The result key of the module's value (the registry's ``value_key``; a module's name need not be it)."""
+    return registry_entry(name).value_key
+
 
 NAMES = LABEL_MODULES
 
@@ -151,11 +158,11 @@ def test_two_judges_p_value_is_the_paired_comparisons(modules, name, num_classes
     paired = modules[name].compute(references=references, predictions=first, baseline_predictions=second, confidence_level=0.95)
     ranked = modules[name].compute(references=references, judges=judges, confidence_level=0.95)
     entries = {entry["name"]: entry for entry in ranked["judge_ranking"]}
-    worse = b if paired[name] >= paired[f"baseline_{name}"] else a
+    worse = b if paired[value_key(name)] >= paired[f"baseline_{value_key(name)}"] else a
     # The ranking computes its pairs' differences in one vectorised call (leading axis: the pairs); for
     # multi-class informedness numpy's sums along it may round in the last place (numpy 2.4).
-    assert entries[worse]["p_value"] == pytest.approx(paired[f"{name}_difference_p_value"], rel=1e-13, abs=0)
-    assert entries[a][name] == paired[name] and entries[b][name] == paired[f"baseline_{name}"]
+    assert entries[worse]["p_value"] == pytest.approx(paired[f"{value_key(name)}_difference_p_value"], rel=1e-13, abs=0)
+    assert entries[a][value_key(name)] == paired[value_key(name)] and entries[b][value_key(name)] == paired[f"baseline_{value_key(name)}"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -168,7 +175,7 @@ def test_two_judges_p_value_with_weights_clusters_and_exact_mid_p(modules, name)
     for extra in ({}, {"sample_weight": weights}, {"clusters": clusters}):
         paired = modules[name].compute(references=references, predictions=first, baseline_predictions=second, **extra)
         ranked = modules[name].compute(references=references, judges=judges, **extra)
-        assert ranked["judge_ranking"][1]["p_value"] == paired[f"{name}_difference_p_value"], extra
+        assert ranked["judge_ranking"][1]["p_value"] == paired[f"{value_key(name)}_difference_p_value"], extra
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -184,7 +191,7 @@ def test_clustered_exact_mid_p_far_in_the_tail_is_a_number(modules, name):
     wrong[::12] = references[::12]  # 10 items right, 110 wrong: about 60 discordant pairs of items
     clusters = np.arange(references.size) // 2
     paired = modules[name].compute(references=references, predictions=perfect, baseline_predictions=wrong, clusters=clusters)
-    p_value = paired[f"{name}_difference_p_value"]
+    p_value = paired[f"{value_key(name)}_difference_p_value"]
     assert 0.0 <= p_value < 1e-10 and math.isfinite(p_value)
     ranked = modules[name].compute(references=references, judges={"perfect": perfect, "wrong": wrong}, clusters=clusters)
     assert ranked["judge_ranking"][1]["p_value"] == p_value
@@ -214,13 +221,13 @@ def test_judges_intervals_computed_together_equal_each_judge_alone(modules, name
     level = result["judge_ranking_marginal_level"]
     for entry in result["judge_ranking"]:
         alone = metric.compute(references=references, predictions=judges[entry["name"]], confidence_level=level, **options)
-        assert math.isfinite(entry[f"{name}_ci"][0])
+        assert math.isfinite(entry[f"{value_key(name)}_ci"][0])
         if case in ("weights", "clusters"):
             # A judge's weighted or clustered counts in the ranking come from its pair tables, summed
             # in another order than a one-judge compute's: the same to about 1e-16 (before batching too).
-            assert entry[f"{name}_ci"] == pytest.approx(alone[f"{name}_ci"], abs=1e-12, rel=0)
+            assert entry[f"{value_key(name)}_ci"] == pytest.approx(alone[f"{value_key(name)}_ci"], abs=1e-12, rel=0)
         else:
-            assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
+            assert entry[f"{value_key(name)}_ci"] == alone[f"{value_key(name)}_ci"]
     spec = type(metric).SPEC
     monkeypatch.setattr(type(metric), "SPEC", dataclasses.replace(spec, intervals=None))
     # The pairs' p-values one paired comparison at a time too (the module's helpers share one namespace).
@@ -246,9 +253,9 @@ def test_each_judge_is_a_plain_compute_and_intervals_widen_to_the_maxt_level(mod
     assert 0.9 < level < 1 - 0.1 / 4  # maxT: above the level, below Bonferroni's
     for entry in result["judge_ranking"]:
         alone = modules[name].compute(references=references, predictions=judges[entry["name"]], confidence_level=level)
-        assert entry[name] == alone[name]
-        assert entry[f"{name}_ci"] == alone[f"{name}_ci"]
-    values = [entry[name] for entry in result["judge_ranking"]]
+        assert entry[value_key(name)] == alone[value_key(name)]
+        assert entry[f"{value_key(name)}_ci"] == alone[f"{value_key(name)}_ci"]
+    values = [entry[value_key(name)] for entry in result["judge_ranking"]]
     assert values == sorted(values, reverse=True)
     best = result["judge_ranking"][0]["name"]
     top = modules[name].compute(references=references, predictions=judges[best], confidence_level=0.9)
@@ -369,7 +376,7 @@ def test_options_apply_to_every_judge(modules, name):
             alone = {key: value for key, value in case.items() if key not in ("judges", "confidence_level")}
             expected = modules[name].compute(**alone, predictions=case["judges"][entry["name"]])
             # Weighted sums are added in another order (per pair of judges): equal to rounding.
-            assert math.isclose(entry[name], expected[name], rel_tol=1e-13), (case.keys(), entry)
+            assert math.isclose(entry[value_key(name)], expected[value_key(name)], rel_tol=1e-13), (case.keys(), entry)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -381,7 +388,7 @@ def test_a_label_only_one_judge_gives_is_a_class_for_all_and_warned_naming_the_j
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for entry in result["judge_ranking"]:
-            assert entry[name] == modules[name].compute(references=references, predictions=judges[entry["name"]])[name]
+            assert entry[value_key(name)] == modules[name].compute(references=references, predictions=judges[entry["name"]])[value_key(name)]
 
 
 # ---------------------------------------------------------------- bad input
@@ -428,7 +435,7 @@ def test_without_confidence_level_the_ranking_tests_at_95_percent_without_interv
     result = modules[name].compute(references=references, judges=judges)
     with_level = modules[name].compute(references=references, judges=judges, confidence_level=0.95)
     for entry, other in zip(result["judge_ranking"], with_level["judge_ranking"]):
-        assert f"{name}_ci" not in entry
+        assert f"{value_key(name)}_ci" not in entry
         assert entry["p_value"] == other["p_value"] and entry["in_best_set"] == other["in_best_set"]
         assert entry["in_best_set"] == (entry["p_value"] is None or entry["p_value"] >= 0.05)
     assert json.loads(json.dumps(result)) == result
@@ -448,12 +455,12 @@ def test_pairwise_p_values_are_each_pairs_paired_p_adjusted_over_all_pairs(modul
                 continue
             assert matrix[row][column] == matrix[column][row]
             paired = modules[name].compute(references=references, predictions=judges[first], baseline_predictions=judges[second])
-            raw = paired[f"{name}_difference_p_value"]
+            raw = paired[f"{value_key(name)}_difference_p_value"]
             assert raw <= matrix[row][column] <= min(1.0, pairs * raw) + 1e-15  # maxT: between raw and Bonferroni
     two = dict(list(judges.items())[:2])
     only = modules[name].compute(references=references, judges=two, return_judge_p_values=True)
     paired = modules[name].compute(references=references, predictions=two["judge_0"], baseline_predictions=two["judge_1"])
-    assert only["judge_p_values"][0][1] == paired[f"{name}_difference_p_value"]  # one pair: not adjusted
+    assert only["judge_p_values"][0][1] == paired[f"{value_key(name)}_difference_p_value"]  # one pair: not adjusted
 
 
 # ---------------------------------------------------------------- the Space

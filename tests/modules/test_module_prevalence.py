@@ -772,7 +772,7 @@ def space_page(namespace, metric, predictions, references, options, source="past
     space_app = space_helper(namespace)  # the app's own helper: its controls and page functions
     controls = app_controls(namespace, metric)
     (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
-    return space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], source, shown[0], shown[1],
+    return space_app.compute_page(metric, controls, namespace["PLOTS"], source, shown[0], shown[1],
                                   csv_path, shown[2:])
 
 

@@ -329,7 +329,7 @@ def test_space_takes_a_mapping_of_models_and_says_each_ones_corrected_prevalence
     space_app = space_helper(informedness_app)
     controls = app_controls(informedness_app, metric)
     (shown,) = space_app.example_rows(controls, [[json.dumps(predictions), json.dumps(references), json.dumps(options)]])
-    page = space_app.compute_page(metric, controls, space_app.DEFAULT_PLOTS["informedness"], "paste", shown[0], shown[1],
+    page = space_app.compute_page(metric, controls, informedness_app["PLOTS"], "paste", shown[0], shown[1],
                                   None, shown[2:])
     assert page.ok, page.message
     expected = metric.compute(predictions=predictions, references=references, **options)

@@ -27,7 +27,8 @@ import torch
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from conftest import MODULE_NAMES, load_module
+from conftest import MODULE_NAMES, load_module, module_tests
+from shared.tooling.modules import module
 import robustness
 from robustness import adjusted_flag, check_call, scaled
 
@@ -274,28 +275,18 @@ UNIT_FLOAT = st.floats(0, 1)
 
 
 @st.composite
-def balanced_accuracy_calls(draw, wellformed=False):
-    scores = draw(st.booleans()) and draw(st.booleans())
+def label_calls(draw, name, wellformed=False):
+    """A call on class labels: the label options, the module's own (its test file's ``fuzz_options``)
+    and the interval's; a module whose test file sets ``TAKES_SCORES`` also gets scores as
+    predictions (with a threshold)."""
+    own = module_tests(name)
+    scores = getattr(own, "TAKES_SCORES", False) and draw(st.booleans()) and draw(st.booleans())
     n, references, predictions, classes = _labels_data(draw, strings=draw(st.integers(0, 3)) == 0)
     if scores:
         predictions = [draw(UNIT_FLOAT) for _ in range(n)]
-    valid = dict(
-        label_options_valid(classes),
-        task=[None, "binary", "multiclass"],
-        pos_label=[None, 0, 1, "unsafe", 10**12, classes[0], classes[-1]],
-        adjusted=[False, True],
-        threshold=[0.5, 0.0, 1.0, "auto", None] if scores else [None, None, 0.5, "auto"],
-        sample_weight=[None],
-        **CI_VALID,
-    )
-    invalid = dict(
-        LABEL_OPTIONS_INVALID,
-        task=["multilabel", 1, "Binary"],
-        pos_label=[0.5, [1], "nope", 2**70],
-        adjusted=["yes", None],
-        threshold=[-0.1, 1.5, math.nan, "best", True, [0.5]],
-        **CI_INVALID,
-    )
+    own_valid, own_invalid = own_options(name, classes=classes, scores=scores)
+    valid = dict(label_options_valid(classes), **own_valid, sample_weight=[None], **CI_VALID)
+    invalid = dict(LABEL_OPTIONS_INVALID, **own_invalid, **CI_INVALID)
     chosen = draw(options(valid, invalid, wellformed))
     if scores and "threshold" not in chosen:
         chosen["threshold"] = draw(SCORE_THRESHOLD)
@@ -305,13 +296,11 @@ def balanced_accuracy_calls(draw, wellformed=False):
 SCORE_THRESHOLD = st.sampled_from([0.5, "auto"])
 
 
-@st.composite
-def informedness_calls(draw, wellformed=False):
-    n, references, predictions, classes = _labels_data(draw, strings=draw(st.integers(0, 3)) == 0)
-    valid = dict(label_options_valid(classes), average=["bookmaker", "macro", "weighted"], return_markedness=[False, True], sample_weight=[None],
-                 **CI_VALID)
-    invalid = dict(LABEL_OPTIONS_INVALID, average=["micro", None, 1], return_markedness=["yes"], **CI_INVALID)
-    return n, references, predictions, draw(options(valid, invalid, wellformed))
+def own_options(name, **context):
+    """(valid, invalid) values of the module's own options: ``fuzz_options(**context)`` of its test
+    file (``context``: what was drawn, e.g. the classes or the number of labels); none if it has none."""
+    hook = getattr(module_tests(name), "fuzz_options", None)
+    return hook(**context) if hook is not None else ({}, {})
 
 
 SIZE = st.sampled_from([1, 2, 3, 5, 8, 13, 20, 0])
@@ -323,7 +312,8 @@ MULTILABEL_ELEMENT = {"labels": st.sampled_from([0, 1]), "probas": st.floats(0, 
 
 
 @st.composite
-def multilabel_calls(draw, wellformed=False):
+def indicator_calls(draw, name, wellformed=False):
+    """A call on rows of 0/1 indicators (or their probabilities or logits), one per label; padded with -100 or not."""
     n = draw(SIZE)
     num_labels = draw(NUM_LABELS)
     padded = draw(st.booleans())
@@ -333,29 +323,9 @@ def multilabel_calls(draw, wellformed=False):
     element = MULTILABEL_ELEMENT[kind]
     predictions = [[draw(element) for _ in range(num_labels)] for _ in range(n)]
     names = [f"label{i}" for i in range(num_labels)]
-    valid = dict(
-        from_probas=[False, True],
-        threshold=[0.5, 0.0, 1.0, "auto", [0.5] * num_labels, [math.inf] * num_labels],
-        average=["macro", "weighted", "micro"],
-        class_mask=[None, [0], [1], [0, 1], []],
-        ignore_index=[None, -100, 2],
-        sample_weight=[None],
-        zero_division=["skip", 0, 1.0],
-        return_per_label=[False, True],
-        label_names=[None, names],
-        **CI_VALID,
-    )
-    invalid = dict(
-        from_probas=["yes"],
-        threshold=[-1, 1.5, "best", [0.5] * (num_labels + 1), [math.nan] * num_labels, [-1.0] * num_labels, [["a"]] * num_labels],
-        average=["bookmaker", "samples", None],
-        class_mask=[[9], [-1], [0.5]],
-        ignore_index=[0, 1, 1.5, "x", True, 2**70],
-        zero_division=["warn", 0.5],
-        return_per_label=["yes"],
-        label_names=[names + ["extra"], ["same"] * num_labels, list(range(num_labels)), "names"],
-        **CI_INVALID,
-    )
+    own_valid, own_invalid = own_options(name, num_labels=num_labels, names=names)
+    valid = {**own_valid, "sample_weight": [None], **CI_VALID}
+    invalid = {**own_invalid, **CI_INVALID}
     chosen = draw(options(valid, invalid, wellformed))
     if padded:
         chosen.setdefault("ignore_index", -100)
@@ -371,7 +341,8 @@ TOPK_SCORE = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([0.0, 1.0, -1.0, 1e
 
 
 @st.composite
-def topk_calls(draw, wellformed=False):
+def score_calls(draw, name, wellformed=False):
+    """A call on rows of class scores; references as column indices or, with ``labels``, as names."""
     n = draw(SIZE)
     num_classes = draw(NUM_CLASSES)
     predictions = [[draw(TOPK_SCORE) for _ in range(num_classes)] for _ in range(n)]
@@ -380,38 +351,17 @@ def topk_calls(draw, wellformed=False):
     upper = max(num_classes - 1, 0)
     reference = st.sampled_from(names) if by_name else st.integers(0, upper)
     references = [draw(reference) for _ in range(n)]
-    valid = dict(
-        k=[None, 1, 2, num_classes],
-        k_list=[None, [1], [1, 2], [num_classes, 1, 1]],
-        labels=[None, names],
-        class_mask=[None, [0], [1], [0, 1], []],
-        ignore_index=[None, -100, 0, "A"],
-        sample_weight=[None],
-        zero_division=["skip", 0, 1.0],
-        return_per_class=[False, True],
-        **CI_VALID,
-    )
-    invalid = dict(
-        k=[0, num_classes + 1, 1.5, "1", 2**70],
-        k_list=[[], [0], "12", [num_classes + 1], [1.5], 3],
-        labels=[names + ["Z"], ["A"] * num_classes, [0.5] * num_classes, "ABC", 3],
-        class_mask=[[9], [-1], [0.5]],
-        zero_division=["warn", 0.5],
-        return_per_class=["yes"],
-        **CI_INVALID,
-    )
+    own_valid, own_invalid = own_options(name, num_classes=num_classes, names=names)
+    valid = {**own_valid, "sample_weight": [None], **CI_VALID}
+    invalid = {**own_invalid, **CI_INVALID}
     chosen = draw(options(valid, invalid, wellformed))
     if by_name:
         chosen.setdefault("labels", names)
     return n, references, predictions, chosen
 
 
-CALLS = {
-    "balanced_accuracy": balanced_accuracy_calls,
-    "balanced_accuracy_multilabel": multilabel_calls,
-    "balanced_topk_accuracy": topk_calls,
-    "informedness": informedness_calls,
-}
+# The calls of each kind of input (the registry's ``inputs``).
+KIND_CALLS = {"labels": label_calls, "indicators": indicator_calls, "scores": score_calls}
 
 
 MUTATION = {True: st.sampled_from(["none", "none", "containers"]),
@@ -422,7 +372,7 @@ ONE_IN_FIVE = st.integers(0, 4)
 @st.composite
 def fuzzed_calls(draw, name, wellformed=False):
     """(kwargs of a compute call); half well-formed for the module, the rest mutated."""
-    n, references, predictions, kwargs = draw(CALLS[name](wellformed))
+    n, references, predictions, kwargs = draw(KIND_CALLS[module(name).inputs](name, wellformed))
     mutation = draw(MUTATION[wellformed])
     if mutation in ("predictions", "both"):
         predictions = draw(wild_arrays(rows=draw(st.sampled_from([None, n]))))
@@ -466,7 +416,8 @@ def fuzz_one(name, call_kwargs):
 
 
 def test_every_module_is_fuzzed():
-    assert set(MODULE_NAMES) == set(CALLS)
+    """Each module's calls come from its kind (its own options from its test file's ``fuzz_options``)."""
+    assert all(module(name).inputs in KIND_CALLS for name in MODULE_NAMES)
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)

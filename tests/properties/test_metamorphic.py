@@ -27,8 +27,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import load_module
+from conftest import MODULE_NAMES, load_module, module_tests
 from shared.tooling.modules import LABEL_MODULES
+from shared.tooling.modules import MODULES
 from robustness import scaled
 
 TOLERANCE = 1e-12
@@ -358,23 +359,22 @@ def splits(draw, n):
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-# Per module: generated data and the options every law is checked with.
-CASES = {
-    "balanced_accuracy": (labelled(max_n=40), dict(return_per_class=True, task="multiclass")),
-    "informedness": (labelled(max_n=40), dict(return_per_class=True, return_markedness=True)),
-    "balanced_accuracy_multilabel": (multilabel_data(), dict(from_probas=True, threshold="auto", return_per_label=True)),
-    "balanced_topk_accuracy": (topk_data(), dict(k_list=[1, 2], return_per_class=True)),
+# Per kind of input (the registry's ``inputs``): generated data as (predictions, references).
+KIND_DATA = {
+    "labels": labelled(max_n=40).map(lambda data: (data[2], data[1])),
+    "indicators": multilabel_data().map(lambda data: (data[1], data[0])),
+    "scores": topk_data().map(lambda data: (data[2], data[1])),
 }
+# Per module: its kind's data and the options every law is checked with (its test file's
+# LAW_OPTIONS: every output of its own on; none given, its defaults).
+CASES = {entry.name: (KIND_DATA[entry.inputs], getattr(module_tests(entry.name), "LAW_OPTIONS", {}))
+         for entry in MODULES if entry.name in MODULE_NAMES}
 
 
 def _draw_case(name, draw):
     """(predictions, references, options) for ``name``."""
     strategy, options = CASES[name]
-    data = draw.draw(strategy)
-    if name == "balanced_accuracy_multilabel":
-        references, predictions = data
-    else:
-        _, references, predictions = data
+    predictions, references = draw.draw(strategy)
     return predictions, references, options
 
 

@@ -34,8 +34,9 @@ from hypothesis import strategies as st
 
 from shared.space import app as space_app
 from shared.space import parsing as space_parsing
-from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, run_app
+from conftest import app_controls, space_helper, MODULE_NAMES, REPO_ROOT, load_module, module_tests, run_app
 from shared.tooling.modules import LABEL_MODULES, MODULES
+from shared.tooling.modules import module
 from robustness import check_error, scaled
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="nothing-lost-"))
@@ -71,7 +72,7 @@ def _good_batch(name, draw, width):
         predictions = np.where(rng.random(n) < 0.6, references, rng.integers(0, 4, n))
         dtype = draw.draw(st.sampled_from(["int64", "uint16", "int32"])) if high <= 300 else "int64"
         return predictions.astype(dtype), references.astype(dtype)
-    if name == "balanced_accuracy_multilabel":
+    if module(name).inputs == "indicators":
         references = (rng.random((n, width)) < 0.4).astype(np.int64)
         scores = np.round(rng.random((n, width)), 2).astype(draw.draw(st.sampled_from(["float64", "float32"])))
         return scores, references
@@ -82,44 +83,41 @@ def _good_batch(name, draw, width):
 def _bad_batch(name, draw, width):
     """A batch validation must reject (what it breaks is drawn)."""
     label_modules = LABEL_MODULES
+    score_rows = module(name).inputs == "scores"  # else rows of indicators, or labels
     kind = draw.draw(st.sampled_from(["lengths", "missing", "strings", "non_finite", "ragged", "width", "fractional"]))
     if kind == "lengths":
         if name in label_modules:
             return [0, 1, 1], [0, 1]
-        return np.zeros((3, width)), np.zeros(2, dtype=int) if name == "balanced_topk_accuracy" else np.zeros((2, width), dtype=int)
+        return np.zeros((3, width)), np.zeros(2, dtype=int) if score_rows else np.zeros((2, width), dtype=int)
     if kind == "missing":
         if name in label_modules:
             return [0, None], [0, 1]
-        return np.zeros((2, width)), [0, None] if name == "balanced_topk_accuracy" else [[0] * width, [None] * width]
+        return np.zeros((2, width)), [0, None] if score_rows else [[0] * width, [None] * width]
     if kind == "strings":
         if name in label_modules:
             return ["a", "b"], ["a", "b"]  # strings after integer labels
-        return [["x"] * width], [0] if name == "balanced_topk_accuracy" else [[0] * width]
+        return [["x"] * width], [0] if score_rows else [[0] * width]
     if kind == "non_finite":
         if name in label_modules:
             return [0.0, float("inf")], [0, 1]
-        return np.full((1, width), np.nan), [0] if name == "balanced_topk_accuracy" else [[0] * width]
+        return np.full((1, width), np.nan), [0] if score_rows else [[0] * width]
     if kind == "ragged":
         return [[0, 1], [1]], [[0, 1], [1, 0]]
     if kind == "width":
         if name in label_modules:
             return [[0, 1]], [0, 1]  # 2-D predictions, 1-D references: shapes differ
-        return np.zeros((1, width + 1)), [0] if name == "balanced_topk_accuracy" else np.zeros((1, width + 1), dtype=int)
-    if name == "balanced_accuracy":
+        return np.zeros((1, width + 1)), [0] if score_rows else np.zeros((1, width + 1), dtype=int)
+    if getattr(module_tests(name), "TAKES_SCORES", False):
         # Scores in predictions may wait for a compute-time threshold; references are labels.
         return [0, 1], [0.5, 1.0]
     if name in label_modules:
         return [0.5, 1.0], [0, 1]  # scores where labels were stored
-    return np.zeros((1, width)), [0.5] if name == "balanced_topk_accuracy" else [[0.5] * width]
+    return np.zeros((1, width)), [0.5] if score_rows else [[0.5] * width]
 
 
-# Each module's options beyond its defaults (a module without an entry is checked at its defaults).
-OPTIONS = {
-    "balanced_accuracy": dict(return_per_class=True, labels=[0, 1, 2, 3, 299, 69_999], class_mask=[0, 1, 2, 3, 4]),
-    "informedness": dict(return_per_class=True, return_markedness=True, labels=[0, 1, 2, 3, 299, 69_999]),
-    "balanced_accuracy_multilabel": dict(from_probas=True, threshold="auto", return_per_label=True),
-    "balanced_topk_accuracy": dict(k_list=[1, 2], return_per_class=True),
-}
+# Each module's options beyond its defaults: its test file's NOTHING_LOST_OPTIONS (a module without
+# them is checked at its defaults).
+OPTIONS = {name: getattr(module_tests(name), "NOTHING_LOST_OPTIONS", {}) for name in MODULE_NAMES}
 
 
 @pytest.mark.parametrize("name", MODULE_NAMES)
@@ -275,7 +273,7 @@ def spaces():
         namespace = run_app(name)
         metric = load_module(name)
         options = app_controls(namespace, metric)
-        built[name] = (metric, namespace, options, space_app.DEFAULT_PLOTS[name])
+        built[name] = (metric, namespace, options, namespace["PLOTS"])
     return built
 
 

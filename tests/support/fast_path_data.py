@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from conftest import MODULE_NAMES
+from conftest import MODULE_NAMES, module_tests
+from shared.tooling.modules import MODULES as REGISTRY
 
 # Each case returns (predictions, references) for a variant; the variants differ in
 # dtype and value range so that their narrowest storage types differ (int8, uint8, int16,
@@ -47,19 +48,13 @@ def _topk(rng, n, variant, num_classes=6):
     return scores, references
 
 
-CASES = {
-    "balanced_accuracy": _labels,
-    "informedness": _labels,
-    "balanced_accuracy_multilabel": _multilabel,
-    "balanced_topk_accuracy": _topk,
-}
-COMPUTE_OPTIONS = {
-    "balanced_accuracy": dict(ignore_index=-100, return_per_class=True),
-    "informedness": dict(ignore_index=-100, return_per_class=True, return_markedness=True),
-    "balanced_accuracy_multilabel": dict(from_probas=True, threshold="auto", ignore_index=-100, return_per_label=True),
-    "balanced_topk_accuracy": dict(k_list=[1, 3], ignore_index=-100, return_per_class=True),
-}
-MODULES = [name for name in MODULE_NAMES if name in CASES]
+# The data of each kind of input (the registry's ``inputs``).
+DATA = {"labels": _labels, "indicators": _multilabel, "scores": _topk}
+CASES = {entry.name: DATA[entry.inputs] for entry in REGISTRY if entry.name in MODULE_NAMES}
+# The options each module reduces them with: its test file's FAST_PATH_OPTIONS (every output of its
+# own on), else only the padding dropped.
+COMPUTE_OPTIONS = {name: getattr(module_tests(name), "FAST_PATH_OPTIONS", {"ignore_index": -100}) for name in CASES}
+MODULES = list(CASES)
 
 
 def make_data(name, variants=(0, 1, 2), n=120, seed=0):

@@ -1,7 +1,7 @@
 """Result cases: prove that a refactor left every module's results unchanged.
 
-The four metric modules (balanced_accuracy, balanced_accuracy_multilabel,
-balanced_topk_accuracy, informedness) are about to be restructured internally. This tool
+The metric modules (those of the registry, ``shared/tooling/modules.py``) are about to be
+restructured internally. This tool
 runs each module, as a user would, on a fixed grid of thousands of input/option cases and
 writes every outcome to JSON; running it on the folders before and after the change and
 comparing the two files shows that the outputs are identical, bit for bit.
@@ -16,8 +16,10 @@ Usage::
 ``run`` loads ``<root>/<name>`` with ``evaluate.load`` (offline, a private temporary
 ``cache_dir`` per module and a private modules cache, so no stale copy of a module is ever
 imported) and uses only the public API: ``evaluate.load(..., **options)``, ``add_batch``,
-``add`` and ``compute``. Nothing is imported from ``shared/``: the tool works on any
-version of the folders, old or new layout.
+``add`` and ``compute``. Of ``shared/`` only the registry of modules is imported (which
+modules there are, and their kind of input): the tool works on any version of the folders,
+old or new layout. Each module runs its own grid (``<module>_cases``) if it has one, else the
+grid of its kind (class labels, indicator rows, score rows).
 
 Each case has an id that says what it computes, e.g.
 ``ci/str_bin/confidence_level=0.95,ci_method='bootstrap',n_resamples=200,seed=0``
@@ -79,6 +81,12 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import numpy as np  # noqa: E402 - after the thread settings above
+
+# Of shared/ only the registry of modules (plain data): which modules there are, and their kind.
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(_REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(_REPO_ROOT))
+from shared.tooling.modules import MODULES as REGISTERED  # noqa: E402
 
 FORMAT = 1
 # Exceptions a module is meant to raise for bad input; anything else is reported as a finding.
@@ -1019,14 +1027,39 @@ def topk_cases() -> Iterator[Case]:
         {"k": 1, "k_list": [1, 2]}], computes=({}, {"k": 1}, {"k_list": [1, 3]}))
 
 
-GRIDS: Dict[str, Callable[[], Iterator[Case]]] = {
-    "balanced_accuracy": balanced_accuracy_cases,
-    "balanced_accuracy_multilabel": multilabel_cases,
-    "balanced_topk_accuracy": topk_cases,
-    "informedness": informedness_cases,
-}
-# The modules this tool has cases for (each needs its grid written above).
-MODULES = tuple(GRIDS)
+# ----------------------------------------------------------------------------- a module of labels without a grid of its own
+def label_cases() -> Iterator[Case]:
+    """The options every module of class labels takes (the label options, intervals, a second
+    judge, per-class outputs, confusion matrices, streams, load options), on the label data."""
+    labels, base = label_data(), baseline_data()
+    yield from Family("classes", labels, [("+classes", CLASS_SPECS), ("+returns", RETURNS)]).cases()
+    yield from Family("options", labels, [
+        ("zero_division", [None, 0.0]), ("class_mask", CLASS_MASKS), ("+returns", [None, RETURNS[2]])]).cases()
+    yield from Family("ci", labels, [("+ci", CI_VARIANTS), ("zero_division", [None, 0.0]), ("class_mask", [None, [0]])]).cases()
+    yield from Family("baseline", base, [("+ci", CI_PAIRED), ("class_mask", [None, [1]]), ("return_confusion_matrix", [None, True])]).cases()
+    yield from bad_input_cases(bad_label_data(), BAD_INPUT_OPTIONS)
+    yield from _label_streams(labels, base, [], adjusted=False)
+    good, bad = _label_matrices()
+    yield from matrix_cases("matrix", good, [
+        ("labels", [None, [0, 1, 2], ["safe", "unsafe"], [2, 1, 0]]), ("+ci", [None, ci(), ci(method="bootstrap")]),
+        ("+returns", [None, RETURNS[2]])])
+    yield from matrix_cases("bad_matrix", bad, [("+options", [None, {"labels": [0, 1]}, ci()])])
+    yield from _load_cases(labels, [{"ignore_index": -100}, {"zero_division": 0.0}, LOAD_CI],
+                           computes=({}, {"ignore_index": None}))
+
+
+# The grid of each kind of input (the registry's ``inputs``); a module with a grid of its own
+# (a function ``<module>_cases`` above) runs that instead.
+KIND_GRIDS: Dict[str, Callable[[], Iterator[Case]]] = {"labels": label_cases, "indicators": multilabel_cases,
+                                                        "scores": topk_cases}
+# The modules of the registry (shared/tooling/modules.py), in its order.
+REGISTRY = {entry.name: entry.inputs for entry in REGISTERED}
+MODULES = tuple(REGISTRY)
+
+
+def module_grid(module: str) -> Callable[[], Iterator[Case]]:
+    """The module's own grid, ``<module>_cases``, or else its kind's."""
+    return globals().get(f"{module}_cases") or KIND_GRIDS[REGISTRY[module]]
 
 
 def grid(module: str) -> List[Case]:
@@ -1034,7 +1067,7 @@ def grid(module: str) -> List[Case]:
     reversed and labels as given for one class), which keeps its first case; the same id
     for two different calls would hide one of them, so it is refused."""
     cases: Dict[str, Case] = {}
-    for case in GRIDS[module]():
+    for case in module_grid(module)():
         first = cases.setdefault(case.id, case)
         if first is not case and (repr(first.steps), first.load) != (repr(case.steps), case.load):
             raise RuntimeError(f"grid of {module}: two different calls share the id {case.id!r}")

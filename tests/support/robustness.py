@@ -115,18 +115,13 @@ def warnings_are_errors():
 # intervals, per-class lists; with k_list also dicts {k: value}). Other keys (supports,
 # classes, thresholds, names) are only checked to be plain Python.
 RANGES: Dict[str, Tuple[float, float]] = {entry.name: entry.value_range for entry in MODULES}
-RESULT_KEYS = {entry.name: entry.value_key for entry in MODULES}
-# The keys that hold them (a module without an entry here: its value and its interval).
-RANGED_KEYS = {
-    "balanced_accuracy": re.compile(r"^(balanced_accuracy(_ci)?|per_class_recall)$"),
-    "balanced_accuracy_multilabel": re.compile(r"^(balanced_accuracy(_ci)?|per_label_ba)$"),
-    "balanced_topk_accuracy": re.compile(r"^(balanced_top(k|\d+)_accuracy(_ci)?|per_class_recall)$"),
-    "informedness": re.compile(r"^((informedness|markedness)(_ci)?|per_class_(informedness|markedness))$"),
-}
+# The keys that hold them: the registry's ``ranged_keys`` (none given: its value and its interval).
+RANGED_KEYS = {entry.name: re.compile(entry.ranged_keys or rf"^{re.escape(entry.value_key)}(_ci)?$") for entry in MODULES}
 # With adjusted=True balanced accuracy is (BA - 1/K) / (1 - 1/K), in [-1/(K-1), 1].
 ADJUSTED_RANGE = (-1.0, 1.0)
-# A NaN value must come with one of these keys saying why.
-REASON_KEYS = {"balanced_accuracy": "reason", "balanced_topk_accuracy": "reason", "informedness": "reason", "markedness": "markedness_reason"}
+# A NaN value must come with one of these keys saying why: "reason" for a module's value (keyed
+# by its value key), "markedness_reason" for informedness's markedness.
+REASON_KEYS = {**{entry.value_key: "reason" for entry in MODULES}, "markedness": "markedness_reason"}
 _PLAIN = (bool, int, float, str)
 
 
@@ -173,7 +168,7 @@ def check_result(name: str, result: Any, adjusted: bool = False) -> None:
     assert_plain(result)
     json.loads(json.dumps(result))  # JSON round trip (NaN/inf are written as in Python's json)
     for key, value in result.items():
-        if not RANGED_KEYS.get(name, re.compile(rf"^{re.escape(RESULT_KEYS[name])}(_ci)?$")).match(str(key)):
+        if not RANGED_KEYS[name].match(str(key)):
             continue
         low, high = ADJUSTED_RANGE if adjusted and key.startswith("balanced_accuracy") else RANGES[name]
         for number in _floats(value):

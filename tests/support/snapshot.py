@@ -1,10 +1,12 @@
-"""A snapshot of the four modules' results, to show that a move inside ``shared/`` changed no number.
+"""A snapshot of the modules' results, to show that a move inside ``shared/`` changed no number.
 
-``calls()`` is a fixed list of a few hundred ``compute`` calls across the four modules and their
+``calls()`` is a fixed list of a few hundred ``compute`` calls across the modules and their
 options (values, each module's default interval and the other methods, the bootstrap with a
 seed, clusters, sample weights, ``baseline_predictions``, ``judges``, per-class outputs,
 thresholds, multilabel averages, top-k ``k_list``, informedness's averages, markedness and
-corrected prevalence, and a few refused calls). Each call's outcome (the result dict, or the
+corrected prevalence, and a few refused calls). The calls of each kind of input (class labels,
+indicator rows, score rows) are made for every module of the registry of that kind
+(``shared/tooling/modules.py``), a module's own options for that module. Each call's outcome (the result dict, or the
 error's type and message) is stored in ``tests/support/snapshot_results.json``;
 ``tests/unit/test_snapshot.py`` runs every call again and compares: every value exactly
 (ints, strings, keys, the order of keys, NaN as NaN), except the floats of an interval
@@ -19,7 +21,10 @@ Usage (from the repository's root, after ``make vendor``)::
 To check a change against another checkout's code: ``write --out /tmp/before.json`` there,
 then ``compare --snapshot /tmp/before.json`` here. The modules are loaded with
 ``evaluate.load`` of their folders, as a user loads them, so the generated helpers must be
-current (``make vendor``). Nothing here imports ``shared/``.
+current (``make vendor``). Of ``shared/`` only the registry of modules is imported.
+
+A module with no stored results (a new one) fails ``compare`` with a message saying so: its
+results are new numbers, stored by ``write`` in a commit of their own.
 """
 
 import argparse
@@ -37,6 +42,16 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402 - after the thread settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))  # run as a script: the registry of modules
+
+from shared.tooling.modules import MODULES  # noqa: E402
+
+# The modules of the registry whose folder is here, by kind of input.
+_PRESENT = [entry for entry in MODULES if (REPO_ROOT / entry.name / f"{entry.name}.py").exists()]
+LABEL_MODULES = [entry.name for entry in _PRESENT if entry.inputs == "labels"]
+INDICATOR_MODULES = [entry.name for entry in _PRESENT if entry.inputs == "indicators"]
+SCORE_MODULES = [entry.name for entry in _PRESENT if entry.inputs == "scores"]
 SNAPSHOT = Path(__file__).with_name("snapshot_results.json")
 TOLERANCE = 1e-12
 # A float whose path names one of these may move by TOLERANCE; every other value is exact.
@@ -122,9 +137,10 @@ def calls() -> List[Tuple[str, str, Dict[str, Any]]]:
         call_id = f"{module}/" + ",".join(f"{key}={value!r}" for key, value in kwargs.items())
         made.append((module, call_id, kwargs))
 
-    for module in ("balanced_accuracy", "informedness"):
-        cis = RATE_CIS if module == "balanced_accuracy" else INFORMEDNESS_CIS
-        averages = [{}] if module == "balanced_accuracy" else [{}, {"average": "macro"}, {"average": "weighted"}]
+    for module in LABEL_MODULES:
+        # Informedness's own: its averages, and the intervals it gives for every number of classes.
+        cis = INFORMEDNESS_CIS if module == "informedness" else RATE_CIS
+        averages = [{}, {"average": "macro"}, {"average": "weighted"}] if module == "informedness" else [{}]
         for name in ("bin", "multi", "small", "perfect", "absent"):
             for average in averages:
                 for ci in cis:
@@ -192,37 +208,39 @@ def calls() -> List[Tuple[str, str, Dict[str, Any]]]:
             unlabeled_predictions="@unlabeled3", prevalence_method=method, confidence_level=0.95, seed=2, n_resamples=300)
         add("informedness", predictions="@bin.predictions", references="@bin.references", clusters="@clusters_bin",
             unlabeled_predictions="@unlabeled", prevalence_method=method, confidence_level=0.95, seed=2, n_resamples=300)
-    # multilabel
-    for average in ("macro", "weighted", "micro"):
-        for ci in RATE_CIS:
-            add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", average=average, **ci)
-            add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", average=average,
-                clusters="@ml_clusters", **ci)
-        for threshold in (0.5, 0.3, [0.2, 0.4, 0.5, 0.6], "auto"):
-            add("balanced_accuracy_multilabel", predictions="@ml.probas", references="@ml.references", from_probas=True,
-                threshold=threshold, average=average, confidence_level=0.95)
-        add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", average=average,
-            sample_weight="@ml_weights", clusters="@ml_clusters", confidence_level=0.95)
-        add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", average=average,
-            return_per_label=True, return_confusion_matrix=True, label_names=["a", "b", "c", "d"], confidence_level=0.9)
-        add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", average=average,
-            class_mask=[0, 2], zero_division=1.0, confidence_level=0.9)
-    add("balanced_accuracy_multilabel", predictions="@ml.predictions", references="@ml.references", ci_method="delta",
-        confidence_level=0.9)
-    # top-k
-    for k in ({}, {"k": 1}, {"k": 2}, {"k": 4}, {"k_list": [1, 2, 3]}, {"k_list": [2, 5]}):
-        for ci in RATE_CIS:
-            add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", **k, **ci)
-        add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", clusters="@topk_clusters",
-            confidence_level=0.95, **k)
-        add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", sample_weight="@weights",
-            clusters="@topk_clusters", return_per_class=True, confidence_level=0.95, **k)
-        add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", class_mask=[0, 4],
-            zero_division=0.0, confidence_level=0.95, **k)
-        add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.names",
-            labels=["a", "b", "c", "d", "e"], return_per_class=True, **k)
-    add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", k=6)
-    add("balanced_topk_accuracy", predictions="@topk.predictions", references="@topk.references", k=2, k_list=[1])
+    # multilabel (rows of indicators)
+    for ml in INDICATOR_MODULES:
+        for average in ("macro", "weighted", "micro"):
+            for ci in RATE_CIS:
+                add(ml, predictions="@ml.predictions", references="@ml.references", average=average, **ci)
+                add(ml, predictions="@ml.predictions", references="@ml.references", average=average,
+                    clusters="@ml_clusters", **ci)
+            for threshold in (0.5, 0.3, [0.2, 0.4, 0.5, 0.6], "auto"):
+                add(ml, predictions="@ml.probas", references="@ml.references", from_probas=True,
+                    threshold=threshold, average=average, confidence_level=0.95)
+            add(ml, predictions="@ml.predictions", references="@ml.references", average=average,
+                sample_weight="@ml_weights", clusters="@ml_clusters", confidence_level=0.95)
+            add(ml, predictions="@ml.predictions", references="@ml.references", average=average,
+                return_per_label=True, return_confusion_matrix=True, label_names=["a", "b", "c", "d"], confidence_level=0.9)
+            add(ml, predictions="@ml.predictions", references="@ml.references", average=average,
+                class_mask=[0, 2], zero_division=1.0, confidence_level=0.9)
+        add(ml, predictions="@ml.predictions", references="@ml.references", ci_method="delta",
+            confidence_level=0.9)
+    # top-k (rows of scores)
+    for topk in SCORE_MODULES:
+        for k in ({}, {"k": 1}, {"k": 2}, {"k": 4}, {"k_list": [1, 2, 3]}, {"k_list": [2, 5]}):
+            for ci in RATE_CIS:
+                add(topk, predictions="@topk.predictions", references="@topk.references", **k, **ci)
+            add(topk, predictions="@topk.predictions", references="@topk.references", clusters="@topk_clusters",
+                confidence_level=0.95, **k)
+            add(topk, predictions="@topk.predictions", references="@topk.references", sample_weight="@weights",
+                clusters="@topk_clusters", return_per_class=True, confidence_level=0.95, **k)
+            add(topk, predictions="@topk.predictions", references="@topk.references", class_mask=[0, 4],
+                zero_division=0.0, confidence_level=0.95, **k)
+            add(topk, predictions="@topk.predictions", references="@topk.names",
+                labels=["a", "b", "c", "d", "e"], return_per_class=True, **k)
+        add(topk, predictions="@topk.predictions", references="@topk.references", k=6)
+        add(topk, predictions="@topk.predictions", references="@topk.references", k=2, k_list=[1])
     return made
 
 
@@ -300,6 +318,10 @@ def compare(snapshot: Path = SNAPSHOT, modules=None) -> List[str]:
     found = run(modules)
     lines = []
     wanted = [call_id for call_id in stored if not modules or call_id.split("/", 1)[0] in modules]
+    unstored = sorted({call_id.split("/", 1)[0] for call_id in found} - {call_id.split("/", 1)[0] for call_id in stored})
+    if unstored:
+        lines.append(f"no stored results for {', '.join(unstored)} (a new module?): its results are new numbers; "
+                     f"store them with `python tests/support/snapshot.py write`, in a commit of their own")
     if sorted(wanted) != sorted(found):
         lines.append(f"call ids differ: {sorted(set(wanted) ^ set(found))[:5]}")
     for call_id in wanted:

@@ -1,6 +1,6 @@
 """The spec contract (``shared/glue/reduction.py`` ``MetricSpec``), run as one test for every metric:
 a toy metric defined by nothing but a spec (``rate_spec``: mean specificity of a confusion matrix)
-and the four modules each go through every path their spec offers - the value, the default
+and every module of the registry goes through every path their spec offers - the value, the default
 interval, the bootstrap, ``clusters=``, ``sample_weight``, ``baseline_predictions``, ``judges=``,
 ``add_batch`` streaming and evaluate's distributed mode - and each path's result is checked
 against what the contract says it must equal (the value without the option, the values of
@@ -16,7 +16,8 @@ import shutil
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT, load_module
+from conftest import MODULE_NAMES, REPO_ROOT, load_module, module_tests
+from shared.tooling.modules import MODULES
 from processes import run_distributed
 
 LEVEL = 0.95
@@ -72,13 +73,14 @@ def topk_data(seed, n=240, k=5):
     return {"references": references, "predictions": scores}
 
 
-# Each metric: how it is made, its result key, its data, and the options that give one number.
+# The data of each kind of input (the registry's ``inputs``).
+KIND_DATA = {"labels": labels_data, "indicators": multilabel_data, "scores": topk_data}
+# Each metric: how it is made, its result key, its data, and the options that give one number (a
+# module's test file's VALUE_OPTIONS; top-k: k=2).
 METRICS = {
     "toy": (ToySpecificity, "mean_specificity", labels_data, {}),
-    "balanced_accuracy": ("balanced_accuracy", "balanced_accuracy", labels_data, {}),
-    "informedness": ("informedness", "informedness", labels_data, {}),
-    "balanced_accuracy_multilabel": ("balanced_accuracy_multilabel", "balanced_accuracy", multilabel_data, {}),
-    "balanced_topk_accuracy": ("balanced_topk_accuracy", "balanced_topk_accuracy", topk_data, {"k": 2}),
+    **{entry.name: (entry.name, entry.value_key, KIND_DATA[entry.inputs], getattr(module_tests(entry.name), "VALUE_OPTIONS", {}))
+       for entry in MODULES if entry.name in MODULE_NAMES},
 }
 
 

@@ -209,9 +209,14 @@ def gamma_lower_quantile(probability: float, shape: Any) -> np.ndarray:
     --------
     >>> round(float(gamma_lower_quantile(0.025, 1.0)), 6) == round(-math.log(0.975), 6)  # Exp(1)
     True
+    >>> float(gamma_lower_quantile(0.025, 0.0))  # the limit shape -> 0: all mass at 0
+    0.0
     """
     shape = np.asarray(shape, dtype=np.float64)
-    small = np.minimum(shape, _LARGE_SHAPE)
+    # A shape that underflowed to 0 (mean ** 2 / variance of subnormal weights): Gamma(shape) tends to
+    # a point mass at 0 as shape -> 0, so its quantile is 0; computed on shape 1, then replaced.
+    vanishing = shape <= 0.0
+    small = np.where(vanishing, 1.0, np.minimum(shape, _LARGE_SHAPE))
     low, high = np.zeros_like(small), small.copy()  # the median is below the shape: the quantile too
     if np.any(shape <= _LARGE_SHAPE):  # else every quantile is the cube-root formula's: no bisection
         log_gamma = np.vectorize(math.lgamma, otypes=[np.float64])(small)
@@ -223,7 +228,7 @@ def gamma_lower_quantile(probability: float, shape: Any) -> np.ndarray:
     normal = NormalDist().inv_cdf(probability)
     large = np.maximum(shape, 1.0)
     cube_root = large * (1.0 - 1.0 / (9.0 * large) + normal * np.sqrt(1.0 / (9.0 * large))) ** 3
-    return np.where(shape <= _LARGE_SHAPE, 0.5 * (low + high), cube_root)
+    return np.where(vanishing, 0.0, np.where(shape <= _LARGE_SHAPE, 0.5 * (low + high), cube_root))
 
 
 def _groups(successes: Any, trials: Any, weights: Any):

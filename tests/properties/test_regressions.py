@@ -15,7 +15,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 from conftest import load_module
-from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES, MODULE_NAMES
+from shared.tooling.modules import CLASS_MODULES, LABEL_MODULES, MODULE_NAMES, module
 import robustness
 from robustness import adjusted_flag, check_call, check_result
 
@@ -448,3 +448,20 @@ def test_an_integer_label_beyond_int64_is_named(metrics, name):
     "Python int too large to convert to C long" while encoding, naming nothing."""
     raises_named(metrics[name], name, ValueError, r"^labels: expected integer class values within int64 .* found 1180591620717411303424",
                  predictions=[0], references=[0], labels=[0, 2**70])
+
+
+@pytest.mark.parametrize("name", CLASS_MODULES)
+def test_an_interval_with_a_subnormal_weight_is_computed(metrics, name):
+    # Was ValueError('math domain error'): the near-boundary gamma bound's shape, mean ** 2 /
+    # variance, underflowed to 0 and log Gamma(0) was taken. Gamma(shape -> 0) is all at 0.
+    entry = module(name)
+    if entry.inputs == "scores":
+        kwargs = dict(predictions=[[0, 0], [0, 0], [0, 0], [0, 0], [1, 0]], references=[1, 0, 0, 0, 1],
+                      sample_weight=[1e-300, 0, 0, 0, 1])
+    else:
+        kwargs = dict(predictions=["safe", "safe", "unsafe"], references=["unsafe", "safe", "safe"],
+                      sample_weight=[1, 2e-226, 1])
+    outcome, result = keeps_contract(metrics[name], name, confidence_level=0.95, **kwargs)
+    assert outcome == "ok", result
+    low, high = result[entry.ci_key]
+    assert low <= result[entry.value_key] <= high

@@ -61,6 +61,7 @@ undefined, and the interval is that same linear form of the recalls, centred on 
 """
 
 import math
+from statistics import NormalDist
 from typing import Any, Dict, List, Mapping, Optional
 
 import numpy as np
@@ -72,21 +73,19 @@ from ..stats.design_effect import clustered_squares
 from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
-from ..stats.paired_joint import adjust_for_chance
 from ..stats.paired_joint import bootstrap_joint
 from ..stats.paired_joint import canonical
 from ..stats.paired_joint import check_difference_zero_division
 from ..stats.paired_joint import check_joint
 from ..stats.paired_joint import finish_difference
 from ..stats.paired_joint import marginals
-from ..stats.paired_joint import mean_recall
 from ..stats.paired_joint import percentile_interval
-from ..stats.paired_joint import recall_gradient
-from ..stats.paired_joint import recall_reduction
 from ..stats.paired_joint import row_sizes
 from ..stats.paired_joint import selected_classes
 from ..stats.paired_tests import newcombe_paired_interval
-from ..stats.paired_tests import recall_difference_p_value
+from ..stats.paired_tests import EXACT_TEST_MAX_OUTCOMES
+from ..stats.paired_tests import score_p_value
+from ..stats.paired_tests import stratified_mcnemar_mid_p
 from ..stats.paired_tests import variance_terms
 from ..glue.outputs import class_outputs
 from ..counting.confusion import ConfusionCounts
@@ -101,6 +100,89 @@ from ..stats.binomial import rate_sum_interval
 from ..counting.clusters import RecallInfluence
 from ..counting.counts import safe_ratio
 from ..counting.inputs import to_python
+
+
+# ----------------------------------------------------------------------------------------
+# The mean of recalls: its weights, value, gradient and paired p-value
+# ----------------------------------------------------------------------------------------
+
+
+def recall_reduction(support, selected, zero_division):
+    """Per-class weights of the mean of recalls, the fixed part, and the classes averaged."""
+    has = support > 0
+    if zero_division == "skip":
+        averaged = selected & has
+        fixed = 0.0
+    else:
+        averaged = np.broadcast_to(selected, support.shape)
+        fixed = float(zero_division)
+    count = averaged.sum(axis=-1)
+    safe = np.maximum(count, 1)
+    weights = np.where(averaged & has, 1.0 / safe[..., None], 0.0)
+    offset = (averaged & ~has).sum(axis=-1) * fixed / safe
+    return weights, offset, count
+
+
+def mean_recall(confusion, weights, offset):
+    support = confusion.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(support > 0, np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0), 0.0)
+    return offset + (weights * recall).sum(axis=-1)
+
+
+def adjust_for_chance(value, count, adjusted):
+    if not adjusted:
+        return value
+    chance = 1.0 / np.maximum(count, 2)
+    return (value - chance) / (1.0 - chance)
+
+
+def recall_gradient(confusion, weights):
+    """d(mean recall)/dC[r, a] = w_r (1[a = r] - recall_r) / n_r."""
+    support = confusion.sum(axis=-1)
+    num_classes = confusion.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe = np.where(support > 0, support, 1.0)
+        recall = np.diagonal(confusion, axis1=-2, axis2=-1) / safe
+        gradient = (weights / safe)[..., None] * (np.eye(num_classes) - recall[..., None])
+    return np.where(support[..., None] > 0, gradient, 0.0)
+
+
+
+
+def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact, deflate=1.0):
+    """The balanced-accuracy p-value: exact mid-p for small integer discordant counts, else normal.
+
+    ``exact``: integer counts (Kish sizes equal the counts, or clustered: see ``deflate``). The
+    exact test is used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes;
+    that is where the normal approximation is too discrete (few discordant items in a small
+    class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
+    The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
+    exact statistic needs only their sizes. ``deflate``: the design factor of clustered items
+    (``score_variance`` already carries it): the exact mid-p's normal score is divided by its
+    square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``, as the normal test's is.
+    """
+    p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
+    if not exact:
+        return p_value
+    averaged = weights > 0
+    discordant = np.where(averaged, first_only + second_only, 0.0)
+    outcomes = np.prod(discordant + 1.0, axis=-1)
+    class_sizes = np.where(averaged, totals, 0.0)
+    small = (outcomes <= EXACT_TEST_MAX_OUTCOMES) & ~np.isnan(raw_difference)
+    flat_p = p_value.reshape(-1)
+    normal = NormalDist()
+    for index in np.flatnonzero(small.reshape(-1)):
+        position = np.unravel_index(index, small.shape)
+        mid_p = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
+        if deflate != 1.0 and 0.0 < mid_p < 1.0:
+            # Below mid-p ~ 1e-16, 1 - mid_p / 2 rounds to 1, which inv_cdf refuses: z from the lower tail there.
+            upper = 1.0 - mid_p / 2.0
+            z = normal.inv_cdf(upper) if upper < 1.0 else -normal.inv_cdf(mid_p / 2.0)
+            mid_p = 2.0 * (1.0 - normal.cdf(z / math.sqrt(deflate)))
+        flat_p[index] = mid_p
+    return flat_p.reshape(p_value.shape)
+
 
 
 # ----------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ A and B (``canonical``, ``finish_difference``), the two systems' confusion matri
 mean of recalls and its gradient, the analytic gradient of averaged informedness, and
 the stratified bootstrap of the joint counts with its percentile interval.
 
-NumPy and the standard library only (plus ``binomial.py`` and ``intervals.py`` beside it).
+NumPy and the standard library only (plus ``binomial.py`` beside it).
 """
 
 import numbers
@@ -163,61 +163,6 @@ def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS
     used = (sizes > 0)[..., None, None]
     safe = np.where(sizes > 0, sizes, 1.0)[..., None, None]
     return np.where(used, (safe * shares + spread) / (safe + pseudo_items), shares)
-
-
-# ----------------------------------------------------------------------------------------
-# The mean of recalls
-# ----------------------------------------------------------------------------------------
-
-
-def recall_reduction(support, selected, zero_division):
-    """Per-class weights of the mean of recalls, the fixed part, and the classes averaged."""
-    has = support > 0
-    if zero_division == "skip":
-        averaged = selected & has
-        fixed = 0.0
-    else:
-        averaged = np.broadcast_to(selected, support.shape)
-        fixed = float(zero_division)
-    count = averaged.sum(axis=-1)
-    safe = np.maximum(count, 1)
-    weights = np.where(averaged & has, 1.0 / safe[..., None], 0.0)
-    offset = (averaged & ~has).sum(axis=-1) * fixed / safe
-    return weights, offset, count
-
-
-def mean_recall(confusion, weights, offset):
-    support = confusion.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = np.where(support > 0, np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0), 0.0)
-    return offset + (weights * recall).sum(axis=-1)
-
-
-def adjust_for_chance(value, count, adjusted):
-    if not adjusted:
-        return value
-    chance = 1.0 / np.maximum(count, 2)
-    return (value - chance) / (1.0 - chance)
-
-
-def recall_gradient(confusion, weights):
-    """d(mean recall)/dC[r, a] = w_r (1[a = r] - recall_r) / n_r."""
-    support = confusion.sum(axis=-1)
-    num_classes = confusion.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        safe = np.where(support > 0, support, 1.0)
-        recall = np.diagonal(confusion, axis1=-2, axis2=-1) / safe
-        gradient = (weights / safe)[..., None] * (np.eye(num_classes) - recall[..., None])
-    return np.where(support[..., None] > 0, gradient, 0.0)
-
-
-
-# ----------------------------------------------------------------------------------------
-# Informedness
-# ----------------------------------------------------------------------------------------
-
-
-# informedness_gradient (dI/dC of the averages) is in intervals.py, next to informedness_average.
 
 
 # ----------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ The exact mid-p test (``stratified_mcnemar_mid_p``)
     Where the normal approximation is too discrete (unweighted counts whose discordant
     items allow at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes) the exact conditional
     distribution of the stratified McNemar statistic is enumerated and the mid-p
-    reported (``recall_difference_p_value`` chooses between the two for a mean of recalls).
+    reported (``metrics/balanced_accuracy.py`` ``recall_difference_p_value`` chooses between the two for a mean of recalls).
 """
 
 import fractions
@@ -240,40 +240,6 @@ def _mid_p_cached(class_sizes, first_only, second_only):
     # The null distribution is symmetric about 0: twice the one-sided mid-p, the usual
     # mid-p McNemar 2 P(X <= min(b, c)) - P(X = min(b, c)) for one stratum (1 when b = c).
     return float(min(1.0, fractions.Fraction(2 * above + at, total)))
-
-
-def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact, deflate=1.0):
-    """The balanced-accuracy p-value: exact mid-p for small integer discordant counts, else normal.
-
-    ``exact``: integer counts (Kish sizes equal the counts, or clustered: see ``deflate``). The
-    exact test is used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes;
-    that is where the normal approximation is too discrete (few discordant items in a small
-    class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
-    The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
-    exact statistic needs only their sizes. ``deflate``: the design factor of clustered items
-    (``score_variance`` already carries it): the exact mid-p's normal score is divided by its
-    square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``, as the normal test's is.
-    """
-    p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
-    if not exact:
-        return p_value
-    averaged = weights > 0
-    discordant = np.where(averaged, first_only + second_only, 0.0)
-    outcomes = np.prod(discordant + 1.0, axis=-1)
-    class_sizes = np.where(averaged, totals, 0.0)
-    small = (outcomes <= EXACT_TEST_MAX_OUTCOMES) & ~np.isnan(raw_difference)
-    flat_p = p_value.reshape(-1)
-    normal = NormalDist()
-    for index in np.flatnonzero(small.reshape(-1)):
-        position = np.unravel_index(index, small.shape)
-        mid_p = stratified_mcnemar_mid_p(class_sizes[position], first_only[position], second_only[position])
-        if deflate != 1.0 and 0.0 < mid_p < 1.0:
-            # Below mid-p ~ 1e-16, 1 - mid_p / 2 rounds to 1, which inv_cdf refuses: z from the lower tail there.
-            upper = 1.0 - mid_p / 2.0
-            z = normal.inv_cdf(upper) if upper < 1.0 else -normal.inv_cdf(mid_p / 2.0)
-            mid_p = 2.0 * (1.0 - normal.cdf(z / math.sqrt(deflate)))
-        flat_p[index] = mid_p
-    return flat_p.reshape(p_value.shape)
 
 
 def cluster_swap_p_value(contributions) -> float:

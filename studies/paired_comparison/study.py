@@ -216,7 +216,7 @@ def bootstrap_without_pseudo_item(joint, statistic, resamples, seed):
 def mean_recall_difference(resampled):
     a, b = paired_joint.marginals(resampled)
     weights = np.full(resampled.shape[-1], 1.0 / resampled.shape[-1])
-    return paired_joint.mean_recall(a, weights, 0.0) - paired_joint.mean_recall(b, weights, 0.0)
+    return balanced_accuracy_metric.mean_recall(a, weights, 0.0) - balanced_accuracy_metric.mean_recall(b, weights, 0.0)
 
 
 def informedness_difference_of(resampled):

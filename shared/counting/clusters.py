@@ -123,7 +123,7 @@ class ClusterSums:
 @dataclass(frozen=True)
 class RecallInfluence:
     """How one more sample of class c moves a mean of recalls: ``right[c]`` predicted right,
-    ``wrong[c]`` predicted wrong (``stats.intervals.recall_influence``); ``k``: the top-k of it."""
+    ``wrong[c]`` predicted wrong (``metrics/balanced_accuracy.py`` ``recall_influence``); ``k``: the top-k of it."""
 
     right: np.ndarray
     wrong: np.ndarray

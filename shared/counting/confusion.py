@@ -229,7 +229,7 @@ def row_influence(rows: JointCounts, classes: np.ndarray, prediction_key: str, i
     """The counted (cluster, reference, ...) rows whose reference is a class, and the influence of
     each row's samples on a value: ``influence[c, d]``, its derivative with respect to the count
     of cell (reference c, prediction d), or, for a mean of recalls, a ``RecallInfluence``: one
-    value per class for a right and one for a wrong prediction (``intervals.recall_influence``).
+    value per class for a right and one for a wrong prediction (``metrics/balanced_accuracy.py`` ``recall_influence``).
     Rows counted with whether the prediction is right (key ``correct``) need the latter."""
     reference = index_rows(rows, "references", classes)
     kept = reference >= 0

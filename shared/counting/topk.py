@@ -454,7 +454,7 @@ class TopkCounts:
 
     def cluster_sums(self, influence: RecallInfluence) -> ClusterSums:
         """The clusters' sums of the top-``influence.k`` mean of recalls' ``influence``
-        (``intervals.recall_influence``); a tie's share of a hit moves it in proportion."""
+        (``metrics/balanced_accuracy.py`` ``recall_influence``); a tie's share of a hit moves it in proportion."""
         rows = self.clusters.rows
         column = index_rows(rows, "references", self.classes)
         rows, column = rows.select(column >= 0), column[column >= 0]

@@ -608,7 +608,11 @@ def informedness_interval_inputs(counts, class_counts, average: str, averaging: 
         matrix = matrix / scale
         # Each cell's sum of squared weights on that scale (w2 holds mantissas of 4**w2_exponent).
         squared_weights = np.zeros(matrix.shape)
-        np.add.at(squared_weights, (counts.reference, counts.prediction), counts.w2 * np.ldexp(1.0 / scale, counts.w2_exponent) ** 2)
+        # 1 / scale as its mantissa's reciprocal times a power of two: the same float for a normal
+        # scale, and no overflow for a subnormal one (1 / 1e-310 is beyond float64).
+        mantissa, exponent = np.frexp(scale)
+        np.add.at(squared_weights, (counts.reference, counts.prediction),
+                  counts.w2 * np.ldexp(1.0 / mantissa, counts.w2_exponent - exponent) ** 2)
     # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
     if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
         influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))

@@ -465,3 +465,17 @@ def test_an_interval_with_a_subnormal_weight_is_computed(metrics, name):
     assert outcome == "ok", result
     low, high = result[entry.ci_key]
     assert low <= result[entry.value_key] <= high
+
+
+def test_a_weighted_informedness_interval_with_subnormal_weights(metrics):
+    # Was RuntimeWarning "overflow encountered in scalar divide": the squared weights were put on the
+    # largest weight's scale with 1 / scale, beyond float64 for a subnormal scale. Informedness does
+    # not depend on the weights' scale, so the result is that of the same weights times 1e310
+    # (to the few digits subnormal weights keep).
+    kwargs = dict(references=[0, 1, 2, 0, 1, 2], predictions=[0, 1, 1, 0, 2, 2], confidence_level=0.95)
+    outcome, tiny = keeps_contract(metrics["informedness"], "informedness",
+                                   sample_weight=[1e-310, 2e-310, 1e-310, 3e-310, 1e-310, 1e-310], **kwargs)
+    assert outcome == "ok", tiny
+    normal = metrics["informedness"].compute(sample_weight=[1, 2, 1, 3, 1, 1], **kwargs)
+    assert tiny["informedness"] == pytest.approx(normal["informedness"], rel=1e-9)
+    assert tiny["informedness_ci"] == pytest.approx(normal["informedness_ci"], rel=1e-9)

@@ -23,7 +23,7 @@ bootstrap resamples as in ``studies/prevalence_intervals``; the module's default
 * without prior shift (every model's true prevalence 0.3, the golden set's: all
   differences 0, where the adjusted p-values' family-wise error is measured too) and with
   prior shift (the models' prevalences 0.05, 0.5, 0.2, 0.8, 0.35, the first M);
-* clustered golden items (M = 3, with prior shift, the same golden sizes and judges): the
+* clustered golden items (M = 2, 3, 5, with prior shift, the same golden sizes and judges): the
   golden items come in conversations of 5 whose judge rates vary (logit-normal, s.d. 0.8
   around the rates' logits); the judge's rates on new data are the population averages.
   These cells run the module itself (``evaluate.load("informedness")``, ``clusters=``),
@@ -152,13 +152,14 @@ def population_rates(tpr, fpr, rng):
     return tuple(float(np.mean(1.0 / (1.0 + np.exp(-(math.log(r / (1 - r)) + noise))))) for r in (tpr, fpr))
 
 
-def run_clustered(metric, golden, judge, sets, resamples):
-    name = f"clustered|{golden}|{judge}"
+def run_clustered(metric, models, golden, judge, sets, resamples):
+    # M = 3 keeps the name (so the draws) of the first run, when only M = 3 was clustered.
+    name = f"clustered|{golden}|{judge}" if models == 3 else f"clustered|{models}|{golden}|{judge}"
     rng = cell_rng(name)
     tpr, fpr = JUDGES[judge]
     mean_tpr, mean_fpr = population_rates(tpr, fpr, rng)
-    truth = truths(3, True)
-    pairs = prevalence_models.model_pairs(["0", "1", "2"], None)
+    truth = truths(models, True)
+    pairs = prevalence_models.model_pairs([str(m) for m in range(models)], None)
     clusters = np.repeat(np.arange(golden // CLUSTER_SIZE), CLUSTER_SIZE)
     logit = lambda r: math.log(r / (1 - r))  # noqa: E731
     rows = {"given": [], "cover": [], "spans": [], "width": [], "d_cover": [], "d_spans": [], "d_width": [],
@@ -169,7 +170,7 @@ def run_clustered(metric, golden, judge, sets, resamples):
         rate = np.where(references == 1, 1 / (1 + np.exp(-(logit(tpr) + shift))), 1 / (1 + np.exp(-(logit(fpr) + shift))))
         predictions = (rng.random(golden) < rate).astype(int)
         flagged = rng.binomial(UNLABELED, mean_fpr + (mean_tpr - mean_fpr) * truth)
-        mapping = {str(m): np.r_[np.zeros(UNLABELED - flagged[m], int), np.ones(flagged[m], int)] for m in range(3)}
+        mapping = {str(m): np.r_[np.zeros(UNLABELED - flagged[m], int), np.ones(flagged[m], int)] for m in range(models)}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = metric.compute(references=references, predictions=predictions, clusters=clusters, labels=[0, 1],
@@ -201,7 +202,7 @@ def plain_cells():
 
 
 def clustered_cells():
-    return list(itertools.product(GOLDEN, JUDGES))
+    return list(itertools.product(MODELS, GOLDEN, JUDGES))
 
 
 def fmt(entry):
@@ -270,8 +271,8 @@ def report(plain, clustered, command, sets, resamples, seconds):
         fwer = f"{difference['fwer']:.3f}" if "fwer" in difference else "-"
         lines.append(f"| {golden} | no | {judge:g} | {models} | {'yes' if shift else 'no'} | {fmt(prevalence)} | "
                      f"{fmt_short(p_min)} | {fmt(difference)} | {fmt_short(d_min)} | {fwer} |")
-    for (golden, judge), (prevalence, difference) in clustered:
-        lines.append(f"| {golden} | {CLUSTER_SIZE} per conversation | {judge:g} | 3 | yes | {fmt(prevalence)} | - | - | "
+    for (models, golden, judge), (prevalence, difference) in clustered:
+        lines.append(f"| {golden} | {CLUSTER_SIZE} per conversation | {judge:g} | {models} | yes | {fmt(prevalence)} | - | - | "
                      f"{fmt(difference)} | - | - | - |")
     return "\n".join(lines) + "\n"
 
@@ -295,7 +296,7 @@ def main(argv=None):
     clustered_list = clustered_cells()
     if args.quick:
         plain_list = [(5, 30, 0.3, True), (3, 100, 0.6, False), (5, 300, 0.95, True), (2, 30, 0.95, False)]
-        clustered_list = [(30, 0.6)]
+        clustered_list = [(3, 30, 0.6), (5, 30, 0.3)]
     plain = []
     for cell in plain_list:
         plain.append((cell, run_plain(*cell, args.sets, args.resamples)))

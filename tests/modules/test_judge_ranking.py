@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 from scipy.stats import norm
+from sklearn.metrics import balanced_accuracy_score
 
 from shared.counting.judges import count_judges_batch
 from shared.counting.confusion import count_labels
@@ -381,14 +382,63 @@ def test_options_apply_to_every_judge(modules, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_label_only_one_judge_gives_is_a_class_for_all_and_warned_naming_the_judge(modules, name):
+    # Declared by labels=[...]: class 2 (no reference has it) is a class for every judge, warned.
     references = [0, 1, 1, 0, 1, 0, 0, 1]
     judges = {"a": [0, 1, 1, 0, 1, 0, 0, 0], "b": [0, 1, 0, 0, 1, 0, 1, 1], "c": [0, 1, 2, 0, 1, 0, 0, 1]}
     with pytest.warns(UserWarning, match=r"judges\['c'\]: .*class 2"):
-        result = modules[name].compute(references=references, judges=judges)
+        result = modules[name].compute(references=references, judges=judges, labels=[0, 1, 2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for entry in result["judge_ranking"]:
-            assert entry[value_key(name)] == modules[name].compute(references=references, predictions=judges[entry["name"]])[value_key(name)]
+            alone = modules[name].compute(references=references, predictions=judges[entry["name"]], labels=[0, 1, 2])
+            assert entry[value_key(name)] == alone[value_key(name)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_judge_with_one_value_outside_the_golden_classes_is_refused_unless_declared(modules, name):
+    # One item labelled 2 beside a 0/1 golden set: ranked at a mean of recalls over 0 and 1 with
+    # only a warning before; now refused, naming the judge, the value, the classes and labels=.
+    references = [0, 1] * 20
+    judges = {"a": list(references), "b": list(references)}
+    judges["b"][3] = 2
+    message = (r"judges\['b'\]: expected labels of the golden set's 2 classes \[0, 1\], found 3 distinct values \[0, 1, 2\], "
+               r"1 of them no reference class \(\[2\]\); map the labels .* pass labels=\[\.\.\.\] .*threshold=")
+    with pytest.raises(ValueError, match=message):
+        modules[name].compute(references=references, judges=judges)
+    metric = modules[name]
+    metric.add_batch(references=references[:20], judges={key: values[:20] for key, values in judges.items()})
+    metric.add_batch(references=references[20:], judges={key: values[20:] for key, values in judges.items()})
+    with pytest.raises(ValueError, match=message):
+        metric.compute()
+    # Declared with num_classes: ranked, b's value that of its predictions alone (class 2 warned).
+    with pytest.warns(UserWarning, match="class 2"):
+        ranked = modules[name].compute(references=references, judges=judges, num_classes=3)
+        alone = modules[name].compute(references=references, predictions=judges["b"], num_classes=3)
+    entry = next(entry for entry in ranked["judge_ranking"] if entry["name"] == "b")
+    assert entry[value_key(name)] == alone[value_key(name)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_another_vocabulary_sharing_one_class_is_refused_for_judges_and_predictions(modules, name):
+    # "I" for "incorrect": the value would be 0.5 (one recall of 1, one of 0) with a warning.
+    references = ["correct", "incorrect"] * 10
+    other = ["correct", "I"] * 10
+    for argument, case in [("predictions", dict(predictions=other)),
+                           (r"judges\['a'\]", dict(judges={"a": other, "b": list(references)}))]:
+        with pytest.raises(ValueError, match=argument + r": expected labels of the golden set's 2 classes \['correct', "
+                                             r"'incorrect'\], found 2 distinct values \['I', 'correct'\], 1 of them no reference "
+                                             r"class \(\['I'\]\); map the labels to the references' values, or pass labels="):
+            modules[name].compute(references=references, **case)
+    # Declared, the extra class is a class: ranked at the value of its predictions alone.
+    labels = ["I", "correct", "incorrect"]
+    with pytest.warns(UserWarning, match="class 'I'"):
+        alone = modules[name].compute(references=references, predictions=other, labels=labels)
+        ranked = modules[name].compute(references=references, judges={"a": other, "b": list(references)}, labels=labels)
+    entry = next(entry for entry in ranked["judge_ranking"] if entry["name"] == "a")
+    assert entry[value_key(name)] == alone[value_key(name)]
+    if name == "balanced_accuracy":  # recalls 1 and 0 over the two golden classes, as scikit-learn has it
+        with pytest.warns(UserWarning):
+            assert alone[value_key(name)] == balanced_accuracy_score(references, other) == 0.5
 
 
 # ---------------------------------------------------------------- bad input

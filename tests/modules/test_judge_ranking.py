@@ -357,6 +357,41 @@ def test_held_counts_do_not_grow_with_the_items():
     assert max(sizes) <= 6 * 27 + 4 * 9  # J (J - 1) / 2 pairs of K^3 cells and J judges of K^2, whatever N
 
 
+def held_state(store):
+    """What a store holds between add_batch calls: count cells (dense boxes and sparse row
+    blocks), their bytes, and raw per-item values (none for label judges)."""
+    arrays = [array for table in store.tables.values()
+              for array in [*table.box.values(), *(array for block in table.rows for array in block.values())]]
+    raw = sum(chunk.size for chunks in store.raw.values() for chunk in chunks if chunk is not None)
+    return {"cells": sum(int(table.result().n.size) for table in store.tables.values()),
+            "bytes": sum(array.nbytes for array in arrays) + sum(values.nbytes for values in store.moments.values()),
+            "raw values": raw}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_label_judges_streamed_through_add_batch_hold_state_independent_of_n(modules, name):
+    # Label judges are counted (pairs of judges x K^3 cells, judges x K^2), never kept per item:
+    # the module's store after 2 or 100 batches of 1,000 items is the same size.
+    metric = modules[name]
+    held = {}
+    for size in (2_000, 100_000):
+        references, judges = golden_set(11, size, 3, (0.9, 0.8, 0.85, 0.7))
+        weights = np.random.default_rng(size).random(size)
+        for start in range(0, size, 1_000):
+            chunk = slice(start, start + 1_000)
+            metric.add_batch(references=references[chunk], judges={key: values[chunk] for key, values in judges.items()},
+                             sample_weight=weights[chunk])
+        held[size] = held_state(metric.writer)
+        streamed = metric.compute()
+        direct = metric.compute(references=references, judges=judges, sample_weight=weights)
+        assert [entry["name"] for entry in streamed["judge_ranking"]] == [entry["name"] for entry in direct["judge_ranking"]]
+        for mine, theirs in zip(streamed["judge_ranking"], direct["judge_ranking"]):
+            assert mine[value_key(name)] == pytest.approx(theirs[value_key(name)], rel=1e-12)
+    assert held[2_000] == held[100_000]
+    assert held[100_000]["raw values"] == 0 and held[100_000]["cells"] <= 6 * 27 + 4 * 9  # whatever N
+    assert held[100_000]["bytes"] < 100_000  # a few KB: under one byte per item of the larger stream
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_options_apply_to_every_judge(modules, name):
     references, judges = golden_set(8, 200, 2, (0.9, 0.8, 0.85))

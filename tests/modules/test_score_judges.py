@@ -103,6 +103,8 @@ def test_threshold_mapping_without_judges_is_refused(modules):
         modules["balanced_accuracy"].compute(references=[0, 1, 1, 0], predictions=[0.1, 0.8, 0.7, 0.4], threshold={"a": 0.5})
     with pytest.raises(ValueError, match=r"^threshold: informedness turns scores into labels only for two or more judges"):
         modules["informedness"].compute(references=[0, 1, 1, 0], predictions=[0, 1, 1, 0], threshold=0.5)
+    with pytest.raises(ValueError, match=r"^threshold: informedness .* Found threshold=\{'a': 0\.5\} without judges\.$"):
+        modules["informedness"].compute(references=[0, 1, 1, 0], predictions=[0.1, 0.8, 0.7, 0.4], threshold={"a": 0.5})
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -19,9 +19,17 @@ kept per item (``JUDGE_ROWS``: the references, each judge's values, weights, clu
 ``compute`` each judge's labels are counted as ``judges.count_judges`` counts labels, so
 the ranking path is the one of judges that give labels.
 
-``check_vocabulary``: labels that share no class with the references, or more distinct
-values than the golden set has classes (two or more of them outside it), are refused
-naming the judge, a few of its values, the classes expected, and ``threshold=`` / ``labels=``.
+``check_vocabulary`` refuses labels that cannot mean what the value would compute, naming the
+argument (``predictions`` or ``judges['a']``), a few of its values, the classes expected, and
+what to pass (map the labels, ``labels=[...]``, ``threshold=`` for scores), unless ``labels``
+or ``num_classes`` declares the classes: labels that share no class with the references;
+a judge ranked with others that gives any value that is no class of the golden set (its
+value would be a mean of recalls over the golden classes, its extra class only warned);
+single predictions of strings beside a two-class golden set with a value outside it (another
+vocabulary, "I" for "incorrect"; ``task`` declared: not refused); integer predictions beside a
+0/1 golden set with two or more values outside it (grades given as labels; ``task`` declared:
+not refused). Integer predictions of one class a multi-class golden set lacks stay a warning,
+as in scikit-learn: a golden set may miss a class.
 """
 
 import json
@@ -51,6 +59,7 @@ from .judges import judge_names
 from .judges import judges_counts
 from .labels import distinct_values
 from .labels import encode_task
+from .labels import typo_note
 from .paired import BASELINE_SETTING
 from .paired import GIVEN
 from .store import Store
@@ -270,13 +279,32 @@ def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, 
 
 
 def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
-    """Refuse labels that cannot mean what the value would compute (see the module doc): none of
-    them a reference class, or two or more values that are no class of the golden set (more
-    distinct values than it has classes) given by a judge ranked with others (``judge``), or as
-    integer predictions beside a 0/1 golden set without a declared ``task``. ``labels`` or
-    ``num_classes`` declares the classes: then nothing is refused here. ``hint``: what to pass for
-    scores (the module's ``threshold``). One system's predictions of classes the golden set lacks
-    stay a warning (as scikit-learn's): a multi-class golden set may miss a class."""
+    """Refuse labels that cannot mean what the value would compute (the rule: the module doc).
+
+    Parameters
+    ----------
+    counts : ConfusionCounts
+        One system's counts against the references.
+    name : str
+        The argument, as the message names it (``"predictions"``, ``"judges['a']"``).
+    options : Mapping[str, Any]
+        The compute options: ``labels`` or ``num_classes`` declares the classes (nothing is
+        refused); ``task`` declared keeps single predictions' extra values a warning.
+    hint : str
+        What to pass for scores (the module's ``threshold``).
+    judge : bool
+        Whether the labels are a judge's ranked with others: then any value that is no class
+        of the golden set is refused (a judge's value is a mean of recalls over the golden
+        classes: its extra class would only be warned, and its rank would be of another
+        vocabulary). Single predictions (False) are refused for another vocabulary of strings
+        beside a two-class golden set, or two or more integer values beside a 0/1 golden set;
+        one integer class a multi-class golden set lacks stays a warning, as in scikit-learn.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, a few values found, the classes expected, and what to pass.
+    """
     if options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None:
         return
     encoded = counts.encoded
@@ -294,14 +322,20 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
         raise ValueError(f"{name}: expected labels among the references' classes {few(golden)}, found {few(given)}, none of them "
                          f"a reference class; map the labels to the references' values, pass labels=[...] naming every class, "
                          f"or, for scores, {hint}.")
-    # One system's predictions: only integer values beside a 0/1 golden set, the task not declared
-    # (Likert grades given as labels); a multi-class golden set may lack classes a system predicts.
-    plain_scores = (options.get("task") is None and given.dtype.kind in "iu" and golden.dtype.kind in "iu"
-                    and golden.tolist() == [0, 1])
-    if (judge or plain_scores) and given.size > golden.size and outside.size >= 2:
+    if not outside.size:
+        return
+    undeclared = options.get("task") is None
+    # Single predictions: integer values beside a 0/1 golden set (Likert grades given as labels),
+    # or strings of another vocabulary beside a two-class golden set ("I" for "incorrect").
+    plain_scores = (undeclared and given.dtype.kind in "iu" and golden.dtype.kind in "iu" and golden.tolist() == [0, 1]
+                    and given.size > golden.size and outside.size >= 2)
+    vocabulary = undeclared and golden.size == 2 and (is_string_array(given) or is_string_array(golden))
+    if judge or plain_scores or vocabulary:
         raise ValueError(f"{name}: expected labels of the golden set's {golden.size} classes {few(golden)}, found {given.size} "
-                         f"distinct values {few(given)}, {outside.size} of them no reference class; for scores, {hint}; for "
-                         "classes the golden set lacks, pass labels=[...] (or num_classes) listing every class.")
+                         f"distinct values {few(given)}, {outside.size} of them no reference class ({few(outside)}); map the "
+                         "labels to the references' values, or pass labels=[...] (or num_classes) listing every class, the "
+                         f"ones the golden set lacks too{'' if is_string_array(given) else f'; for scores, {hint}'}."
+                         f"{typo_note(outside.tolist(), golden)}")
 
 
 def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str, hint: str) -> Any:

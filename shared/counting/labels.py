@@ -295,3 +295,16 @@ def encode_task(
         positive_index = matches[0]
     encoded.binary, encoded.positive_index = True, positive_index
     return encoded
+
+
+def typo_note(absent: list, referenced: np.ndarray) -> str:
+    """Predicted labels that are a reference class but for case, spaces, "-" or "_" ('Safe' for 'safe')."""
+    def key(value: Any) -> Any:
+        return "".join(value.split()).replace("-", "").replace("_", "").casefold() if isinstance(value, str) else None
+
+    known = {key(value): value for value in referenced.tolist() if key(value)}
+    pairs = [(value, known[key(value)]) for value in absent if key(value) in known]
+    if not pairs:
+        return ""
+    found = ", ".join(f"{value!r} for {meant!r}" for value, meant in pairs[:5])
+    return f" Probably a typo in the labels ({found}): fix the predicted labels, or map them before computing."

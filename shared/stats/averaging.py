@@ -21,6 +21,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ..counting.inputs import describe_values
+from ..counting.labels import typo_note
 from ..counting.labels import user_stacklevel
 
 
@@ -202,18 +203,5 @@ def warn_classes_without_references(quantity: str, support: np.ndarray, predicte
     names = classes[absent].tolist()
     shown = ", ".join(map(repr, names[:5])) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
     warnings.warn(f"{quantity} is undefined for class {shown}: no reference samples. It is left out of the average "
-                  f"(zero_division='skip'), {rest}; pass zero_division=0.0 to count it as 0.{_typo_note(names, classes[support > 0])}",
+                  f"(zero_division='skip'), {rest}; pass zero_division=0.0 to count it as 0.{typo_note(names, classes[support > 0])}",
                   UserWarning, stacklevel=user_stacklevel())
-
-
-def _typo_note(absent: list, referenced: np.ndarray) -> str:
-    """Predicted labels that are a reference class but for case, spaces, "-" or "_" ('Safe' for 'safe')."""
-    def key(value: Any) -> Any:
-        return "".join(value.split()).replace("-", "").replace("_", "").casefold() if isinstance(value, str) else None
-
-    known = {key(value): value for value in referenced.tolist() if key(value)}
-    pairs = [(value, known[key(value)]) for value in absent if key(value) in known]
-    if not pairs:
-        return ""
-    found = ", ".join(f"{value!r} for {meant!r}" for value, meant in pairs[:5])
-    return f" Probably a typo in the labels ({found}): fix the predicted labels, or map them before computing."

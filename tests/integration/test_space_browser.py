@@ -399,7 +399,8 @@ def test_judges_csv_ranks_the_judges_on_a_laptop_screen(browser, tmp_path):
 
     Was also: a judge giving scores (here a "confidence" of 10-90 against 0/1 references) showed a green
     "✓ Computed" beside its 0.0, the warning only in the server's log. Now the status line names that
-    judge and is a warning (⚠) or a refusal (✗), never ✓."""
+    judge and is a warning (⚠) or a refusal (✗), never ✓; with threshold=auto typed in the options, as
+    the message says, the ranking holds that judge's cut to deploy (optimal_threshold) and the status is ✓."""
     metric = load_module("balanced_accuracy")
     rng = np.random.default_rng(32)
     references = (rng.random(120) < 0.25).astype(int)
@@ -449,4 +450,22 @@ def test_judges_csv_ranks_the_judges_on_a_laptop_screen(browser, tmp_path):
         kind = page.locator("#status .space-status").get_attribute("class")
         assert not status.startswith("✓") and " ok" not in kind and "confidence" in status, (kind, status)
         assert status.startswith("⚠") or (failed and status.startswith("✗")), status
+        assert_no_traceback(page)
+
+        # What the message points to: threshold=auto typed in the options ranks the score judge at its
+        # cross-fitted value, with the cut to deploy in the table, as a direct compute gives them.
+        option_box(page, "threshold", "Basic").fill("auto")
+        status, failed = compute_in_page(page)
+        kind = page.locator("#status .space-status").get_attribute("class")
+        assert not failed and status.startswith("✓") and " ok" in kind and "threshold='auto'" in status, (kind, status)
+        expected = metric.compute(references=references.tolist(), threshold="auto", confidence_level=0.95,
+                                  judges={name: values.tolist() for name, values in {**judges, "confidence": scores}.items()})
+        assert result_in_page(page)["judge_ranking"] == as_json(expected["judge_ranking"])
+        (entry,) = [entry for entry in expected["judge_ranking"] if entry["name"] == "confidence"]
+        headers = page.evaluate("() => [...document.querySelectorAll('#ranking thead th')].map(cell => cell.innerText.trim())")
+        column = next(index for index, header in enumerate(headers) if header.startswith("optimal_threshold"))
+        rows = {row[0]: row for row in ranking_in_page(page)}
+        assert rows.keys() == {"careful", "quick", "coin", "confidence"}
+        assert rows["confidence"][column] == f"{entry['optimal_threshold']:.4g}" and 10 < entry["optimal_threshold"] < 90
+        assert all(rows[name][column] == "" for name in judges)  # label judges have no cut
         assert_no_traceback(page)

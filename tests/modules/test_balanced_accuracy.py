@@ -166,9 +166,16 @@ def test_parity_with_sklearn_on_string_labels(balanced_accuracy):
     for references, predictions, weights, adjusted in generated_cases(40, seed=1):
         references, predictions = references % 4, predictions % 4
         expected = sklearn_ba(names[references], names[predictions], weights, adjusted)
-        result = balanced_accuracy.compute(
-            references=names[references].tolist(), predictions=names[predictions].tolist(), sample_weight=weights, adjusted=adjusted
-        )
+        case = dict(references=names[references].tolist(), predictions=names[predictions].tolist(), sample_weight=weights,
+                    adjusted=adjusted)
+        kept = np.asarray(weights) > 0 if weights is not None else np.ones(len(references), dtype=bool)
+        golden, given = set(references[kept].tolist()), set(predictions[kept].tolist())
+        if len(golden) == 2 and golden & given and not given <= golden:
+            # Strings outside a two-class golden set (another vocabulary) are refused; declared, scikit-learn's value.
+            with pytest.raises(ValueError, match=r"^predictions: expected labels of the golden set's 2 classes"):
+                balanced_accuracy.compute(**case)
+            case["labels"] = names.tolist()
+        result = balanced_accuracy.compute(**case)
         if np.isfinite(expected):
             assert result["balanced_accuracy"] == pytest.approx(expected, abs=1e-12)
 

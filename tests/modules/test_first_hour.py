@@ -579,28 +579,37 @@ def test_the_readme_says_how_to_pass_trainer_batches_that_are_not_concatenated()
 TYPO_REFERENCES, TYPO_PREDICTIONS = ["safe", "unsafe", "unsafe", "safe"], ["Safe", "unsafe", "safe", "safe"]
 
 
-def test_a_label_typo_warns_in_informedness_as_in_balanced_accuracy(metrics):
+def test_a_label_typo_is_refused_in_informedness_as_in_balanced_accuracy(metrics):
     """Was: informedness.compute(predictions=['Safe', 'unsafe', 'safe', 'safe'], ...) returned
-    0.1667 without a word, while balanced_accuracy warned."""
+    0.1667 without a word, while balanced_accuracy warned; then both warned, and a value of
+    labels of another vocabulary (a typo of a class of a two-class golden set) was returned."""
     typo = r" Probably a typo in the labels \('Safe' for 'safe'\): fix the predicted labels, or map them before computing\.$"
+    for name in ("informedness", "balanced_accuracy"):
+        with pytest.raises(ValueError, match=r"^predictions: expected labels of the golden set's 2 classes \['safe', 'unsafe'\], "
+                                             r"found 3 distinct values \['Safe', 'safe', 'unsafe'\], 1 of them no reference class "
+                                             r"\(\['Safe'\]\); map the labels to the references' values, or pass labels=\[\.\.\.\] "
+                                             r"\(or num_classes\) listing every class, the ones the golden set lacks too\." + typo):
+            metrics[name].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES)
+    # Declared by labels=[...], 'Safe' is a class the golden set lacks: warned in both, with the typo named.
+    declared = ["Safe", "safe", "unsafe"]
     with pytest.warns(UserWarning, match=r"^Informedness is undefined for class 'Safe': no reference samples\. It is left out "
                                          r"of the average \(zero_division='skip'\), which then averages the other classes; "
                                          r"pass zero_division=0\.0 to count it as 0\." + typo):
-        result = metrics["informedness"].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES)
+        result = metrics["informedness"].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES, labels=declared)
     # The value is what "skip" documents: J of 'safe' (0) and 'unsafe' (0.5), weighted by their predictions (2 and 1).
     assert result == {"informedness": pytest.approx((2 * 0.0 + 1 * 0.5) / 3, abs=1e-15)}
     with pytest.warns(UserWarning, match=r"^Recall is undefined for class 'Safe': no reference samples\. It is left out of the "
                                          r"average \(zero_division='skip'\), which is then the mean recall of the other "
                                          r"classes \(in a binary task, the recall of the other class alone\); pass "
                                          r"zero_division=0\.0 to count it as 0\." + typo):
-        result = metrics["balanced_accuracy"].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES)
+        result = metrics["balanced_accuracy"].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES, labels=declared)
     with pytest.warns(UserWarning, match="y_pred contains classes not in y_true"):  # scikit-learn's warning of the same
         expected = balanced_accuracy_score(TYPO_REFERENCES, TYPO_PREDICTIONS)
     assert result == {"balanced_accuracy": pytest.approx(expected, abs=1e-15)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a numeric zero_division is the user's explicit choice, in both
         for name in ("informedness", "balanced_accuracy"):
-            metrics[name].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES, zero_division=0.0)
+            metrics[name].compute(predictions=TYPO_PREDICTIONS, references=TYPO_REFERENCES, labels=declared, zero_division=0.0)
 
 
 def test_the_rule_is_the_same_in_both_modules_and_only_names_typos_it_can_see(metrics):
@@ -609,9 +618,10 @@ def test_the_rule_is_the_same_in_both_modules_and_only_names_typos_it_can_see(me
         metrics["informedness"].compute(references=[0, 0, 1, 1], predictions=[0, 2, 1, 2])
     (message,) = [str(warning.message) for warning in caught]
     assert message.startswith("Informedness is undefined for class 2: no reference samples.") and "typo" not in message
-    with pytest.warns(UserWarning) as caught:
-        metrics["balanced_accuracy"].compute(references=["safe", "safe", "unsafe"], predictions=["safe", "unsafe ", "unsafe"])
-    assert "Probably a typo in the labels ('unsafe ' for 'unsafe')" in str(caught[0].message)
+    for name in ("informedness", "balanced_accuracy"):
+        with pytest.raises(ValueError) as raised:
+            metrics[name].compute(references=["safe", "safe", "unsafe"], predictions=["safe", "unsafe ", "unsafe"])
+        assert "Probably a typo in the labels ('unsafe ' for 'unsafe')" in str(raised.value)
     with pytest.warns(UserWarning) as caught:
         metrics["balanced_accuracy"].compute(references=["safe", "safe"], predictions=["safe", "unsafe"], labels=["safe", "unsafe"])
     assert "typo" not in str(caught[0].message)  # 'unsafe' is no variant of 'safe'

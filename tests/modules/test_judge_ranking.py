@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 from scipy.stats import norm
+from sklearn.metrics import balanced_accuracy_score
 
 from shared.counting.judges import count_judges_batch
 from shared.counting.confusion import count_labels
@@ -356,6 +357,41 @@ def test_held_counts_do_not_grow_with_the_items():
     assert max(sizes) <= 6 * 27 + 4 * 9  # J (J - 1) / 2 pairs of K^3 cells and J judges of K^2, whatever N
 
 
+def held_state(store):
+    """What a store holds between add_batch calls: count cells (dense boxes and sparse row
+    blocks), their bytes, and raw per-item values (none for label judges)."""
+    arrays = [array for table in store.tables.values()
+              for array in [*table.box.values(), *(array for block in table.rows for array in block.values())]]
+    raw = sum(chunk.size for chunks in store.raw.values() for chunk in chunks if chunk is not None)
+    return {"cells": sum(int(table.result().n.size) for table in store.tables.values()),
+            "bytes": sum(array.nbytes for array in arrays) + sum(values.nbytes for values in store.moments.values()),
+            "raw values": raw}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_label_judges_streamed_through_add_batch_hold_state_independent_of_n(modules, name):
+    # Label judges are counted (pairs of judges x K^3 cells, judges x K^2), never kept per item:
+    # the module's store after 2 or 100 batches of 1,000 items is the same size.
+    metric = modules[name]
+    held = {}
+    for size in (2_000, 100_000):
+        references, judges = golden_set(11, size, 3, (0.9, 0.8, 0.85, 0.7))
+        weights = np.random.default_rng(size).random(size)
+        for start in range(0, size, 1_000):
+            chunk = slice(start, start + 1_000)
+            metric.add_batch(references=references[chunk], judges={key: values[chunk] for key, values in judges.items()},
+                             sample_weight=weights[chunk])
+        held[size] = held_state(metric.writer)
+        streamed = metric.compute()
+        direct = metric.compute(references=references, judges=judges, sample_weight=weights)
+        assert [entry["name"] for entry in streamed["judge_ranking"]] == [entry["name"] for entry in direct["judge_ranking"]]
+        for mine, theirs in zip(streamed["judge_ranking"], direct["judge_ranking"]):
+            assert mine[value_key(name)] == pytest.approx(theirs[value_key(name)], rel=1e-12)
+    assert held[2_000] == held[100_000]
+    assert held[100_000]["raw values"] == 0 and held[100_000]["cells"] <= 6 * 27 + 4 * 9  # whatever N
+    assert held[100_000]["bytes"] < 100_000  # a few KB: under one byte per item of the larger stream
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_options_apply_to_every_judge(modules, name):
     references, judges = golden_set(8, 200, 2, (0.9, 0.8, 0.85))
@@ -381,14 +417,63 @@ def test_options_apply_to_every_judge(modules, name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_label_only_one_judge_gives_is_a_class_for_all_and_warned_naming_the_judge(modules, name):
+    # Declared by labels=[...]: class 2 (no reference has it) is a class for every judge, warned.
     references = [0, 1, 1, 0, 1, 0, 0, 1]
     judges = {"a": [0, 1, 1, 0, 1, 0, 0, 0], "b": [0, 1, 0, 0, 1, 0, 1, 1], "c": [0, 1, 2, 0, 1, 0, 0, 1]}
     with pytest.warns(UserWarning, match=r"judges\['c'\]: .*class 2"):
-        result = modules[name].compute(references=references, judges=judges)
+        result = modules[name].compute(references=references, judges=judges, labels=[0, 1, 2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for entry in result["judge_ranking"]:
-            assert entry[value_key(name)] == modules[name].compute(references=references, predictions=judges[entry["name"]])[value_key(name)]
+            alone = modules[name].compute(references=references, predictions=judges[entry["name"]], labels=[0, 1, 2])
+            assert entry[value_key(name)] == alone[value_key(name)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_judge_with_one_value_outside_the_golden_classes_is_refused_unless_declared(modules, name):
+    # One item labelled 2 beside a 0/1 golden set: ranked at a mean of recalls over 0 and 1 with
+    # only a warning before; now refused, naming the judge, the value, the classes and labels=.
+    references = [0, 1] * 20
+    judges = {"a": list(references), "b": list(references)}
+    judges["b"][3] = 2
+    message = (r"judges\['b'\]: expected labels of the golden set's 2 classes \[0, 1\], found 3 distinct values \[0, 1, 2\], "
+               r"1 of them no reference class \(\[2\]\); map the labels .* pass labels=\[\.\.\.\] .*threshold=")
+    with pytest.raises(ValueError, match=message):
+        modules[name].compute(references=references, judges=judges)
+    metric = modules[name]
+    metric.add_batch(references=references[:20], judges={key: values[:20] for key, values in judges.items()})
+    metric.add_batch(references=references[20:], judges={key: values[20:] for key, values in judges.items()})
+    with pytest.raises(ValueError, match=message):
+        metric.compute()
+    # Declared with num_classes: ranked, b's value that of its predictions alone (class 2 warned).
+    with pytest.warns(UserWarning, match="class 2"):
+        ranked = modules[name].compute(references=references, judges=judges, num_classes=3)
+        alone = modules[name].compute(references=references, predictions=judges["b"], num_classes=3)
+    entry = next(entry for entry in ranked["judge_ranking"] if entry["name"] == "b")
+    assert entry[value_key(name)] == alone[value_key(name)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_another_vocabulary_sharing_one_class_is_refused_for_judges_and_predictions(modules, name):
+    # "I" for "incorrect": the value would be 0.5 (one recall of 1, one of 0) with a warning.
+    references = ["correct", "incorrect"] * 10
+    other = ["correct", "I"] * 10
+    for argument, case in [("predictions", dict(predictions=other)),
+                           (r"judges\['a'\]", dict(judges={"a": other, "b": list(references)}))]:
+        with pytest.raises(ValueError, match=argument + r": expected labels of the golden set's 2 classes \['correct', "
+                                             r"'incorrect'\], found 2 distinct values \['I', 'correct'\], 1 of them no reference "
+                                             r"class \(\['I'\]\); map the labels to the references' values, or pass labels="):
+            modules[name].compute(references=references, **case)
+    # Declared, the extra class is a class: ranked at the value of its predictions alone.
+    labels = ["I", "correct", "incorrect"]
+    with pytest.warns(UserWarning, match="class 'I'"):
+        alone = modules[name].compute(references=references, predictions=other, labels=labels)
+        ranked = modules[name].compute(references=references, judges={"a": other, "b": list(references)}, labels=labels)
+    entry = next(entry for entry in ranked["judge_ranking"] if entry["name"] == "a")
+    assert entry[value_key(name)] == alone[value_key(name)]
+    if name == "balanced_accuracy":  # recalls 1 and 0 over the two golden classes, as scikit-learn has it
+        with pytest.warns(UserWarning):
+            assert alone[value_key(name)] == balanced_accuracy_score(references, other) == 0.5
 
 
 # ---------------------------------------------------------------- bad input

@@ -71,7 +71,8 @@ def test_labels_of_another_vocabulary_are_refused_not_scored_zero(modules, name)
 def test_likert_predictions_on_a_binary_golden_set_are_refused(modules, name):
     references, judges = golden_set()
     with pytest.raises(ValueError, match=r"^predictions: expected labels of the golden set's 2 classes \[0, 1\], found 5 distinct "
-                                         r"values \[1, 2, 3, 4, 5\], 4 of them no reference class; for scores, "):
+                                         r"values \[1, 2, 3, 4, 5\], 4 of them no reference class \(\[2, 3, 4, 5\]\); map the labels to the "
+                                         r"references' values, or pass labels=\[\.\.\.\] .*; for scores, "):
         modules[name].compute(references=references, predictions=judges["likert"])
 
 
@@ -102,6 +103,8 @@ def test_threshold_mapping_without_judges_is_refused(modules):
         modules["balanced_accuracy"].compute(references=[0, 1, 1, 0], predictions=[0.1, 0.8, 0.7, 0.4], threshold={"a": 0.5})
     with pytest.raises(ValueError, match=r"^threshold: informedness turns scores into labels only for two or more judges"):
         modules["informedness"].compute(references=[0, 1, 1, 0], predictions=[0, 1, 1, 0], threshold=0.5)
+    with pytest.raises(ValueError, match=r"^threshold: informedness .* Found threshold=\{'a': 0\.5\} without judges\.$"):
+        modules["informedness"].compute(references=[0, 1, 1, 0], predictions=[0.1, 0.8, 0.7, 0.4], threshold={"a": 0.5})
 
 
 @pytest.mark.parametrize("name", NAMES)

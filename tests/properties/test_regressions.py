@@ -289,7 +289,8 @@ def test_informedness_stays_inside_its_range_with_float_weights(metrics):
         dict(predictions=["safe", "safe", "unsafe"], references=["safe", "unsafe", "safe"], sample_weight=[0.0, 6.453822657942302, 9.949470938228597]),
         dict(predictions=["safe", "unsafe", "safe", "maybe", "safe", "safe", "safe", "unsafe"],
              references=["safe", "unsafe", "safe", "unsafe", "safe", "safe", "safe", "safe"],
-             sample_weight=[0.0, 1e300, 0.0, 1.7e308, 0.0, 0.0, 0.0, 1e300]),
+             sample_weight=[0.0, 1e300, 0.0, 1.7e308, 0.0, 0.0, 0.0, 1e300],
+             labels=["maybe", "safe", "unsafe"]),  # declared: strings outside a two-class golden set are refused
     ]
     for case in cases:
         outcome, result = keeps_contract(metrics["informedness"], "informedness", **case, return_markedness=True, return_per_class=True)

@@ -334,9 +334,12 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     weighted_gold = judged.confusion.w is not None
     effect = NO_CLUSTERS
     if interval["confidence_level"] is not None:
-        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
-        unlabeled = vectors["unlabeled_predictions"][np.argsort(order)]
-        effect = design_effect(judged.confusion, lambda: golden_influence(gold, unlabeled), interval["confidence_level"])
+        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design
+        # effect. The baseline's correction rests on the same golden set: the largest over both models' influences,
+        # as for a mapping of models (_models_results), so that {A, B} and A with baseline B give one interval.
+        unlabeled = [vectors[name][np.argsort(order)] for name in UNLABELED_TABLES if name in vectors]
+        effect = design_effect(judged.confusion, lambda: [part for vector in unlabeled for part in golden_influence(gold, vector)],
+                               interval["confidence_level"])
         if effect.num_clusters is not None and effect.reason is None and not ppi:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive

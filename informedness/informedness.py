@@ -195,8 +195,8 @@ Args:
         ppi-python's ppi_mean_ci; one-vs-rest per class); it assumes the golden set is a
         random sample of the new data (then any judge is fine and the interval is much
         narrower), and is refused with a reason when the judge's labels show the two sets
-        differ, and with a ValueError for `unlabeled_baseline_predictions` or
-        `sample_weight`.
+        differ, and with a ValueError for `unlabeled_baseline_predictions`, a mapping of
+        two or more models, or `sample_weight`.
     unlabeled_baseline_predictions (array-like, optional): a second evaluated model's
         judged labels (with `unlabeled_predictions`): adds `corrected_prevalence_difference`,
         the corrected prevalence of `unlabeled_predictions` minus this one's (binary:

@@ -253,6 +253,11 @@ def test_a_golden_set_that_cannot_tell_the_judge_from_chance_says_so(metric):
     (pair,) = several["prevalence_differences"]
     assert pair["corrected_prevalence_difference_ci"] == [-1.0, 1.0]
     assert pair["corrected_prevalence_difference_ci_reason"] == "judge_not_told_from_chance"
+    # The card names that reason and the keys it is under (the top level, or each model's entry).
+    card = (REPO_ROOT / "informedness" / "README.md").read_text(encoding="utf-8").split("### Corrected prevalence", 1)[1]
+    sentence = card[card.index("A [0, 1] interval"):].split(".", 1)[0]
+    for words in ('"judge_not_told_from_chance"', "`corrected_prevalence_ci_reason`", "`model_prevalences`"):
+        assert words in sentence, words
 
 
 def test_a_refused_judge_refuses_every_model_and_pair(metric):

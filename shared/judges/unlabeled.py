@@ -341,8 +341,8 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
         # effect. The baseline's correction rests on the same golden set: the largest over both models' influences,
         # as for a mapping of models (_models_results), so that {A, B} and A with baseline B give one interval.
         unlabeled = [vectors[name][np.argsort(order)] for name in UNLABELED_TABLES if name in vectors]
-        effect = design_effect(judged.confusion, lambda: [part for vector in unlabeled for part in golden_influence(gold, vector)],
-                               interval["confidence_level"])
+        effect = design_effect(judged.confusion, lambda: [
+            part for vector in unlabeled for part in golden_influence(gold, vector)], interval["confidence_level"])
         if effect.num_clusters is not None and effect.reason is None and not ppi:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive

@@ -102,7 +102,8 @@ def test_one_model_mapping_with_ppi_is_todays_single_ppi_call_exactly(metric, op
         assert repr(mapped.get(key, "absent")) == repr(today.get(key, "absent")), key
     from ppi_py import ppi_mean_pointestimate
 
-    expected = float(np.squeeze(ppi_mean_pointestimate(references.astype(float), predictions.astype(float), labels.astype(float))))
+    y, yhat, new = references.astype(float), predictions.astype(float), labels.astype(float)
+    expected = float(np.squeeze(ppi_mean_pointestimate(y, yhat, new)))
     assert entry["corrected_prevalence"] == pytest.approx(expected, abs=1e-9)
     if options.get("confidence_level"):
         assert mapped["prevalence_marginal_level"] == options["confidence_level"]

@@ -285,6 +285,8 @@ def test_a_refused_judge_refuses_every_model_and_pair(metric):
     ({"unlabeled_predictions": {"a": [0, 1], "b": [1, 1]}, "prevalence_method": "ppi"}, ValueError,
      r"prevalence_method: 'ppi' .* found unlabeled_predictions as a mapping of 2 models"),
     ({"unlabeled_predictions": {"a": [0, 7]}, "prevalence_method": "ppi"}, ValueError, r"unlabeled_predictions\['a'\]"),
+    ({"unlabeled_predictions": {"a": [0, 1]}, "prevalence_method": "ppi", "reference_model": "b"}, ValueError,
+     r"reference_model: expected one of the models in unlabeled_predictions \['a'\], found 'b'"),
     ({"unlabeled_predictions": {"a": [0, 7]}}, ValueError, r"unlabeled_predictions\['a'\]"),
 ])
 def test_bad_mapping_input_names_the_argument(metric, inputs, error, match):

@@ -195,8 +195,8 @@ Args:
         ppi-python's ppi_mean_ci; one-vs-rest per class); it assumes the golden set is a
         random sample of the new data (then any judge is fine and the interval is much
         narrower), and is refused with a reason when the judge's labels show the two sets
-        differ, and with a ValueError for `unlabeled_baseline_predictions` or
-        `sample_weight`.
+        differ, and with a ValueError for `unlabeled_baseline_predictions`, a mapping of
+        two or more models, or `sample_weight`.
     unlabeled_baseline_predictions (array-like, optional): a second evaluated model's
         judged labels (with `unlabeled_predictions`): adds `corrected_prevalence_difference`,
         the corrected prevalence of `unlabeled_predictions` minus this one's (binary:
@@ -228,8 +228,10 @@ Returns:
     informedness_difference_design_effect, corrected_prevalence_design_effect (float):
         with clusters, the design effect of the difference, and of the golden set's part of
         the corrected prevalence (each golden row then counts as its size over it; the
-        judge's outputs on new data are taken as independent). PPI++ takes golden items as
-        independent: with clusters its interval is NaN ("ppi_needs_independent_golden_items").
+        judge's outputs on new data are taken as independent; with a baseline or several
+        models, the largest over the models, whose corrections share the golden set).
+        PPI++ takes golden items as independent: with clusters its interval is NaN
+        ("ppi_needs_independent_golden_items").
     markedness (float): with `return_markedness`; NaN with a `markedness_reason`
         ("fewer_than_two_predicted_classes", ...) when undefined, e.g. for a constant predictor.
     per_class_informedness (list of float): J_c in class order (NaN where undefined,

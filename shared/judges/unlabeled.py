@@ -73,6 +73,9 @@ UNLABELED_TABLES = {"unlabeled_predictions": "_unlabeled", "unlabeled_baseline_p
 # unlabeled_predictions as a mapping (several models through one judge): a table per model, in the order first seen.
 MODEL_TABLE_PREFIX = "_unlabeled_model:"
 GROUPS = "_groups"
+# A mapping's per-model entry (model_prevalences); the other corrected-prevalence outputs are the result's own.
+MODEL_ENTRY_KEYS = ("corrected_prevalence", "corrected_prevalence_ci", "corrected_prevalence_ci_reason",
+                    "corrected_prevalence_reason", "corrected_prevalence_clipped", "measured_prevalence")
 # Inputs not aligned with a batch's samples (CountsMetric.UNALIGNED_INPUTS).
 UNALIGNED_INPUTS = tuple(UNLABELED_TABLES)
 JUDGE_INPUTS = ("groups",) + UNALIGNED_INPUTS
@@ -334,9 +337,12 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     weighted_gold = judged.confusion.w is not None
     effect = NO_CLUSTERS
     if interval["confidence_level"] is not None:
-        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design effect.
-        unlabeled = vectors["unlabeled_predictions"][np.argsort(order)]
-        effect = design_effect(judged.confusion, lambda: golden_influence(gold, unlabeled), interval["confidence_level"])
+        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design
+        # effect. The baseline's correction rests on the same golden set: the largest over both models' influences,
+        # as for a mapping of models (_models_results), so that {A, B} and A with baseline B give one interval.
+        unlabeled = [vectors[name][np.argsort(order)] for name in UNLABELED_TABLES if name in vectors]
+        effect = design_effect(judged.confusion, lambda: [
+            part for vector in unlabeled for part in golden_influence(gold, vector)], interval["confidence_level"])
         if effect.num_clusters is not None and effect.reason is None and not ppi:
             gold, weighted_gold = gold / effect.factor, True
     if order[0] != 0:  # binary with the first class positive
@@ -383,15 +389,19 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
                     options: Dict[str, Any]) -> Dict[str, Any]:
     """Several models through one judge (``prevalence_models.corrected_prevalences``): ``model_prevalences``
     and ``prevalence_differences``, the intervals simultaneous per family."""
-    if options["prevalence_method"] == "ppi":
-        raise ValueError(
-            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
-            "unlabeled_predictions as a mapping of models: one golden set cannot be a random sample of several models' "
-            "different outputs. Use prevalence_method='rogan_gladen' (it needs only the judge's rates to transfer).")
     names = list(judged.models)
+    if options["prevalence_method"] == "ppi":
+        if len(names) > 1:
+            raise ValueError(
+                "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+                f"unlabeled_predictions as a mapping of {len(names)} models: one golden set cannot be a random sample of "
+                "several models' different outputs. Use prevalence_method='rogan_gladen' (it needs only the judge's rates "
+                "to transfer), or one compute per model with a golden set sampled from that model's outputs.")
     reference = options.get("reference_model")
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models in unlabeled_predictions {names}, found {reference!r}.")
+    if options["prevalence_method"] == "ppi":
+        return _one_model_ppi(judged, names[0], classes, order, interval, options)
     num_classes = len(classes)
     binary = num_classes == 2
     level = interval["confidence_level"]
@@ -434,6 +444,25 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
             result["corrected_prevalence_design_effect"] = float(effect.measured)
     if binary:
         result["corrected_prevalence_class"] = to_python(classes[order[1]])
+    return result
+
+
+def _one_model_ppi(judged: JudgedCounts, name: str, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
+                   options: Dict[str, Any]) -> Dict[str, Any]:
+    """One model in the mapping with PPI: the single-model call's numbers exactly, in the mapping's form."""
+    argument = f"unlabeled_predictions[{name!r}]"
+    counts = judged.models[name]
+    if len(classes) >= 2:
+        _class_counts(counts, classes, argument)  # a label outside the classes names the model's argument
+    single = JointCounts({"unlabeled_predictions": counts.keys[argument]}, counts.n)
+    found = _prevalence_results(replace(judged, unlabeled={"unlabeled_predictions": single}, models=None), classes, order,
+                                interval, options)
+    entry = {"name": name}
+    entry.update((key, value) for key, value in found.items() if key in MODEL_ENTRY_KEYS)
+    result = {"model_prevalences": [entry], "prevalence_differences": []}
+    result.update((key, value) for key, value in found.items() if key not in MODEL_ENTRY_KEYS)
+    if interval["confidence_level"] is not None and len(classes) >= 2:
+        result["prevalence_marginal_level"] = interval["confidence_level"]  # one model: the level itself
     return result
 
 

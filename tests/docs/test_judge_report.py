@@ -1,6 +1,8 @@
 """examples/judge_report.py on a small generated file: the ranking table equals the module's ranking
-computed directly, the forest plot is a PNG, and the corrected prevalences equal informedness's
-unlabeled_predictions computed per model; and the same report from Inspect logs."""
+computed directly, the forest plot is a PNG, and the corrected prevalences and their pairwise
+differences equal informedness's unlabeled_predictions given every model in one mapping; judges
+giving scores with --threshold, a one-class golden set, --cluster-key and a refused judge, each
+against a direct compute; and the same report from Inspect logs."""
 
 import csv
 import re
@@ -65,21 +67,113 @@ def test_the_report_ranks_as_the_module_does(files):
         assert (row[6] == "yes") == entry["in_best_set"]
     assert rows[0][1] == "strict" and rows[-1][1] == "coin" and "50 clusters" in text
     assert (folder / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # Corrected prevalences: informedness's unlabeled_predictions, one model per call.
+    # Corrected prevalences: per judge, informedness's unlabeled_predictions with both models in one mapping.
     informedness = load_module("informedness")
-    for model in ("model-a", "model-b"):
-        rows_of_model = [i for i, name in enumerate(unlabeled["model"]) if name == model]
-        for judge in JUDGES:
-            expected = informedness.compute(references=references, predictions=judges[judge], clusters=clusters,
-                                            unlabeled_predictions=[unlabeled[judge][i] for i in rows_of_model],
-                                            pos_label="unsafe", confidence_level=0.95, seed=0)
-            if "corrected_prevalence_reason" in expected:
-                shown = f"→ undefined ({expected['corrected_prevalence_reason']})"
-            else:
-                low, high = expected["corrected_prevalence_ci"]
-                shown = f"→ {expected['corrected_prevalence']:.4f} [{low:.4f}, {high:.4f}]"
-            line = next(line for line in text.splitlines() if line.startswith(f"| {model} |"))
-            assert shown in line
+    lines = text.splitlines()
+    for judge in JUDGES:
+        by_model = {model: [label for name, label in zip(unlabeled["model"], unlabeled[judge]) if name == model]
+                    for model in ("model-a", "model-b")}
+        expected = informedness.compute(references=references, predictions=judges[judge], clusters=clusters,
+                                        unlabeled_predictions=by_model, pos_label="unsafe", confidence_level=0.95, seed=0)
+        for entry in expected["model_prevalences"]:
+            low, high = entry["corrected_prevalence_ci"]
+            shown = f"{entry['measured_prevalence']:.4f} → {entry['corrected_prevalence']:.4f} [{low:.4f}, {high:.4f}]"
+            line = next(line for line in lines if line.startswith(f"| {entry['name']} |"))
+            assert shown in line, (judge, entry["name"])
+        (pair,) = expected["prevalence_differences"]
+        low, high = pair["corrected_prevalence_difference_ci"]
+        shown = (f"{pair['corrected_prevalence_difference']:.4f} [{low:.4f}, {high:.4f}]")
+        line = next(line for line in lines if line.startswith("| model-a − model-b |"))
+        assert shown in line and f"p = {pair['p_value']:.4g}" in line, judge
+    assert "Judges left out" not in text
+
+
+def ranking_rows(text, cut=False):
+    pattern = r"^\| (\d) \| ([\w-]+) \| ([\d.]+) \| \[([\d.]+), ([\d.]+)\] \| (\S+) \| (yes|) \|" + (r" (.+) \|$" if cut else "$")
+    return re.findall(pattern, text, re.M)
+
+
+def assert_same_ranking(rows, direct, name="balanced_accuracy"):
+    assert [row[1] for row in rows] == [entry["name"] for entry in direct["judge_ranking"]]
+    for row, entry in zip(rows, direct["judge_ranking"]):
+        assert float(row[2]) == pytest.approx(entry[name], abs=5e-5)
+        assert [float(row[3]), float(row[4])] == pytest.approx(entry[f"{name}_ci"], abs=5e-5)
+        assert (row[6] == "yes") == entry["in_best_set"]
+
+
+@pytest.mark.parametrize("threshold", ["auto", "0.5"])
+def test_judges_giving_scores_take_the_threshold_and_show_their_cut(files, tmp_path, threshold):
+    _, references, judges, unlabeled = files
+    rng = np.random.default_rng(8)
+    positive = np.array(references) == "unsafe"
+    scores = [f"{value:.4f}" for value in np.clip(np.where(positive, 0.65, 0.35) + rng.normal(0, 0.2, positive.size), 0, 1)]
+    clusters = [str(i // 3) for i in range(150)]
+    write_csv(tmp_path / "golden.csv", {"references": references, "strict": judges["strict"], "coin": judges["coin"],
+                                        "prob": scores, "clusters": clusters})
+    write_csv(tmp_path / "outputs.csv", {"model": unlabeled["model"], "strict": unlabeled["strict"],
+                                         "prob": ["0.5"] * len(unlabeled["model"])})
+    text = judge_report.main([str(tmp_path / "golden.csv"), "--threshold", threshold, "--positive", "unsafe",
+                              "--unlabeled", str(tmp_path / "outputs.csv"), "--out", str(tmp_path / "r.md")]).read_text()
+    cut = threshold if threshold == "auto" else float(threshold)
+    direct = load_module("balanced_accuracy").compute(
+        references=references, judges={"strict": judges["strict"], "coin": judges["coin"], "prob": [float(v) for v in scores]},
+        threshold=cut, pos_label="unsafe", clusters=clusters, confidence_level=0.95)
+    rows = ranking_rows(text, cut=True)
+    assert_same_ranking(rows, direct)
+    for row, entry in zip(rows, direct["judge_ranking"]):
+        if entry["name"] != "prob":
+            assert row[7] == "labels"
+        elif threshold == "auto":
+            assert row[7] == f"{entry['optimal_threshold']:.4g} (auto)"
+        else:
+            assert row[7] == "0.5" and entry["threshold"] == 0.5
+    # The correction needs labels: the scores' judge is listed, the labels' judge corrected.
+    assert re.search(r"^\| prob \| corrected prevalence \| gives scores", text, re.M)
+    assert "strict: measured → corrected" in text and "prob: measured" not in text
+
+
+def test_a_golden_set_of_one_class_ranks_nothing_and_says_why(tmp_path):
+    rng = np.random.default_rng(2)
+    columns = {"references": ["safe"] * 40, "a": ["safe"] * 38 + ["unsafe"] * 2,
+               "b": list(np.where(rng.random(40) < 0.5, "unsafe", "safe"))}
+    write_csv(tmp_path / "golden.csv", columns)
+    text = judge_report.main([str(tmp_path / "golden.csv"), "--out", str(tmp_path / "r.md")]).read_text()
+    with pytest.warns(UserWarning, match="all of one class"):
+        direct = load_module("balanced_accuracy").compute(references=columns["references"],
+                                                          judges={"a": columns["a"], "b": columns["b"]}, confidence_level=0.95)
+    assert direct["reason"] == "one_reference_class" and direct["best_judges"] == []
+    assert f"**No ranking is possible** (`{direct['reason']}`)" in text and "all of one class ('safe')" in text
+    assert "| rank |" not in text and not ranking_rows(text) and not (tmp_path / "r.png").exists()
+
+
+def test_cluster_key_names_the_column_of_clusters(files, tmp_path):
+    _, references, judges, _ = files
+    conversation = [f"c{i // 5}" for i in range(150)]
+    write_csv(tmp_path / "golden.csv", {"references": references, **judges, "conversation": conversation})
+    text = judge_report.main([str(tmp_path / "golden.csv"), "--cluster-key", "conversation",
+                              "--out", str(tmp_path / "r.md")]).read_text()
+    direct = load_module("balanced_accuracy").compute(references=references, judges=judges, clusters=conversation,
+                                                      confidence_level=0.95)
+    assert direct["num_clusters"] == 30 and "30 clusters" in text
+    assert_same_ranking(ranking_rows(text), direct)
+    with pytest.raises(ValueError, match=r"--cluster-key: expected a column 'turn' in .*golden.csv, found the columns"):
+        judge_report.main([str(tmp_path / "golden.csv"), "--cluster-key", "turn", "--out", str(tmp_path / "r.md")])
+
+
+def test_a_refused_judge_is_listed_and_the_others_ranked(files, tmp_path):
+    _, references, judges, unlabeled = files
+    other = ["yes" if label == "unsafe" else "no" for label in judges["strict"]]  # another vocabulary
+    clusters = [str(i // 3) for i in range(150)]
+    write_csv(tmp_path / "golden.csv", {"references": references, **judges, "yesno": other, "clusters": clusters})
+    text = judge_report.main([str(tmp_path / "golden.csv"), "--out", str(tmp_path / "r.md")]).read_text()
+    metric = load_module("balanced_accuracy")
+    with pytest.raises(ValueError) as refused:
+        metric.compute(references=references, judges={**judges, "yesno": other}, clusters=clusters, confidence_level=0.95)
+    assert str(refused.value).startswith("judges['yesno']")
+    direct = metric.compute(references=references, judges=judges, clusters=clusters, confidence_level=0.95)
+    assert_same_ranking(ranking_rows(text), direct)
+    line = next(line for line in text.splitlines() if line.startswith("| yesno |"))
+    assert line == f"| yesno | ranking | {' '.join(str(refused.value).split())} |"
 
 
 def test_the_report_reads_inspect_logs(tmp_path):

@@ -342,6 +342,50 @@ def test_multiclass_corrected_prevalence_design_effect_is_the_largest_over_the_c
     assert result["corrected_prevalence_design_effect"] == pytest.approx(max(found)[1], rel=1e-6)
 
 
+def test_baseline_difference_takes_the_larger_design_effect_of_both_models(load):
+    """Both models' corrections rest on one clustered golden set: the difference's interval (and each model's)
+    takes the larger of the two prevalences' design effects, here the baseline's (each its numeric influence,
+    Bell & McCaffrey as above), and equals the difference of the mapping {A, B} (one pair: at the level itself)."""
+    rng = np.random.default_rng(29)
+    clusters = conversations(rng, groups=40)
+    hard = rng.random(clusters.max() + 1)[clusters]
+    references = (rng.random(clusters.size) < 0.5).astype(int)
+    # The judge misses positives by conversation; its false positives are independent.
+    predictions = np.where(references == 1, rng.random(clusters.size) < 0.97 - 0.6 * hard,
+                           rng.random(clusters.size) < 0.08).astype(int)
+    first = (rng.random(2000) < 0.5).astype(int)
+    second = (rng.random(2000) < 0.12).astype(int)
+
+    def prevalence(share):
+        def value(y, p, w):  # Rogan-Gladen with weighted rates
+            tpr = np.sum(w * (y == 1) * (p == 1)) / np.sum(w * (y == 1))
+            fpr = np.sum(w * (y == 0) * (p == 1)) / np.sum(w * (y == 0))
+            return (share - fpr) / (tpr - fpr)
+        return value
+
+    z = stats.norm.ppf(0.975)
+    _, cluster = np.unique(clusters, return_inverse=True)
+    found = []
+    for labels in (first, second):
+        influence = numeric_influence(prevalence(labels.mean()), references, predictions)
+        leverage = np.bincount(cluster, weights=influence**2) / np.sum(influence**2)
+        freedom = max(1.0, min(cluster.max() + 1.0, 1.0 / np.sum(leverage**2)) - 1.0)
+        measured = expected_design_effect(influence, clusters)
+        found.append((max(measured, 1.0) * (stats.t.ppf(0.975, freedom) / z) ** 2, measured))
+    assert found[1][0] > found[0][0] * 1.05  # the baseline's is the larger
+    metric = load("informedness")
+    options = {"confidence_level": 0.95, "seed": 3, "n_resamples": 2000, "clusters": clusters}
+    result = metric.compute(predictions=predictions, references=references, unlabeled_predictions=first,
+                            unlabeled_baseline_predictions=second, **options)
+    for key in ("corrected_prevalence", "corrected_prevalence_difference", "baseline_corrected_prevalence"):
+        assert result[f"{key}_design_effect"] == pytest.approx(found[1][1], rel=1e-6), key
+    mapped = metric.compute(predictions=predictions, references=references, unlabeled_predictions={"a": first, "b": second},
+                            **options)
+    assert mapped["corrected_prevalence_design_effect"] == pytest.approx(found[1][1], rel=1e-6)
+    (pair,) = mapped["prevalence_differences"]
+    assert pair["corrected_prevalence_difference_ci"] == pytest.approx(result["corrected_prevalence_difference_ci"], abs=1e-12)
+
+
 @pytest.mark.parametrize("name", LABEL_MODULES)
 def test_every_item_its_own_cluster_is_the_independent_interval(load, name):
     """The review's reproducer: a 5-item rare class with one item misclassified, and clusters that

@@ -82,6 +82,50 @@ def test_one_model_mapping_is_todays_call_with_three_classes(metric):
         assert entry.get(key, "absent") == today.get(key, "absent"), key
 
 
+@pytest.mark.parametrize("options", [{}, {"confidence_level": 0.95}, {"confidence_level": 0.9, "clusters": np.arange(60) // 3}])
+def test_one_model_mapping_with_ppi_is_todays_single_ppi_call_exactly(metric, options):
+    """One model: a golden set can be a random sample of its outputs, so PPI++ is today's call (60 golden items: the
+    point estimate, its interval refused as too few; with clusters refused as PPI++ takes golden items as independent)."""
+    rng = np.random.default_rng(0)
+    references = rng.integers(0, 2, 60)
+    predictions = np.where(rng.random(60) < 0.8, references, 1 - references)
+    labels = rng.integers(0, 2, 300)
+    today = metric.compute(references=references, predictions=predictions, unlabeled_predictions=labels,
+                           prevalence_method="ppi", **options)
+    mapped = metric.compute(references=references, predictions=predictions, unlabeled_predictions={"m": labels},
+                            prevalence_method="ppi", **options)
+    (entry,) = mapped["model_prevalences"]
+    assert entry["name"] == "m" and mapped["prevalence_differences"] == []
+    for key in SINGLE_KEYS:  # repr: exactly the same floats, NaN equal to NaN
+        assert repr(entry.get(key, "absent")) == repr(today.get(key, "absent")), key
+    for key in ("corrected_prevalence_ci_method", "corrected_prevalence_class", "informedness", "num_clusters"):
+        assert repr(mapped.get(key, "absent")) == repr(today.get(key, "absent")), key
+    from ppi_py import ppi_mean_pointestimate
+
+    y, yhat, new = references.astype(float), predictions.astype(float), labels.astype(float)
+    expected = float(np.squeeze(ppi_mean_pointestimate(y, yhat, new)))
+    assert entry["corrected_prevalence"] == pytest.approx(expected, abs=1e-9)
+    if options.get("confidence_level"):
+        assert mapped["prevalence_marginal_level"] == options["confidence_level"]
+
+
+def test_one_model_mapping_with_ppi_gives_ppi_pythons_interval(metric):
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    rng = np.random.default_rng(4)
+    truth = rng.random(3400) < 0.3  # the golden set a random sample of the model's outputs
+    judge = np.where(truth, rng.random(truth.size) < 0.75, rng.random(truth.size) < 0.15).astype(int)
+    references, predictions, labels = truth[:400].astype(int), judge[:400], judge[400:]
+    mapped = metric.compute(references=references, predictions=predictions, unlabeled_predictions={"m": labels},
+                            prevalence_method="ppi", confidence_level=0.9)
+    (entry,) = mapped["model_prevalences"]
+    y, yhat, new = references.astype(float), predictions.astype(float), labels.astype(float)
+    assert entry["corrected_prevalence"] == pytest.approx(float(np.squeeze(ppi_mean_pointestimate(y, yhat, new))), abs=1e-9)
+    low, high = ppi_mean_ci(y, yhat, new, alpha=0.1)
+    assert entry["corrected_prevalence_ci"] == pytest.approx([float(np.squeeze(low)), float(np.squeeze(high))], abs=1e-9)
+    assert mapped["corrected_prevalence_ci_method"] == "ppi"
+
+
 def test_two_models_difference_is_todays_baseline_difference(metric):
     references, predictions, models = golden_and_models()
     first, second = models["model_0"], models["model_1"]
@@ -210,6 +254,11 @@ def test_a_golden_set_that_cannot_tell_the_judge_from_chance_says_so(metric):
     (pair,) = several["prevalence_differences"]
     assert pair["corrected_prevalence_difference_ci"] == [-1.0, 1.0]
     assert pair["corrected_prevalence_difference_ci_reason"] == "judge_not_told_from_chance"
+    # The card names that reason and the keys it is under (the top level, or each model's entry).
+    card = (REPO_ROOT / "informedness" / "README.md").read_text(encoding="utf-8").split("### Corrected prevalence", 1)[1]
+    sentence = card[card.index("A [0, 1] interval"):].split(".", 1)[0]
+    for words in ('"judge_not_told_from_chance"', "`corrected_prevalence_ci_reason`", "`model_prevalences`"):
+        assert words in sentence, words
 
 
 def test_a_refused_judge_refuses_every_model_and_pair(metric):
@@ -233,8 +282,11 @@ def test_a_refused_judge_refuses_every_model_and_pair(metric):
     ({"unlabeled_predictions": [0, 1], "reference_model": "b"}, ValueError,
      r"reference_model: expected it with unlabeled_predictions as a mapping of models"),
     ({"unlabeled_predictions": {"a": [0, 1]}, "reference_model": 3}, TypeError, r"reference_model: expected the name"),
-    ({"unlabeled_predictions": {"a": [0, 1]}, "prevalence_method": "ppi"}, ValueError,
-     r"prevalence_method: 'ppi' .* found unlabeled_predictions as a mapping of models"),
+    ({"unlabeled_predictions": {"a": [0, 1], "b": [1, 1]}, "prevalence_method": "ppi"}, ValueError,
+     r"prevalence_method: 'ppi' .* found unlabeled_predictions as a mapping of 2 models"),
+    ({"unlabeled_predictions": {"a": [0, 7]}, "prevalence_method": "ppi"}, ValueError, r"unlabeled_predictions\['a'\]"),
+    ({"unlabeled_predictions": {"a": [0, 1]}, "prevalence_method": "ppi", "reference_model": "b"}, ValueError,
+     r"reference_model: expected one of the models in unlabeled_predictions \['a'\], found 'b'"),
     ({"unlabeled_predictions": {"a": [0, 7]}}, ValueError, r"unlabeled_predictions\['a'\]"),
 ])
 def test_bad_mapping_input_names_the_argument(metric, inputs, error, match):

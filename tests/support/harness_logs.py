@@ -87,16 +87,18 @@ def write_inspect_log(path, model, scorers, epochs=1):
 
 
 # ------------------------------------------------------------------------------------- lm-eval
-def lm_eval_run(labels, output_path, model_name, bootstrap_iters=0):
-    """lm-eval's ``simple_evaluate`` of the task in examples/lm_eval_judge with a scripted
-    judge answering ``labels``, its samples logged by lm-eval's ``EvaluationTracker``
-    (``--log_samples``) under ``output_path/<model_name>/``; returns (results, samples file)."""
+def lm_eval_run(labels, output_path, model_name, bootstrap_iters=0, task="judge_labels"):
+    """lm-eval's ``simple_evaluate`` of the task in examples/lm_eval_judge (or ``task``, a task
+    config dict) with a scripted judge answering ``labels`` (None: an answer naming no label),
+    its samples logged by lm-eval's ``EvaluationTracker`` (``--log_samples``) under
+    ``output_path/<model_name>/``; returns (results, samples file)."""
     from lm_eval import simple_evaluate
     from lm_eval.api.model import LM
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
-    answers = {row["id"]: f"{label}, I think." for row, label in zip(GOLDEN_SET, labels)}
+    answers = {row["id"]: "Hard to say." if label is None else f"{label}, I think." for row, label in zip(GOLDEN_SET, labels)}
+    task_name = task if isinstance(task, str) else task["task"]
 
     class ScriptedJudge(LM):
         def generate_until(self, requests, disable_tqdm=False):
@@ -109,12 +111,12 @@ def lm_eval_run(labels, output_path, model_name, bootstrap_iters=0):
             raise NotImplementedError
 
     tracker = EvaluationTracker(output_path=str(output_path))
-    results = simple_evaluate(model=ScriptedJudge(), tasks=["judge_labels"], bootstrap_iters=bootstrap_iters,
+    results = simple_evaluate(model=ScriptedJudge(), tasks=[task], bootstrap_iters=bootstrap_iters,
                               task_manager=TaskManager(include_path=str(REPO_ROOT / "examples" / "lm_eval_judge"),
                                                            include_defaults=False),  # not lm-eval's 10,000 YAMLs
                               log_samples=True, evaluation_tracker=tracker)
     # simple_evaluate names a model object at random; the CLI names it from --model_args.
     tracker.general_config_tracker.model_name_sanitized = model_name
     tracker.save_results_aggregated(results=results, samples=results["samples"])  # as the CLI: dates the files
-    tracker.save_results_samples(task_name="judge_labels", samples=results["samples"]["judge_labels"])
-    return results, next((Path(output_path) / model_name).glob("samples_judge_labels_*.jsonl"))
+    tracker.save_results_samples(task_name=task_name, samples=results["samples"][task_name])
+    return results, next((Path(output_path) / model_name).glob(f"samples_{task_name}_*.jsonl"))

@@ -273,11 +273,12 @@ def read_models(paths, scorer=None, labels=None, epoch=None):
     return models
 
 
-def judges_from_samples_df(frame, scorers=None):
+def judges_from_samples_df(frame, scorers=None, cluster_key=None):
     """``inspect_ai.analysis.samples_df(logs, columns=SampleSummary + SampleScores)`` -> the
     ``read_judges`` dict (one log: one judge per scorer). The default ``score_<scorer>`` column
     is ``score.value`` ("C"/"I"): the labels are in ``score_<scorer>_answer``, which
-    ``SampleScores`` adds."""
+    ``SampleScores`` adds. Clusters as in ``read_judges``: the ``metadata_<cluster_key>``
+    column, else the sample ids when a sample has several epochs (rows)."""
     scorers = scorers or sorted(column[len("score_"):] for column in frame.columns
                                 if column.startswith("score_") and not column.endswith(("_answer", "_explanation",
                                                                                          "_reason", "_metadata")))
@@ -291,7 +292,14 @@ def judges_from_samples_df(frame, scorers=None):
                              "with samples_df(..., columns=SampleSummary + SampleScores).")
         judges[name] = list(frame[f"score_{name}_answer"])
         check_labels(references, judges[name], f"score_{name}_answer")
-    return {"references": references, "judges": judges, "clusters": None}
+    if cluster_key is not None:
+        if f"metadata_{cluster_key}" not in frame.columns:
+            raise ValueError(f"cluster_key: expected the column metadata_{cluster_key}, found none; read the logs with "
+                             "samples_df(..., columns=SampleSummary + SampleScores).")
+        clusters = list(frame[f"metadata_{cluster_key}"])
+    else:  # the epochs of one sample: one item measured several times
+        clusters = list(frame["id"]) if frame["id"].duplicated().any() else None
+    return {"references": references, "judges": judges, "clusters": clusters}
 
 
 def main():

@@ -167,6 +167,16 @@ def test_read_judges_with_epochs_passes_the_sample_ids_as_clusters(tmp_path):
     # cluster_key's groups hold their samples' epochs: they are the clusters then.
     assert recipe.read_judges([path], cluster_key="conversation")["clusters"] == [
         logs.GOLDEN_SET[i]["conversation"] for _, _, i in order]
+    # The same from samples_df: one row per sample and epoch, the ids as clusters.
+    from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
+
+    frame = samples_df(str(path), columns=SampleSummary + SampleScores, quiet=True)
+    from_frame = recipe.judges_from_samples_df(frame)
+    assert sorted(zip(map(str, from_frame["clusters"]), from_frame["judges"]["judge_label"])) == sorted(
+        zip(map(str, found["clusters"]), found["judges"]["scripted/judge-a"]))
+    conversation = {str(row["id"]): row["conversation"] for row in logs.GOLDEN_SET}
+    assert recipe.judges_from_samples_df(frame, cluster_key="conversation")["clusters"] == [
+        conversation[str(i)] for i in frame["id"]]
 
 
 def test_an_output_naming_no_label_is_a_miss_of_its_class_never_a_class(tmp_path):

@@ -106,7 +106,8 @@ def balanced_accuracy_ci(confidence_level=0.95, cluster_key=None, metric="balanc
     """An Inspect ``@metric``: the module's value over the task's samples with its interval ends.
 
     It asks Inspect for every epoch's score (``scores="unreduced"``): a reduced score keeps
-    ``answer`` only where all epochs gave the same label, and its mean value is no label.
+    ``answer`` only where all epochs gave the same label, and its value (the epochs' mean of
+    "C"/"I") is no label.
     """
     from inspect_ai.scorer import SampleScore
     from inspect_ai.scorer import metric as inspect_metric
@@ -212,10 +213,10 @@ def read_judges(paths, cluster_key=None):
                                  "expected the same samples (id, epoch) in every log.")
     order = sorted(keys, key=lambda key: (str(key[0]), key[1]))
     if cluster_key is None and len({key[0] for key in order}) < len(order):  # epochs > 1
-        clusters, cluster_key = {key: key[0] for key in order}, "sample id"
+        clusters = {key: key[0] for key in order}
     found = {"references": [references[key] for key in order],
              "judges": {judge: [column[key] for key in order] for judge, column in columns.items()},
-             "clusters": [clusters[key] for key in order] if cluster_key is not None else None}
+             "clusters": [clusters[key] for key in order] if clusters else None}
     for judge, labels in found["judges"].items():
         check_labels(found["references"], labels, f"judges[{judge!r}] (score.answer)")
     return found

@@ -17,8 +17,8 @@ CLUSTERS = [row["conversation"] for row in logs.GOLDEN_SET]
 
 
 def metric_values(results, name="judge_label"):
-    (score,) = [score for score in results.scores if score.name == name]
-    return {key: metric.value for key, metric in score.metrics.items()}
+    # Two entries per scorer: accuracy() on the epoch-reduced scores, our metric on every epoch's.
+    return {key: metric.value for score in results.scores if score.name == name for key, metric in score.metrics.items()}
 
 
 def test_the_metric_in_inspects_results_equals_a_direct_compute():
@@ -101,3 +101,142 @@ def test_score_value_instead_of_answer_is_refused():
     assert recipe.labels_from_scores([
         SampleScore(score=Score(value="C", answer="C", metadata={"reference": "C"}), sample_id=0),
         SampleScore(score=Score(value="I", answer="I", metadata={"reference": "I"}), sample_id=1)])[1] == ["C", "I"]
+
+
+def two_disagreeing_epochs():
+    """A judge run twice (epochs=2) on the golden set: the second run flips 12 of the first's labels."""
+    first = logs.judge_labels(0.8, seed=9)
+    second = [logs.LABELS[1 - logs.LABELS.index(label)] if i % 4 == 0 else label for i, label in enumerate(first)]
+    return first, second
+
+
+def test_epochs_that_disagree_are_every_epochs_labels_clustered_by_sample():
+    from inspect_ai._eval.task.results import eval_results
+    from inspect_ai.scorer import SampleScore
+
+    first, second = two_disagreeing_epochs()
+    scorer = recipe.judge_label(list(logs.LABELS))
+    scores = logs.inspect_epoch_scores([first, second], scorer)
+    results, reductions = eval_results(48, [{"judge_label": score} for score in scores], None, [scorer], None)
+    # What Inspect's default reducer ("mean") leaves: no answer where the epochs disagree (12 samples).
+    (reduction,) = reductions
+    assert reduction.reducer == "mean" and sum(score.answer is None for score in reduction.samples) == 12
+    reduced = [SampleScore(score=score, sample_id=score.sample_id) for score in reduction.samples]
+    values = metric_values(results)
+    ids = [row["id"] for row in logs.GOLDEN_SET]
+    metric = load_module("balanced_accuracy")
+    direct = metric.compute(references=REFERENCES * 2, predictions=first + second, clusters=ids * 2, confidence_level=0.95)
+    assert direct["num_clusters"] == 48
+    assert values["balanced_accuracy"] == pytest.approx(direct["balanced_accuracy"], abs=1e-12)
+    assert [values["balanced_accuracy_ci_low"], values["balanced_accuracy_ci_high"]] == pytest.approx(
+        direct["balanced_accuracy_ci"], abs=1e-12)
+    # Hand count: the value is the mean over the two epochs' recalls of each class.
+    recall = {label: sum(p == r for p, r in zip(first + second, REFERENCES * 2) if r == label)
+              / (2 * REFERENCES.count(label)) for label in logs.LABELS}
+    assert values["balanced_accuracy"] == pytest.approx(sum(recall.values()) / 2, abs=1e-12)
+    # Reduced scores handed to the reader directly: refused, saying why and what to use.
+    with pytest.raises(ValueError, match=r"score\.answer None on 12 of 48 samples.*epochs disagree.*unreduced"):
+        recipe.labels_from_scores(reduced)
+
+
+def test_read_judges_with_epochs_passes_the_sample_ids_as_clusters(tmp_path):
+    first, second = two_disagreeing_epochs()
+    scorer = recipe.judge_label(list(logs.LABELS))
+    path = logs.write_inspect_log(tmp_path / "epochs.eval", "scripted/judge-a", {"judge_label": (scorer, [first, second])},
+                                  epochs=2)
+    other = logs.write_inspect_log(tmp_path / "b.eval", "scripted/judge-b",
+                                   {"judge_label": (scorer, [logs.judge_labels(0.7, 10), logs.judge_labels(0.7, 11)])},
+                                   epochs=2)
+    found = recipe.read_judges([path, other])
+    order = sorted(((str(row["id"]), epoch, i) for epoch in (1, 2) for i, row in enumerate(logs.GOLDEN_SET)))
+    by_epoch = {1: first, 2: second}
+    assert found["clusters"] == [logs.GOLDEN_SET[i]["id"] for _, _, i in order]
+    assert found["references"] == [REFERENCES[i] for _, _, i in order]
+    assert found["judges"]["scripted/judge-a"] == [by_epoch[epoch][i] for _, epoch, i in order]
+    metric = load_module("balanced_accuracy")
+    ids = [row["id"] for row in logs.GOLDEN_SET]
+    alone = recipe.read_judges([path])
+    result = metric.compute(references=alone["references"], predictions=alone["judges"]["scripted/judge-a"],
+                            clusters=alone["clusters"], confidence_level=0.95)
+    direct = metric.compute(references=REFERENCES * 2, predictions=first + second, clusters=ids * 2, confidence_level=0.95)
+    assert result["balanced_accuracy"] == pytest.approx(direct["balanced_accuracy"], abs=1e-12)
+    assert result["balanced_accuracy_ci"] == pytest.approx(direct["balanced_accuracy_ci"], abs=1e-12)
+    assert result["num_clusters"] == 48
+    ranked = metric.compute(references=found["references"], judges=found["judges"], clusters=found["clusters"])
+    assert {entry["name"] for entry in ranked["judge_ranking"]} == {"scripted/judge-a", "scripted/judge-b"}
+    # cluster_key's groups hold their samples' epochs: they are the clusters then.
+    assert recipe.read_judges([path], cluster_key="conversation")["clusters"] == [
+        logs.GOLDEN_SET[i]["conversation"] for _, _, i in order]
+    # The same from samples_df: one row per sample and epoch, the ids as clusters.
+    from inspect_ai.analysis import SampleScores, SampleSummary, samples_df
+
+    frame = samples_df(str(path), columns=SampleSummary + SampleScores, quiet=True)
+    from_frame = recipe.judges_from_samples_df(frame)
+    assert sorted(zip(map(str, from_frame["clusters"]), from_frame["judges"]["judge_label"])) == sorted(
+        zip(map(str, found["clusters"]), found["judges"]["scripted/judge-a"]))
+    conversation = {str(row["id"]): row["conversation"] for row in logs.GOLDEN_SET}
+    assert recipe.judges_from_samples_df(frame, cluster_key="conversation")["clusters"] == [
+        conversation[str(i)] for i in frame["id"]]
+
+
+def test_an_output_naming_no_label_is_a_miss_of_its_class_never_a_class(tmp_path):
+    labels = logs.judge_labels(0.85, seed=12)
+    silent = [None if i % 6 == 0 else label for i, label in enumerate(labels)]  # 8 outputs name no label
+    scorer = recipe.judge_label(list(logs.LABELS))
+    scores = logs.inspect_sample_scores(silent, scorer)
+    assert [score.score.answer for score in scores].count("no label") == 8
+    assert all(score.score.value == "I" for score, label in zip(scores, silent) if label is None)
+    values = metric_values(logs.inspect_results(scores, scorer))
+    # Hand count: per class, the share of its items the judge labelled right (no label: wrong).
+    recall = [sum(p == r for p, r in zip(silent, REFERENCES) if r == label) / REFERENCES.count(label)
+              for label in logs.LABELS]
+    assert values["balanced_accuracy"] == pytest.approx(sum(recall) / 2, abs=1e-12)
+    direct = load_module("balanced_accuracy").compute(
+        references=REFERENCES, predictions=["no label" if p is None else p for p in silent], confidence_level=0.95)
+    assert [values["balanced_accuracy_ci_low"], values["balanced_accuracy_ci_high"]] == pytest.approx(
+        direct["balanced_accuracy_ci"], abs=1e-12)
+    path = logs.write_inspect_log(tmp_path / "silent.eval", "scripted/judge-a", {"judge_label": (scorer, silent)})
+    assert recipe.read_judges([path])["judges"]["scripted/judge-a"].count("no label") == 8
+    with pytest.raises(ValueError, match=r"labels: 'no label' is the answer of an output that names no label"):
+        recipe.judge_label(["safe", "no label"])
+
+
+def test_read_models_gives_informedness_the_models_labels(tmp_path):
+    scorer = recipe.judge_label(list(logs.LABELS))
+    golden = logs.judge_labels(0.85, seed=13)  # the judge on the golden set
+    # The same judge on three models' outputs (their share of "unsafe" differs).
+    rng = __import__("random").Random(14)
+    outputs = {f"scripted/model-{name}": [("unsafe" if rng.random() < share else "safe") for _ in logs.GOLDEN_SET]
+               for name, share in (("a", 0.2), ("b", 0.4), ("c", 0.6))}
+    outputs["scripted/model-c"][5] = None  # one output the judge left unlabelled
+    paths = [logs.write_inspect_log(tmp_path / f"{i}.eval", model, {"judge_label": (scorer, labels)})
+             for i, (model, labels) in enumerate(outputs.items())]
+    models = recipe.read_models(paths, labels=logs.LABELS)
+    order = sorted(range(len(logs.GOLDEN_SET)), key=lambda i: str(logs.GOLDEN_SET[i]["id"]))
+    expected = {model: [("no label" if labels[i] is None else labels[i]) for i in order] for model, labels in outputs.items()}
+    assert models == expected
+    metric = load_module("informedness")
+    clean = {model: labels for model, labels in models.items() if "no label" not in labels}
+    result = metric.compute(references=REFERENCES, predictions=golden, unlabeled_predictions=clean, pos_label="unsafe",
+                            confidence_level=0.95)
+    for entry in result["model_prevalences"]:
+        alone = metric.compute(references=REFERENCES, predictions=golden, unlabeled_predictions=outputs[entry["name"]],
+                               pos_label="unsafe", confidence_level=0.95)
+        assert entry["corrected_prevalence"] == pytest.approx(alone["corrected_prevalence"], abs=1e-12)
+        assert entry["measured_prevalence"] == pytest.approx(outputs[entry["name"]].count("unsafe") / 48)
+    # Rogan-Gladen by hand: (measured + specificity - 1) / informedness.
+    tpr = sum(g == "unsafe" for g, r in zip(golden, REFERENCES) if r == "unsafe") / REFERENCES.count("unsafe")
+    fpr = sum(g == "unsafe" for g, r in zip(golden, REFERENCES) if r == "safe") / REFERENCES.count("safe")
+    (a,) = [entry for entry in result["model_prevalences"] if entry["name"] == "scripted/model-a"]
+    assert a["corrected_prevalence"] == pytest.approx(
+        min(max((outputs["scripted/model-a"].count("unsafe") / 48 - fpr) / (tpr - fpr), 0), 1), abs=1e-12)
+    # An output the judge left unlabelled has no measured error rate on the golden set: refused, not a class.
+    with pytest.raises(ValueError, match=r"unlabeled_predictions\['scripted/model-c'\].*found unknown value\(s\) \['no label'\]"):
+        metric.compute(references=REFERENCES, predictions=golden, unlabeled_predictions=models, pos_label="unsafe")
+    with pytest.raises(ValueError, match=r"expected labels among \['safe'\], found \['unsafe'\]"):
+        recipe.read_models(paths[:1], labels=["safe"])
+    two = logs.write_inspect_log(tmp_path / "two.eval", "scripted/model-d", {"judge_label": (scorer, [golden, golden])},
+                                 epochs=2)
+    with pytest.raises(ValueError, match=r"epoch: .* holds epochs \[1, 2\].*pass epoch="):
+        recipe.read_models([two])
+    assert recipe.read_models([two], epoch=2)["scripted/model-d"] == [golden[i] for i in order]

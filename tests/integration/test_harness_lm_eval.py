@@ -74,29 +74,45 @@ def test_a_log_without_the_pair_uses_target_and_filtered_resps(runs, tmp_path):
         reader.read_samples([write("scored", [{**line, "exact_match": 1.0} for line in bare])], metric="exact_match")
 
 
-def test_hf_evaluate_true_calls_the_module_per_document_and_it_warns():
-    from lm_eval.api.task import ConfigurableTask
-
+def test_hf_evaluate_true_calls_the_module_per_document_and_it_warns(tmp_path):
     sys.path.insert(0, str(REPO_ROOT / "examples" / "lm_eval_judge"))
     import judge_utils
 
-    task = ConfigurableTask(config={
-        "task": "judge_labels_per_document", "custom_dataset": judge_utils.golden_set, "test_split": "test",
-        "output_type": "generate_until", "doc_to_text": "{{response}}", "doc_to_target": "label",
-        "metric_list": [{"metric": str(REPO_ROOT / "balanced_accuracy"), "hf_evaluate": True, "aggregation": "mean",
-                         "higher_is_better": True}]})
+    # The trap as a user writes it: the module by name with hf_evaluate: true (no process_results),
+    # a regex filter taking the label out of the answer, lm-eval's default "mean" aggregation.
+    config = {"task": "judge_labels_per_document", "custom_dataset": judge_utils.golden_set, "test_split": "test",
+              "output_type": "generate_until", "doc_to_text": "{{response}}", "doc_to_target": "label",
+              "filter_list": [{"name": "label", "filter": [{"function": "regex", "regex_pattern": r"\b(safe|unsafe)\b"},
+                                                           {"function": "take_first"}]}],
+              "metric_list": [{"metric": str(REPO_ROOT / "balanced_accuracy"), "hf_evaluate": True, "aggregation": "mean",
+                               "higher_is_better": True}]}
     labels = JUDGES["judge-b"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        per_document = [task.process_results(doc, [label]) for doc, label in zip(task.test_docs(), labels)]
+        results, _ = logs.lm_eval_run(labels, tmp_path, "per-document", task=config)
+    # lm-eval's evaluator called the module once per document (each call warned) ...
     assert sum("computed on a single item" in str(w.message) and "docs/harnesses.md" in str(w.message)
                for w in caught) == len(labels)
-    # What lm-eval then reports (the mean of per-document values) is accuracy, not balanced accuracy.
-    averaged = task.aggregation()["balanced_accuracy"]([values["balanced_accuracy"] for values in per_document])
+    logged = results["samples"]["judge_labels_per_document"]
+    assert sorted(sample["filtered_resps"][0] for sample in logged) == sorted(labels)
+    assert {sample["balanced_accuracy"] for sample in logged} == {0.0, 1.0}  # one class per call: 0 or 1
+    # ... and reported their mean, which is accuracy (33 of 48), not balanced accuracy.
+    reported = results["results"]["judge_labels_per_document"]["balanced_accuracy,label"]
     accuracy = sum(a == b for a, b in zip(labels, REFERENCES)) / len(labels)
-    assert averaged == pytest.approx(accuracy)
-    assert averaged != pytest.approx(load_module("balanced_accuracy").compute(
-        references=REFERENCES, predictions=labels)["balanced_accuracy"])
+    assert accuracy == 33 / 48 and reported == pytest.approx(accuracy, abs=1e-12)
+    corpus = load_module("balanced_accuracy").compute(references=REFERENCES, predictions=labels)["balanced_accuracy"]
+    assert abs(reported - corpus) > 0.01
+
+
+def test_an_answer_naming_no_label_is_a_miss_of_its_class(tmp_path):
+    labels = [None if i % 8 == 0 else label for i, label in enumerate(JUDGES["judge-a"])]  # 6 answers name none
+    results, path = logs.lm_eval_run(labels, tmp_path, "silent")
+    found = results["results"]["judge_labels"]["balanced_accuracy,none"]
+    # Hand count: per class, the share of its documents labelled right (no label: wrong).
+    recall = [sum(p == r for p, r in zip(labels, REFERENCES) if r == label) / REFERENCES.count(label)
+              for label in logs.LABELS]
+    assert found == pytest.approx(sum(recall) / 2, abs=1e-12)
+    assert reader.read_samples([path])["judges"]["silent"].count("no label") == 6
 
 
 @pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])

@@ -279,32 +279,10 @@ def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, 
 
 
 def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
-    """Refuse labels that cannot mean what the value would compute (the rule: the module doc).
-
-    Parameters
-    ----------
-    counts : ConfusionCounts
-        One system's counts against the references.
-    name : str
-        The argument, as the message names it (``"predictions"``, ``"judges['a']"``).
-    options : Mapping[str, Any]
-        The compute options: ``labels`` or ``num_classes`` declares the classes (nothing is
-        refused); ``task`` declared keeps single predictions' extra values a warning.
-    hint : str
-        What to pass for scores (the module's ``threshold``).
-    judge : bool
-        Whether the labels are a judge's ranked with others: then any value that is no class
-        of the golden set is refused (a judge's value is a mean of recalls over the golden
-        classes: its extra class would only be warned, and its rank would be of another
-        vocabulary). Single predictions (False) are refused for another vocabulary of strings
-        beside a two-class golden set, or two or more integer values beside a 0/1 golden set;
-        one integer class a multi-class golden set lacks stays a warning, as in scikit-learn.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name``, a few values found, the classes expected, and what to pass.
-    """
+    """Refuse labels that cannot mean what the value would compute (the rule: the module doc):
+    ``name`` is the argument the ``ValueError`` names (``"predictions"``, ``"judges['a']"``),
+    ``hint`` what to pass for scores, ``judge`` whether the labels are a judge's ranked with
+    others (any value outside the golden classes refused, else only another vocabulary or grades)."""
     if options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None:
         return
     encoded = counts.encoded

@@ -74,6 +74,17 @@ def check_labels(references, predictions, where):
         raise ValueError(VALUE_NOT_ANSWER.format(where=where, found=sorted(found), classes=sorted(map(str, classes))))
 
 
+def with_no_label(references, predictions, options):
+    """``options`` with the classes declared when an output named no label: ``NO_LABEL`` is then a
+    declared class no reference has, so the module counts it as a miss of the item's own class
+    (undeclared, it would refuse a value outside a two-class golden set, as it should for another
+    vocabulary). Its "Recall is undefined for class 'no label'" warning is expected: keep the
+    default zero_division="skip" (0.0 would average in a recall of 0 for a class that is none)."""
+    if NO_LABEL not in predictions or "labels" in options or "num_classes" in options:
+        return options
+    return {**options, "labels": [*sorted(set(references), key=str), NO_LABEL]}
+
+
 def labels_from_scores(scores, cluster_key=None, reference_key=REFERENCE_KEY):
     """``(references, predictions, clusters)`` of a task's ``SampleScore`` s: the reference from
     ``score.metadata[reference_key]`` (judge_label puts the target there) or else the sample's
@@ -120,7 +131,8 @@ def balanced_accuracy_ci(confidence_level=0.95, cluster_key=None, metric="balanc
                 return {metric: math.nan, f"{metric}_ci_low": math.nan, f"{metric}_ci_high": math.nan}
             references, predictions, clusters = labels_from_scores(scores, cluster_key)
             result = load_metric(metric).compute(references=references, predictions=predictions, clusters=clusters,
-                                                 confidence_level=confidence_level, **options)
+                                                 confidence_level=confidence_level,
+                                                 **with_no_label(references, predictions, options))
             low, high = result[f"{metric}_ci"]
             return {metric: result[metric], f"{metric}_ci_low": low, f"{metric}_ci_high": high}
 
@@ -314,12 +326,13 @@ def main():
     if len(found["judges"]) == 1:
         (name, labels), = found["judges"].items()
         result = metric.compute(references=found["references"], predictions=labels, clusters=found["clusters"],
-                                confidence_level=0.95)
+                                confidence_level=0.95, **with_no_label(found["references"], labels, {}))
         low, high = result[f"{arguments.metric}_ci"]
         print(f"{name}: {result[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]")
         return
+    given = [label for labels in found["judges"].values() for label in labels]
     result = metric.compute(references=found["references"], judges=found["judges"], clusters=found["clusters"],
-                            confidence_level=0.95)
+                            confidence_level=0.95, **with_no_label(found["references"], given, {}))
     for entry in result["judge_ranking"]:
         low, high = entry[f"{arguments.metric}_ci"]
         print(f"{entry['name']}: {entry[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]"

@@ -69,9 +69,13 @@ def module_metric(metric="balanced_accuracy", confidence_level=0.95, use_cluster
             import evaluate
 
             clusters = [item[2] for item in items] if all(len(item) == 3 for item in items) else None
+            references, predictions = [item[0] for item in items], [item[1] for item in items]
+            # An answer naming no label is a declared class no reference has: a miss of the item's own
+            # class (undeclared, the module refuses a value outside a two-class golden set).
+            declared = {"labels": [*sorted(set(references)), "no label"]} if "no label" in predictions else {}
             result = evaluate.load(str(REPO_ROOT / metric)).compute(
-                references=[item[0] for item in items], predictions=[item[1] for item in items], clusters=clusters,
-                confidence_level=confidence_level)
+                references=references, predictions=predictions, clusters=clusters, confidence_level=confidence_level,
+                **declared)
             low, high = result[f"{metric}_ci"]
             return {metric: result[metric], f"{metric}_ci_low": low, f"{metric}_ci_high": high}
 

@@ -192,7 +192,8 @@ def test_an_output_naming_no_label_is_a_miss_of_its_class_never_a_class(tmp_path
               for label in logs.LABELS]
     assert values["balanced_accuracy"] == pytest.approx(sum(recall) / 2, abs=1e-12)
     direct = load_module("balanced_accuracy").compute(
-        references=REFERENCES, predictions=["no label" if p is None else p for p in silent], confidence_level=0.95)
+        references=REFERENCES, predictions=["no label" if p is None else p for p in silent], confidence_level=0.95,
+        labels=[*logs.LABELS, "no label"])  # declared, as the recipe does: undeclared, another vocabulary is refused
     assert [values["balanced_accuracy_ci_low"], values["balanced_accuracy_ci_high"]] == pytest.approx(
         direct["balanced_accuracy_ci"], abs=1e-12)
     path = logs.write_inspect_log(tmp_path / "silent.eval", "scripted/judge-a", {"judge_label": (scorer, silent)})

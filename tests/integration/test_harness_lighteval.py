@@ -83,7 +83,7 @@ def test_lightevals_pipeline_runs_the_corpus_metric(tmp_path, monkeypatch):
     references, labels, clusters = map(list, zip(*answered))
     assert len(answered) == 48 and labels.count("no label") == 4
     direct = load_module("balanced_accuracy").compute(references=references, predictions=labels, clusters=clusters,
-                                                      confidence_level=0.95)
+                                                      confidence_level=0.95, labels=[*recipe.LABELS, "no label"])
     assert found["balanced_accuracy"] == pytest.approx(direct["balanced_accuracy"], abs=1e-12)
     assert [found["balanced_accuracy_ci_low"], found["balanced_accuracy_ci_high"]] == pytest.approx(
         direct["balanced_accuracy_ci"], abs=1e-12)

@@ -46,6 +46,10 @@ REFERENCE_KEY = "reference"
 # judge_label's answer when the output names none of the labels: a prediction outside the
 # reference classes, so the item counts as a miss of its own class and never as a class.
 NO_LABEL = "no label"
+NO_LABEL_INFORMEDNESS = ("predictions: {count} of {total} outputs name no label ({no_label!r}); informedness needs "
+                         "one of the golden classes on every item (declared as a third class, the multi-class "
+                         "Bookmaker would not be the judge's J). Use balanced_accuracy, where they count as misses "
+                         "of their item's class, or map them to a class first.")
 VALUE_NOT_ANSWER = ("{where}: found Inspect's correctness values {found} (score.value: whether the answer was right), "
                     "which share no class with the references {classes}; balanced accuracy needs the label the judge "
                     "gave: pass score.answer (a scorer that sets it, such as judge_label(labels) here, or match()/"
@@ -74,14 +78,19 @@ def check_labels(references, predictions, where):
         raise ValueError(VALUE_NOT_ANSWER.format(where=where, found=sorted(found), classes=sorted(map(str, classes))))
 
 
-def with_no_label(references, predictions, options):
+def with_no_label(references, predictions, options, metric="balanced_accuracy"):
     """``options`` with the classes declared when an output named no label: ``NO_LABEL`` is then a
     declared class no reference has, so the module counts it as a miss of the item's own class
     (undeclared, it would refuse a value outside a two-class golden set, as it should for another
     vocabulary). Its "Recall is undefined for class 'no label'" warning is expected: keep the
-    default zero_division="skip" (0.0 would average in a recall of 0 for a class that is none)."""
+    default zero_division="skip" (0.0 would average in a recall of 0 for a class that is none).
+    Informedness is refused instead: with a third class it would be the Bookmaker of three
+    classes, not the judge's J."""
     if NO_LABEL not in predictions or "labels" in options or "num_classes" in options:
         return options
+    if metric == "informedness":
+        raise ValueError(NO_LABEL_INFORMEDNESS.format(count=predictions.count(NO_LABEL), total=len(predictions),
+                                                      no_label=NO_LABEL))
     return {**options, "labels": [*sorted(set(references), key=str), NO_LABEL]}
 
 
@@ -132,7 +141,7 @@ def balanced_accuracy_ci(confidence_level=0.95, cluster_key=None, metric="balanc
             references, predictions, clusters = labels_from_scores(scores, cluster_key)
             result = load_metric(metric).compute(references=references, predictions=predictions, clusters=clusters,
                                                  confidence_level=confidence_level,
-                                                 **with_no_label(references, predictions, options))
+                                                 **with_no_label(references, predictions, options, metric))
             low, high = result[f"{metric}_ci"]
             return {metric: result[metric], f"{metric}_ci_low": low, f"{metric}_ci_high": high}
 
@@ -326,13 +335,13 @@ def main():
     if len(found["judges"]) == 1:
         (name, labels), = found["judges"].items()
         result = metric.compute(references=found["references"], predictions=labels, clusters=found["clusters"],
-                                confidence_level=0.95, **with_no_label(found["references"], labels, {}))
+                                confidence_level=0.95, **with_no_label(found["references"], labels, {}, arguments.metric))
         low, high = result[f"{arguments.metric}_ci"]
         print(f"{name}: {result[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]")
         return
     given = [label for labels in found["judges"].values() for label in labels]
     result = metric.compute(references=found["references"], judges=found["judges"], clusters=found["clusters"],
-                            confidence_level=0.95, **with_no_label(found["references"], given, {}))
+                            confidence_level=0.95, **with_no_label(found["references"], given, {}, arguments.metric))
     for entry in result["judge_ranking"]:
         low, high = entry[f"{arguments.metric}_ci"]
         print(f"{entry['name']}: {entry[arguments.metric]:.4f} [{low:.4f}, {high:.4f}]"

@@ -73,6 +73,10 @@ def module_metric(metric="balanced_accuracy", confidence_level=0.95, use_cluster
             # An answer naming no label is a declared class no reference has: a miss of the item's own
             # class (undeclared, the module refuses a value outside a two-class golden set).
             declared = {"labels": [*sorted(set(references)), "no label"]} if "no label" in predictions else {}
+            if declared and metric == "informedness":  # a third class would make it the Bookmaker of 3 classes, not J
+                raise ValueError(f"predictions: {predictions.count('no label')} of {len(predictions)} answers name no label; "
+                                 "informedness needs a golden class on every item: use balanced_accuracy (they count as "
+                                 "misses of their item's class) or map them to a class first.")
             result = evaluate.load(str(REPO_ROOT / metric)).compute(
                 references=references, predictions=predictions, clusters=clusters, confidence_level=confidence_level,
                 **declared)

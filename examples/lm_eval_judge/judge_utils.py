@@ -59,6 +59,10 @@ def _computed(items):
     # An answer naming no label is a declared class no reference has: a miss of the item's own
     # class (undeclared, the module refuses a value outside a two-class golden set).
     declared = {"labels": [*sorted(set(references)), "no label"]} if "no label" in predictions else {}
+    if declared and METRIC == "informedness":  # a third class would make it the Bookmaker of 3 classes, not J
+        raise ValueError(f"predictions: {predictions.count('no label')} of {len(predictions)} answers name no label; "
+                         "informedness needs a golden class on every item: use balanced_accuracy (they count as "
+                         "misses of their item's class) or map them to a class first.")
     return metric.compute(references=references, predictions=predictions, clusters=clusters,
                           confidence_level=CONFIDENCE_LEVEL, **declared)
 

@@ -200,6 +200,10 @@ def test_an_output_naming_no_label_is_a_miss_of_its_class_never_a_class(tmp_path
     assert recipe.read_judges([path])["judges"]["scripted/judge-a"].count("no label") == 8
     with pytest.raises(ValueError, match=r"labels: 'no label' is the answer of an output that names no label"):
         recipe.judge_label(["safe", "no label"])
+    # Informedness: a declared third class would give the Bookmaker of three classes (not J): refused.
+    scorer = recipe.judge_label(list(logs.LABELS), metric="informedness")
+    with pytest.raises(ValueError, match=r"8 of 48 outputs name no label.*informedness needs one of the golden classes"):
+        logs.inspect_results(logs.inspect_sample_scores(silent, scorer), scorer)
 
 
 def test_read_models_gives_informedness_the_models_labels(tmp_path):

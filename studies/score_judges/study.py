@@ -31,11 +31,11 @@ the others: ``CELLS``); the in-sample comparison on the first 50 sets of a cell.
 are split into parts run side by side (each caches its cells in ``parts/part_<k>.json``);
 ``--report`` writes ``results.md`` from them.
 
-Usage (from the repository root)::
+Usage (from the repository root): the commands that wrote ``results.md`` (every cell at 400
+sets; without ``--sets`` each cell runs at its own number)::
 
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 0 --parts 3
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 1 --parts 3
-    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --part 2 --parts 3
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --sets 400 --part 0 --parts 2
+    OMP_NUM_THREADS=1 nice -n 19 .venv/bin/python studies/score_judges/study.py --sets 400 --part 1 --parts 2
     .venv/bin/python studies/score_judges/study.py --report
 """
 

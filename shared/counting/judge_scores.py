@@ -185,8 +185,11 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
             labelled.append((name, as_labels(values, f"judges[{name!r}]", scores_hint)))
             continue
         if values.dtype.kind not in "iuf" or is_string_array(values):
+            # A mapping named this judge; a number or "auto" for all reaches labels only outside the golden classes.
+            fix = ("leave this judge out of the threshold mapping" if explicit else
+                   f"labels must be the golden set's classes {few(classes)}: map them to the references' values")
             raise TypeError(f"judges[{name!r}]: expected numeric scores with threshold={thresholds[name]!r}, found labels such as "
-                            f"{few(distinct_values([values[counted]]))}; leave this judge out of the threshold mapping.")
+                            f"{few(distinct_values([values[counted]]))}; {fix}.")
         if encoded is None:
             if len(golden) > 2 or (declared is not None and len(classes) > 2):
                 raise ValueError(f"judges[{name!r}]: scores (values {few(distinct_values([values[counted]]))}) need a binary golden "

@@ -116,6 +116,19 @@ def test_threshold_names_that_are_not_judges_are_refused_naming_them(modules, na
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_string_labels_beside_score_judges_are_refused_saying_what_to_pass(modules, name):
+    """threshold="auto" for all reaches a judge's labels only when they are outside the golden
+    classes: the fix is to map them (was: "leave this judge out of the threshold mapping", with no mapping)."""
+    references, judges = golden_set()
+    judges["words"] = np.where(judges["labels"] == 1, "yes", "no")
+    with pytest.raises(TypeError, match=r"^judges\['words'\]: expected numeric scores with threshold='auto', found labels "
+                                        r"such as \['no', 'yes'\]; labels must be the golden set's classes \[0, 1\]: map them"):
+        modules[name].compute(references=references, judges=judges, threshold="auto")
+    with pytest.raises(TypeError, match=r"found labels such as \['no', 'yes'\]; leave this judge out of the threshold mapping"):
+        modules[name].compute(references=references, judges=judges, threshold={"likert": "auto", "probability": "auto", "words": 0.5})
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_nan_in_a_judges_scores_is_refused_naming_it(modules, name):
     references, judges = golden_set()
     judges["probability"] = judges["probability"].copy()

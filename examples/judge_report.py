@@ -33,7 +33,6 @@ ranking saved as a PNG next to it (drawn as the Space draws it).
 import argparse
 import csv
 import json
-import math
 import sys
 import warnings
 from pathlib import Path
@@ -123,10 +122,9 @@ def rank(golden, metric_name="balanced_accuracy", confidence_level=0.95, thresho
         judges = {name: as_scores(values, classes) or values for name, values in judges.items()}
         options.update(threshold=threshold, pos_label=positive)
     skipped = {}
-    if len(classes) < 2:
+    if len(classes) < 2 and len(judges) < 2:
         # Nothing can be ranked (rank_scored_judges' rule); with two or more judges the module says so itself.
-        if len(judges) < 2:
-            return {"reason": ONE_CLASS_REASON, "judge_ranking": [], "best_judges": []}, skipped
+        return {"reason": ONE_CLASS_REASON, "judge_ranking": [], "best_judges": []}, skipped
     while len(judges) > 1:
         try:
             with warnings.catch_warnings():
@@ -142,7 +140,7 @@ def rank(golden, metric_name="balanced_accuracy", confidence_level=0.95, thresho
         return None, skipped
     (name, labels), = judges.items()
     single = {key: value for key, value in options.items() if key not in ("threshold", "pos_label")}
-    if threshold is not None and labels is not golden["judges"][name]:  # scores: balanced_accuracy's own threshold
+    if threshold is not None and as_scores(golden["judges"][name], classes) is not None:  # scores: the module's threshold
         single.update(threshold=threshold, pos_label=positive)
     try:
         result = metric.compute(predictions=labels, **single)
@@ -164,17 +162,15 @@ def corrected_prevalences(golden, unlabeled_rows, positive=None, confidence_leve
     import evaluate
 
     metric = evaluate.load(str(REPO_ROOT / "informedness"))
-    models = list(dict.fromkeys(row["model"] for row in unlabeled_rows))
+    rows_of_model = {}
+    for row in unlabeled_rows:
+        rows_of_model.setdefault(row["model"], []).append(row)
     classes = set(map(str, golden["references"]))
     found, skipped = {}, {}
     for judge, labels in golden["judges"].items():
         if judge in leave_out:
             continue
-        by_model = {}
-        for model in models:
-            rows = [row for row in unlabeled_rows if row["model"] == model]
-            if judge in rows[0]:
-                by_model[model] = [row[judge] for row in rows]
+        by_model = {model: [row[judge] for row in rows] for model, rows in rows_of_model.items() if judge in rows[0]}
         if not by_model:
             skipped[judge] = "no column of its labels in --unlabeled"
             continue
@@ -212,8 +208,8 @@ def ranked(result):
     return result is not None and result.get("reason") != ONE_CLASS_REASON and bool(result["judge_ranking"])
 
 
-def _number(value):
-    return "n/a" if value is None or value != value else f"{value:.4f}"
+def _number(value, spec=".4f"):
+    return "n/a" if value is None or value != value else f"{value:{spec}}"
 
 
 def _interval(interval):
@@ -301,14 +297,10 @@ def prevalence_lines(prevalences, positive):
                 pair = next((pair for pair in prevalences[judge]["prevalence_differences"]
                              if tuple(pair["models"]) == (first, second)), None)
                 cells.append("" if pair is None else
-                             f"{_cell(pair, 'corrected_prevalence_difference')}, p = {_p_value(pair['p_value'])}")
+                             f"{_cell(pair, 'corrected_prevalence_difference')}, p = {_number(pair['p_value'], '.4g')}")
             lines.append(f"| {first} − {second} | " + " | ".join(cells) + " |")
         lines.append("")
     return lines
-
-
-def _p_value(value):
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4g}"
 
 
 def skipped_lines(skipped):

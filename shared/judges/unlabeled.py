@@ -390,17 +390,17 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     """Several models through one judge (``prevalence_models.corrected_prevalences``): ``model_prevalences``
     and ``prevalence_differences``, the intervals simultaneous per family."""
     names = list(judged.models)
-    if options["prevalence_method"] == "ppi":
-        if len(names) > 1:
-            raise ValueError(
-                "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
-                f"unlabeled_predictions as a mapping of {len(names)} models: one golden set cannot be a random sample of "
-                "several models' different outputs. Use prevalence_method='rogan_gladen' (it needs only the judge's rates "
-                "to transfer), or one compute per model with a golden set sampled from that model's outputs.")
+    ppi = options["prevalence_method"] == "ppi"
+    if ppi and len(names) > 1:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+            f"unlabeled_predictions as a mapping of {len(names)} models: one golden set cannot be a random sample of "
+            "several models' different outputs. Use prevalence_method='rogan_gladen' (it needs only the judge's rates "
+            "to transfer), or one compute per model with a golden set sampled from that model's outputs.")
     reference = options.get("reference_model")
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models in unlabeled_predictions {names}, found {reference!r}.")
-    if options["prevalence_method"] == "ppi":
+    if ppi:
         return _one_model_ppi(judged, names[0], classes, order, interval, options)
     num_classes = len(classes)
     binary = num_classes == 2

@@ -190,7 +190,7 @@ class ClusterSpec:
             if self.on_ids is not None:
                 self.on_ids(shape[0])
             return np.arange(self.origin, self.origin + shape[0], dtype=np.int64)[:, None]
-        return cluster_ids(self.given, shape, flat=False)
+        return cluster_ids(self.given, shape)
 
 
 def element_cluster_ids(spec: ClusterSpec, shape: Sequence[int]) -> Optional[np.ndarray]:
@@ -211,7 +211,7 @@ def element_cluster_ids(spec: ClusterSpec, shape: Sequence[int]) -> Optional[np.
     True
     """
     leading = spec.leading_ids(shape)
-    if leading is None or leading.ndim == 1 and len(tuple(shape)) == 1:
+    if leading is None or leading.ndim == 1:  # a 1-D input's ids
         return leading
     if leading.shape[-1] == 1:  # one id per leading element: repeated over its elements
         return np.broadcast_to(leading, (leading.shape[0], math.prod(tuple(shape)[1:]))).ravel()
@@ -279,15 +279,15 @@ def stored_clusters(stored: Any, ignore_index: Any, table: Optional[CountTable] 
     return Clusters(rows, from_leading_axis=from_leading_axis)
 
 
-def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.ndarray:
-    """``clusters`` as one integer or string id per element of an input of ``shape`` (flattened;
-    ``flat=False``: ``(N, 1)`` for one id per leading element of an N-d input, ``(N, rest)`` for one
-    per element, ``(N,)`` for a 1-D input).
+def cluster_ids(clusters: Any, shape: Sequence[int]) -> np.ndarray:
+    """``clusters`` as integer or string ids broadcastable against an input of ``shape`` seen as
+    ``(N, rest)``: ``(N, 1)`` for one id per leading element of an N-d input, ``(N, rest)`` for one
+    per element, ``(N,)`` for a 1-D input.
 
     Examples
     --------
     >>> cluster_ids([7, 8], (2, 2)).tolist()
-    [7, 7, 8, 8]
+    [[7], [8]]
     >>> cluster_ids([1, 2], (3,))
     Traceback (most recent call last):
     ...
@@ -300,11 +300,9 @@ def cluster_ids(clusters: Any, shape: Sequence[int], flat: bool = True) -> np.nd
     ids = as_labels(ids, "clusters", "Cluster ids are integers or strings.")
     samples = shape[0] if shape else 1
     if ids.shape == shape:
-        return ids.ravel() if flat or len(shape) < 2 else ids.reshape(samples, -1)
+        return ids if len(shape) < 2 else ids.reshape(samples, -1)
     if ids.ndim == 1 and ids.size == samples:
-        if len(shape) < 2:
-            return ids
-        return np.repeat(ids, math.prod(shape[1:])) if flat else ids[:, None]
+        return ids if len(shape) < 2 else ids[:, None]
     found = ids.size if ids.ndim == 1 else f"shape {ids.shape}"
     expected = f"{samples:,}" if len(shape) < 2 else f"{samples:,} (one per leading element) or shape {shape}"
     raise ValueError(f"clusters: expected one cluster id per sample ({expected}), found {found}.")
@@ -321,6 +319,4 @@ def index_rows(rows: JointCounts, key: str, classes: np.ndarray) -> np.ndarray:
 
 def cluster_positions(rows: JointCounts) -> np.ndarray:
     """Each row's cluster as 0..G-1."""
-    if not rows.n.size:
-        return np.zeros(0, dtype=np.intp)
     return np.unique(rows.keys["clusters"], return_inverse=True)[1].reshape(-1)

@@ -267,14 +267,13 @@ def confusion_counts(stored: Store, options: Dict[str, Any], scores_hint: str = 
     ``threshold`` (binary), the predictions are scores of the positive class, turned into
     labels (``"auto"``: the Youden-optimal threshold, over all of them).
     """
-    raw = stored.raw_columns() or {}
-    if "clusters" in raw and PAIRS not in stored.tables:  # scores: each sample's cluster beside it
-        rows, reason = kept_rows(stored_rows(stored, PAIRS, ("references", "predictions", "clusters")), options.get("ignore_index"))
-    else:
-        rows, reason = kept_rows(stored_rows(stored, PAIRS, ("references", "predictions")), options.get("ignore_index"))
-    clusters = stored_clusters(stored, options.get("ignore_index"))
+    ignore_index = options.get("ignore_index")
+    # Scores kept raw with each sample's cluster beside them: the clusters are a key of the rows.
+    beside = ("clusters",) if "clusters" in (stored.raw_columns() or {}) and PAIRS not in stored.tables else ()
+    rows, reason = kept_rows(stored_rows(stored, PAIRS, ("references", "predictions", *beside)), ignore_index)
+    clusters = stored_clusters(stored, ignore_index)
     # -100 or a uint8 255 among the references, without ignore_index: probably padding (warned, or named in an error).
-    padding = padding_values(rows.keys["references"], stored.reference_dtypes, options.get("ignore_index"))
+    padding = padding_values(rows.keys["references"], stored.reference_dtypes, ignore_index)
     threshold = options.get("threshold")
     if threshold is None:
         rows.keys["predictions"] = as_labels(rows.keys["predictions"], "predictions", scores_hint)  # raises, naming a score

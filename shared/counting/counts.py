@@ -23,7 +23,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .inputs import is_string_array
-from .labels import matches_label
 
 # A dense box holds at most this many cells (2 MB of counts); larger ones are kept sparse.
 DENSE_CELLS = 1 << 18
@@ -101,7 +100,10 @@ class JointCounts:
     def drop_matching(self, key: str, value: Any) -> "JointCounts":
         """These counts without the tuples whose ``key`` is ``value`` (never across kinds: "0"
         is not 0); how ``ignore_index`` drops samples, whatever was counted."""
-        return self.select(~matches_label(self.keys[key], value))
+        values = self.keys[key]
+        if value is None or isinstance(value, str) != is_string_array(values):
+            return self.select(np.ones(values.shape, dtype=bool))
+        return self.select(values != value)
 
     @property
     def num_samples(self) -> int:
@@ -113,14 +115,11 @@ def regrouped(counts: JointCounts, keys: Dict[str, np.ndarray]) -> JointCounts:
     ``keys`` with the ``n``, ``w`` and ``w2`` of the tuples that map to each."""
     if not counts.n.size:
         return JointCounts({name: values[:0] for name, values in keys.items()}, counts.n, counts.w, counts.w2, counts.w2_exponent)
-    ids, values = {}, {}
-    for name, column in keys.items():
-        values[name], ids[name] = np.unique(column, return_inverse=True)
-        ids[name] = ids[name].reshape(-1)
+    distinct = {name: np.unique(column, return_inverse=True) for name, column in keys.items()}
     fields = {"n": counts.n, **({} if counts.w is None else {"w": counts.w, "w2": counts.w2})}
-    rows = _distinct_rows(ids, fields)
-    return JointCounts({name: values[name][rows[name]] for name in keys}, rows["n"].astype(np.int64), rows.get("w"), rows.get("w2"),
-                       counts.w2_exponent)
+    rows = _distinct_rows({name: inverse.reshape(-1) for name, (_, inverse) in distinct.items()}, fields)
+    return JointCounts({name: values[rows[name]] for name, (values, _) in distinct.items()}, rows["n"].astype(np.int64),
+                       rows.get("w"), rows.get("w2"), counts.w2_exponent)
 
 
 def safe_ratio(numerator: Any, denominator: Any) -> np.ndarray:
@@ -287,11 +286,8 @@ class CountTable:
             return squares
         target = max(self.w2_exponent, exponent)
         if self.w2_exponent < target:  # what is held gets the larger exponent (tiny squares may underflow: negligible)
-            shift = 2 * (self.w2_exponent - target)
-            if self.box:
-                self.box["w2"] = np.ldexp(self.box["w2"], shift)
-            for block in self.rows:
-                block["w2"] = np.ldexp(block["w2"], shift)
+            for block in self._held():
+                block["w2"] = np.ldexp(block["w2"], 2 * (self.w2_exponent - target))
             self.w2_exponent = target
         return squares if exponent == target else np.ldexp(squares, 2 * (exponent - target))
 
@@ -329,15 +325,15 @@ class CountTable:
         self.add(keys, counts.w, counts.n, counts.w2, counts.w2_exponent)
 
     def _become_weighted(self) -> None:
-        # Earlier samples had weight 1: their weight sums are their counts.
+        # Earlier samples had weight 1: their weight sums are their counts (and w2_exponent is still 0).
         self.weighted = True
-        self.w2_exponent = 0
-        if self.box:
-            self.box["w"] = self.box["n"].astype(np.float64)
-            self.box["w2"] = self.box["w"].copy()
-        for block in self.rows:
+        for block in self._held():
             block["w"] = block["n"].astype(np.float64)
             block["w2"] = block["w"].copy()
+
+    def _held(self) -> List[Dict[str, np.ndarray]]:
+        """The dense box (if any) and the blocks of sparse rows: what holds the counts."""
+        return ([self.box] if self.box else []) + self.rows
 
     def _add_dense(self, ids: List[np.ndarray], shape: tuple, fields: Dict[str, Optional[np.ndarray]]) -> None:
         rows = shape[0]
@@ -414,17 +410,13 @@ class CountTable:
     def result(self) -> JointCounts:
         blocks = list(self.rows) + ([self._box_rows()] if self.box else [])
         fields = self._field_names()
-        if not blocks:
-            empty = JointCounts({name: np.zeros(0, np.int64) for name in self.names}, np.zeros(0, np.int64))
-            return JointCounts({n: axis.values(v) for (n, v), axis in zip(empty.keys.items(), self.axes)}, empty.n)
-        if len(blocks) > 1:
-            blocks = [_distinct_rows(*_concat(blocks, self.names, fields))]
-        block = blocks[0]
+        if not blocks:  # nothing counted, so unweighted
+            blocks = [{key: np.zeros(0, np.int64) for key in self.names + fields}]
+        block = blocks[0] if len(blocks) == 1 else _distinct_rows(*_concat(blocks, self.names, fields))
         keep = block["n"] > 0
         keys = {name: axis.values(block[name][keep]) for name, axis in zip(self.names, self.axes)}
-        if not self.weighted:
-            return JointCounts(keys, block["n"][keep].astype(np.int64))
-        return JointCounts(keys, block["n"][keep].astype(np.int64), block["w"][keep], block["w2"][keep], self.w2_exponent)
+        return JointCounts(keys, block["n"][keep].astype(np.int64), *(block[key][keep] for key in fields[1:]),
+                           w2_exponent=self.w2_exponent)
 
 
 def dense_box(table: CountTable) -> Optional[Tuple[List[np.ndarray], Dict[str, np.ndarray]]]:
@@ -493,7 +485,7 @@ def _distinct_rows(keys: Dict[str, np.ndarray], fields: Dict[str, np.ndarray]) -
         else:
             distinct, positions = np.unique(code, return_inverse=True)
         index = np.unravel_index(distinct, sizes)
-        rows = {name: _narrow(part + low) for name, part, low in zip(keys, index, lows)}
+        rows = {name: narrowest(part + low) for name, part, low in zip(keys, index, lows)}
     else:  # ids too far apart to combine (values near +-2^62): sort the rows themselves
         order = np.lexsort(columns[::-1])
         sorted_columns = [column[order] for column in columns]
@@ -505,23 +497,25 @@ def _distinct_rows(keys: Dict[str, np.ndarray], fields: Dict[str, np.ndarray]) -
         distinct = np.flatnonzero(starts)
     for key, value in fields.items():
         summed = np.bincount(positions, weights=value, minlength=distinct.size)
-        rows[key] = _narrow_counts(np.rint(summed)) if key == "n" else summed
+        rows[key] = narrowest(np.rint(summed).astype(np.int64)) if key == "n" else summed
     return rows
 
 
-def _narrow_counts(counts: np.ndarray) -> np.ndarray:
-    """Non-negative counts in the narrowest unsigned type holding them: held sparse rows are
-    mostly counts of 1 (top-k's distinct ranks), so this is most of what a row costs."""
-    largest = float(counts.max()) if counts.size else 0.0
-    dtype = next((t for t in (np.uint8, np.uint16, np.uint32) if largest <= np.iinfo(t).max), np.int64)
-    return counts.astype(dtype)
+
+_INTEGER_TYPES = [np.dtype(name) for name in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")]
 
 
-def _narrow(ids: np.ndarray) -> np.ndarray:
-    """Ids in the narrowest signed integer type that holds them (held rows cost less)."""
-    if not ids.size:
-        return ids.astype(np.int64)
-    for dtype in (np.int16, np.int32):
-        if np.iinfo(dtype).min <= ids.min() and ids.max() <= np.iinfo(dtype).max:
-            return ids.astype(dtype)
-    return ids.astype(np.int64)
+def narrowest(array: np.ndarray) -> np.ndarray:
+    """A copy of an integer array in the narrowest integer type holding its values (others: a copy):
+    held rows and saved stores cost less (sparse rows are mostly counts of 1, top-k's distinct ranks).
+
+    Examples
+    --------
+    >>> [str(narrowest(np.array(values)).dtype) for values in ([0, 9], [-100, 9], [0, 255], [0, 70000])]
+    ['int8', 'int8', 'uint8', 'int32']
+    """
+    if array.dtype.kind not in "iu" or not array.size:
+        return np.array(array, copy=True)
+    low, high = int(array.min()), int(array.max())
+    dtype = next((t for t in _INTEGER_TYPES if np.iinfo(t).min <= low and high <= np.iinfo(t).max), array.dtype)
+    return array.astype(dtype)  # astype copies: the caller may refill its buffer

@@ -41,15 +41,11 @@ def _from_object_array(array: np.ndarray, name: str) -> np.ndarray:
     for value in flat:
         if value is None:
             kinds.add("missing")
-        elif isinstance(value, (bool, np.bool_)):
-            kinds.add("int")
-        elif isinstance(value, (numbers.Integral, np.integer)):
+        elif isinstance(value, (numbers.Integral, np.integer, np.bool_)):  # bool is an Integral
             kinds.add("int")
         elif isinstance(value, (numbers.Real, np.floating)):
             kinds.add("missing" if math.isnan(value) else "float")
-        elif isinstance(value, (str, np.str_)):
-            kinds.add("str")
-        elif isinstance(value, (bytes, np.bytes_)):
+        elif isinstance(value, (str, bytes)):  # np.str_ and np.bytes_ too
             kinds.add("str")
         elif type(value).__name__ in ("NAType", "NaTType"):
             kinds.add("missing")
@@ -79,10 +75,6 @@ def _from_object_array(array: np.ndarray, name: str) -> np.ndarray:
         except OverflowError:
             raise ValueError(f"{name}: expected integers that fit in 64 bits, found a larger one.") from None
     return array.astype(np.float64)
-
-
-def _is_arrow_string(arrow_type: pa.DataType) -> bool:
-    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
 
 
 # A fixed-width unicode array takes 4 bytes per character of its LONGEST label for every
@@ -207,7 +199,7 @@ def as_array(values: Any, name: str) -> np.ndarray:
     elif isinstance(values, (pa.Array, pa.ChunkedArray)):
         if values.null_count:
             raise ValueError(f"{name}: expected {_MISSING_HINT}, found {values.null_count} null value(s).")
-        if _is_arrow_string(values.type):
+        if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
             array = _strings_from_arrow(values)  # no Python object per element
         else:
             array = values.to_numpy(zero_copy_only=False)
@@ -305,7 +297,6 @@ def check_finite(array: np.ndarray, name: str) -> None:
         raise ValueError(f"{name}: expected finite values, found {bad.size} non-finite value(s) such as {bad[0]}.")
 
 
-
 SCORES_HINT = (
     "For scores of the positive class pass a threshold: 0.5 for probabilities, or a number tuned on another split "
     "(threshold='auto' there returns it as optimal_threshold)."
@@ -371,7 +362,6 @@ def as_indicators(array: np.ndarray, name: str, ignore_index: Any = None, hint: 
     return array.astype(np.int64)
 
 
-
 def check_sample_weight(sample_weight: Any, num_samples: int, shape: Tuple[int, ...]) -> Optional[np.ndarray]:
     """Validate sample weights: one non-negative finite number per sample (flattened)."""
     if sample_weight is None:
@@ -399,7 +389,6 @@ def check_sample_weight(sample_weight: Any, num_samples: int, shape: Tuple[int, 
     return weights
 
 
-
 def check_same_shape(predictions: np.ndarray, references: np.ndarray) -> None:
     """One label per sample in both; predictions with one more trailing axis are probably class
     scores (an (N, K) head's output for (N,) labels), and the error says what to do with them."""
@@ -414,11 +403,9 @@ def check_same_shape(predictions: np.ndarray, references: np.ndarray) -> None:
         )
 
 
-
 def to_python_scalar(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+    """A NumPy scalar as the Python one (other values as they are)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def to_python(value: Any) -> Any:

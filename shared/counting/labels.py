@@ -13,7 +13,7 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import Any, Collection, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Collection, Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -126,20 +126,10 @@ def distinct_values(arrays: Sequence[np.ndarray]) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if not any(array.dtype == object for array in arrays):
         return np.unique(np.concatenate(arrays))
-    distinct: Dict[Any, None] = {}
-    for array in arrays:
-        distinct.update(dict.fromkeys(array.tolist()))
+    distinct = set().union(*(array.tolist() for array in arrays))
     classes = np.empty(len(distinct), dtype=object)
     classes[:] = sorted(distinct)
     return classes
-
-
-def matches_label(values: np.ndarray, label: Any) -> np.ndarray:
-    """Where ``values`` equal ``label`` (never across kinds: "0" is not 0); how ``ignore_index``
-    finds the samples it drops."""
-    if label is None or values.size == 0 or isinstance(label, str) != is_string_array(values):
-        return np.zeros(values.shape, dtype=bool)
-    return values == label
 
 
 def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
@@ -256,9 +246,8 @@ def encode_task(
             raise ValueError(f"labels: a binary task needs exactly 2 labels, found {len(labels)}.")
         class_values = list(labels)
     elif pos_label is not None:
-        observed = [a for a in seen if a.size]
-        if observed and label_kind(observed[0]) != ("string" if isinstance(pos_label, str) else "integer"):
-            raise TypeError(f"pos_label: expected a {label_kind(observed[0])} label like the references, found {pos_label!r}.")
+        if seen and label_kind(seen[0]) != ("string" if isinstance(pos_label, str) else "integer"):
+            raise TypeError(f"pos_label: expected a {label_kind(seen[0])} label like the references, found {pos_label!r}.")
         others = [value for value in distinct_values(seen).tolist() if value != pos_label]
         if len(others) > 1 and task is None:
             # The task was inferred from pos_label (informedness has no `task`): name pos_label.
@@ -287,13 +276,9 @@ def encode_task(
             )
         class_values = [0, 1]
     encoded = encode_labels(references, predictions, class_values)
-    positive_index = 1
-    if pos_label is not None:
-        matches = [index for index, value in enumerate(class_values) if value == pos_label]
-        if not matches:
-            raise ValueError(f"pos_label: expected one of the labels {class_values}, found {pos_label!r}.")
-        positive_index = matches[0]
-    encoded.binary, encoded.positive_index = True, positive_index
+    if pos_label is not None and pos_label not in class_values:
+        raise ValueError(f"pos_label: expected one of the labels {class_values}, found {pos_label!r}.")
+    encoded.binary, encoded.positive_index = True, 1 if pos_label is None else class_values.index(pos_label)
     return encoded
 
 

@@ -21,25 +21,9 @@ import numpy as np
 
 from .counts import CountTable
 from .counts import JointCounts
+from .counts import narrowest
 from .counts import squared_weights
 from .inputs import is_string_array
-
-_INTEGER_TYPES = [np.dtype(name) for name in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")]
-
-
-def narrowest(array: np.ndarray) -> np.ndarray:
-    """A copy of an integer array in the narrowest integer type holding its values (others: a copy).
-
-    Examples
-    --------
-    >>> [str(narrowest(np.array(values)).dtype) for values in ([0, 9], [-100, 9], [0, 255], [0, 70000])]
-    ['int8', 'int8', 'uint8', 'int32']
-    """
-    if array.dtype.kind not in "iu" or not array.size:
-        return np.array(array, copy=True)
-    low, high = int(array.min()), int(array.max())
-    dtype = next((t for t in _INTEGER_TYPES if np.iinfo(t).min <= low and high <= np.iinfo(t).max), array.dtype)
-    return array.astype(dtype)  # astype copies: the caller may refill its buffer
 
 
 class Store:
@@ -192,11 +176,10 @@ def stored_rows(stored: Store, table_name: str, keys: Sequence[str]) -> JointCou
     ones = np.ones(raw["references"].size)
     raw_weight = ones if raw["sample_weight"] is None else raw["sample_weight"]
     raw_squares, raw_exponent = (ones, 0) if raw["sample_weight"] is None else squared_weights(raw_weight)
-    if counted.n.size:
-        counted_w = counted.weight.astype(np.float64)
-        counted_squares, counted_exponent = (counted.w2, counted.w2_exponent) if counted.w2 is not None else (counted_w, 0)
-    else:
-        counted_w, counted_squares, counted_exponent = np.zeros(0), np.zeros(0), raw_exponent
+    counted_w = counted.weight.astype(np.float64)
+    counted_squares = counted_w if counted.w2 is None else counted.w2  # unweighted: weight 1 per sample
+    # Nothing counted: no exponent of its own (0 could make tiny raw squares underflow).
+    counted_exponent = counted.w2_exponent if counted.n.size else raw_exponent
     exponent = max(counted_exponent, raw_exponent)
     w = np.concatenate([counted_w, raw_weight])
     w2 = np.concatenate([np.ldexp(counted_squares, 2 * (counted_exponent - exponent)), np.ldexp(raw_squares, 2 * (raw_exponent - exponent))])

@@ -102,7 +102,7 @@ class JointCounts:
         is not 0); how ``ignore_index`` drops samples, whatever was counted."""
         values = self.keys[key]
         if value is None or isinstance(value, str) != is_string_array(values):
-            return self.select(np.ones(values.shape, dtype=bool))
+            return self  # nothing of that kind to drop
         return self.select(values != value)
 
     @property
@@ -182,12 +182,9 @@ def kept_rows(rows: JointCounts, ignore_index: Any, drop_zero_weights: bool = Tr
     samples of weight 0 are dropped as if never added (``drop_zero_weights``; top-k keeps
     them until its classes are checked, so that their labels are validated too). With no
     sample, or none of positive weight, the reason is ``NO_SAMPLES``."""
-    reason = None
-    if ignore_index is not None:
-        before = rows.num_samples
-        rows = rows.drop_matching("references", ignore_index)
-        if before and not rows.num_samples:
-            reason = "empty_after_ignore_index"
+    before = rows.num_samples
+    rows = rows.drop_matching("references", ignore_index)
+    reason = "empty_after_ignore_index" if before and not rows.num_samples else None
     if reason is None and not (rows.n.size and (rows.w is None or (rows.w > 0).any())):
         reason = NO_SAMPLES
     if rows.w is not None and drop_zero_weights:
@@ -264,15 +261,12 @@ class CountTable:
             self._become_weighted()
         fields = {"n": counts}
         if self.weighted:
-            weight = (np.ones(shape) if counts is None else counts.astype(np.float64)) if weights is None else weights
-            fields["w"] = weight
-            if weights_squared is not None:
-                squares, exponent = weights_squared, w2_exponent
-            elif weights is None:
-                squares, exponent = weight, 0  # weight 1 per sample
-            else:
-                squares, exponent = squared_weights(weight)
-            fields["w2"] = self._align_squares(squares, exponent)
+            if weights is None:  # weight 1 per sample (every caller passes weights_squared with weights)
+                weights = np.ones(shape) if counts is None else counts.astype(np.float64)
+                weights_squared, w2_exponent = weights, 0
+            elif weights_squared is None:
+                weights_squared, w2_exponent = squared_weights(weights)
+            fields.update(w=weights, w2=self._align_squares(weights_squared, w2_exponent))
         self.num_samples += math.prod(shape) if counts is None else int(counts.sum())
         if not self.sparse:
             self._add_dense(ids, shape, fields)

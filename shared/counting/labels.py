@@ -171,8 +171,7 @@ def encode_labels(
     >>> encoded.reference_indices.tolist(), encoded.prediction_indices.tolist(), encoded.classes.tolist()
     ([0, 1], [0, 0], ['safe', 'unsafe'])
     """
-    arrays = {"references": references, "predictions": predictions}
-    arrays = {name: array for name, array in arrays.items() if array is not None}
+    arrays = {name: array for name, array in (("references", references), ("predictions", predictions)) if array is not None}
     kinds = {name: label_kind(array) for name, array in arrays.items() if array.size}
     if len(set(kinds.values())) > 1:
         found = ", ".join(f"{name} are {kind}s" for name, kind in kinds.items())

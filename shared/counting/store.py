@@ -73,11 +73,8 @@ class Store:
                 raise ValueError(f"{name}: expected sums of shape {self.moments[name].shape} like the earlier batches, found "
                                  f"{values.shape}.")
         self.settings.update(other.settings)
-        for name, values in other.moments.items():
-            if name in self.moments:
-                self.moments[name] += values
-            else:  # a copy: the other store's arrays stay its own
-                self.moments[name] = np.array(values, dtype=np.float64)
+        for name, values in other.moments.items():  # new arrays: the other store's stay its own
+            self.moments[name] = self.moments[name] + values if name in self.moments else np.array(values, dtype=np.float64)
         self.reference_dtypes |= other.reference_dtypes
         for name, table in other.tables.items():
             if name not in self.tables:
@@ -152,9 +149,7 @@ class Store:
                 store.tables[name].merge(counts)
             for name, present in layout["raw"].items():
                 store.raw[name] = [data[f"raw/{name}"] if present else None]
-            for key in data.files:
-                if key.startswith("moments/"):
-                    store.moments[key[len("moments/"):]] = data[key].astype(np.float64)
+            store.moments = {key[len("moments/"):]: data[key].astype(np.float64) for key in data.files if key.startswith("moments/")}
         return store
 
 

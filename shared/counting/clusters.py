@@ -46,6 +46,7 @@ from .counts import JointCounts
 from .counts import kept_rows
 from .inputs import as_array
 from .inputs import as_labels
+from .labels import positions
 
 # How every module documents clusters= (its _KWARGS_DESCRIPTION).
 CLUSTERS_DOC = """clusters (array-like, optional): one id per sample (integers or strings) naming
@@ -80,7 +81,6 @@ LEADING_AXIS = "leading_axis"
 # Default cluster ids are (process id << ORIGIN_SHIFT) + a running count of leading elements:
 # distinct across batches and across processes.
 ORIGIN_SHIFT = 40
-
 
 
 @dataclass(frozen=True)
@@ -243,10 +243,9 @@ def count_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[int]
     rows = (shape[0], -1) if shape else (1, -1)
     if batch_counts is not None and ids.size and (ids == ids.flat[0]).all():
         counted = batch_counts()
-        names = list(counted.keys)
-        table = CountTable(["clusters", *names])
         one = np.full(counted.n.size, ids.flat[0], dtype=ids.dtype)
-        table.add([one, *(counted.keys[name] for name in names)], counted.w, counted.n, counted.w2, counted.w2_exponent)
+        table = CountTable(["clusters", *counted.keys])
+        table.add([one, *counted.keys.values()], counted.w, counted.n, counted.w2, counted.w2_exponent)
     else:
         features = features() if callable(features) else features  # per sample: computed only here
         table = CountTable(["clusters", *features])
@@ -310,11 +309,7 @@ def cluster_ids(clusters: Any, shape: Sequence[int]) -> np.ndarray:
 
 def index_rows(rows: JointCounts, key: str, classes: np.ndarray) -> np.ndarray:
     """The position of each row's ``key`` value in ``classes`` (-1 where it is not a class)."""
-    values = rows.keys[key]
-    lookup = {value: index for index, value in enumerate(np.asarray(classes).tolist())}
-    distinct, inverse = np.unique(values, return_inverse=True)
-    positions = np.array([lookup.get(value, -1) for value in distinct.tolist()], dtype=np.intp)
-    return positions[inverse.reshape(-1)] if positions.size else np.zeros(0, dtype=np.intp)
+    return positions(rows.keys[key], np.asarray(classes))
 
 
 def cluster_positions(rows: JointCounts) -> np.ndarray:

@@ -304,8 +304,8 @@ def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], rea
     if threshold == "auto":
         check_scores(scores)
         # A counted row stands for n samples: its count is its weight in the search.
-        search_weight = None if rows.w is None and (rows.n == 1).all() else rows.weight.astype(np.float64)
-        best, _, _ = youden_thresholds(scores[:, None], positive[:, None], None if search_weight is None else search_weight[:, None])
+        search_weight = None if rows.w is None and (rows.n == 1).all() else rows.weight.astype(np.float64)[:, None]
+        best, _, _ = youden_thresholds(scores[:, None], positive[:, None], search_weight)
         threshold = optimal = float(best[0])
     else:
         check_threshold_scale(scores, threshold)

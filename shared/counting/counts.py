@@ -495,7 +495,6 @@ def _distinct_rows(keys: Dict[str, np.ndarray], fields: Dict[str, np.ndarray]) -
     return rows
 
 
-
 _INTEGER_TYPES = [np.dtype(name) for name in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64")]
 
 

@@ -107,15 +107,13 @@ def _string_labels(distinct: Sequence[str], codes: np.ndarray) -> np.ndarray:
 
 def _strings_from_arrow(column: Any) -> np.ndarray:
     """An Arrow string array (no nulls) as a NumPy label array, decoding each distinct value once."""
-    if isinstance(column, pa.ChunkedArray):
-        # Not combined first: more than 2 GB of text would overflow a string array's offsets.
-        encoded = column.dictionary_encode()  # one dictionary, shared by every chunk
-        if encoded.num_chunks == 0:
-            return np.zeros(0, dtype=str)
-        indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-        return _string_labels(encoded.chunk(encoded.num_chunks - 1).dictionary.to_pylist(), np.concatenate(indices))
-    encoded = column.dictionary_encode()
-    return _string_labels(encoded.dictionary.to_pylist(), encoded.indices.to_numpy(zero_copy_only=False))
+    # Chunks are not combined first: more than 2 GB of text would overflow a string array's offsets.
+    encoded = pa.chunked_array([column]).dictionary_encode() if isinstance(column, pa.Array) else column.dictionary_encode()
+    if encoded.num_chunks == 0:
+        return np.zeros(0, dtype=str)
+    indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+    # One dictionary, shared by every chunk: the last one's.
+    return _string_labels(encoded.chunk(encoded.num_chunks - 1).dictionary.to_pylist(), np.concatenate(indices))
 
 
 def _strings_from_objects(objects: np.ndarray) -> np.ndarray:
@@ -209,7 +207,7 @@ def as_array(values: Any, name: str) -> np.ndarray:
         if hasattr(values, "isna") and np.asarray(values.isna()).any():
             raise ValueError(f"{name}: expected {_MISSING_HINT}, found {int(np.asarray(values.isna()).sum())} missing value(s).")
         if getattr(values, "ndim", 0) == 1 and str(values.dtype) in ("str", "string"):
-            array = _strings_from_arrow(pa.chunked_array([pa.array(values)]))  # Arrow-backed text: no Python string per element
+            array = _strings_from_arrow(pa.array(values))  # Arrow-backed text: no Python string per element
         else:
             array = values.to_numpy()
         if array.dtype == object and array.ndim == 1 and _all_strings_pandas(array):

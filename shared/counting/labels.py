@@ -132,8 +132,9 @@ def distinct_values(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return classes
 
 
-def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -> np.ndarray:
-    """Index of each value in ``classes`` (distinct, any order); a value outside them is an error."""
+def positions(values: np.ndarray, classes: np.ndarray, name: Optional[str] = None, source: str = "") -> np.ndarray:
+    """Index of each value in ``classes`` (distinct, any order); a value outside them is an error
+    naming ``name`` and ``source``, or, without ``name``, -1."""
     integers = values.dtype.kind in "iu" and classes.dtype.kind in "iu" and np.result_type(values, classes).kind in "iu"
     if integers and classes.size and classes[0] == 0 and np.array_equal(classes, np.arange(classes.size)):
         # Classes 0..K-1 in order: a value is its own index (no search, no temporary copies).
@@ -147,7 +148,7 @@ def positions(values: np.ndarray, classes: np.ndarray, name: str, source: str) -
     else:
         lookup = {value: index for index, value in enumerate(classes.tolist())}
         found = np.fromiter((lookup.get(value, -1) for value in values.tolist()), dtype=np.intp, count=values.size)
-    if (found < 0).any():
+    if name is not None and (found < 0).any():
         raise ValueError(f"{name}: expected values among {source}, found unknown value(s) {describe_values(distinct_values([values[found < 0]]))}.")
     return found
 

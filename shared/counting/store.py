@@ -67,7 +67,7 @@ class Store:
                     if theirs.kind is not None and mine.kind is not None and theirs.kind != mine.kind:
                         raise TypeError(f"{mine.name}: expected {mine.kind} labels like the earlier batches, found {theirs.kind}s.")
         for name, chunks in other.raw.items():
-            self._check_raw(name, [chunk for chunk in chunks if chunk is not None])
+            self._check_raw(name, chunks)
         for name, values in other.moments.items():
             if name in self.moments and self.moments[name].shape != values.shape:
                 raise ValueError(f"{name}: expected sums of shape {self.moments[name].shape} like the earlier batches, found "
@@ -85,9 +85,9 @@ class Store:
         for name, chunks in other.raw.items():
             self.raw[name].extend(chunks)
 
-    def _check_raw(self, name: str, chunks: List[np.ndarray]) -> None:
+    def _check_raw(self, name: str, chunks: List[Optional[np.ndarray]]) -> None:
         mine = [chunk for chunk in self.raw.get(name, []) if chunk is not None and chunk.size]
-        theirs = [chunk for chunk in chunks if chunk.size]
+        theirs = [chunk for chunk in chunks if chunk is not None and chunk.size]
         if not mine or not theirs:
             return
         kind = (lambda chunk: "string" if is_string_array(chunk) else "float" if chunk.dtype.kind == "f" else "integer")
@@ -157,9 +157,7 @@ def stored_rows(stored: Store, table_name: str, keys: Sequence[str]) -> JointCou
     """Everything ``stored`` for one system as one ``JointCounts``: the counted tuples of the table
     ``table_name``, then each raw row (scores a compute-time threshold still needs) as a tuple
     of one sample with its weight, the squared weights of both on one exponent."""
-    table = stored.tables.get(table_name)
-    empty = np.zeros(0, np.int64)
-    counted = table.result() if table is not None else JointCounts({key: empty for key in keys}, empty)
+    counted = stored.tables.get(table_name, CountTable(list(keys))).result()
     raw = stored.raw_columns()
     if not raw:
         return counted

@@ -321,8 +321,7 @@ def _thresholded(rows: JointCounts, threshold: Any, options: Dict[str, Any], rea
         cell = encoded.reference_indices.astype(np.intp) * 2 + label_one
         n = np.bincount(cell, weights=rows.n, minlength=4)
     present = np.flatnonzero(n)
-    w = w2 = None
-    if rows.w is not None:
-        w, w2 = (np.bincount(cell, weights=values, minlength=4)[present] for values in (rows.w, rows.w2))
+    w, w2 = (None, None) if rows.w is None else (np.bincount(cell, weights=values, minlength=4)[present]
+                                                 for values in (rows.w, rows.w2))
     return ConfusionCounts(encoded, present // 2, present % 2, np.rint(n[present]).astype(np.int64), w, w2, reason, optimal,
                            rows.w2_exponent)

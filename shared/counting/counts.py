@@ -359,12 +359,9 @@ class CountTable:
 
     def _grow(self, bounds) -> bool:
         """Extend the box to hold ``bounds`` (moving what it counted); False if it would be too large."""
-        if self.low is None:
-            low = [lo for lo, _ in bounds]
-            high = [hi for _, hi in bounds]
-        else:
-            low = [min(lo, old) for (lo, _), old in zip(bounds, self.low)]
-            high = [max(hi, old + size - 1) for (_, hi), old, size in zip(bounds, self.low, self.shape)]
+        held = bounds if self.low is None else [(old, old + size - 1) for old, size in zip(self.low, self.shape)]
+        low = [min(lo, old) for (lo, _), (old, _) in zip(bounds, held)]
+        high = [max(hi, old) for (_, hi), (_, old) in zip(bounds, held)]
         shape = [hi - lo + 1 for lo, hi in zip(low, high)]
         if math.prod(shape) > DENSE_CELLS:
             return False

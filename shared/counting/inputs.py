@@ -108,7 +108,7 @@ def _string_labels(distinct: Sequence[str], codes: np.ndarray) -> np.ndarray:
 def _strings_from_arrow(column: Any) -> np.ndarray:
     """An Arrow string array (no nulls) as a NumPy label array, decoding each distinct value once."""
     # Chunks are not combined first: more than 2 GB of text would overflow a string array's offsets.
-    encoded = pa.chunked_array([column]).dictionary_encode() if isinstance(column, pa.Array) else column.dictionary_encode()
+    encoded = (pa.chunked_array([column]) if isinstance(column, pa.Array) else column).dictionary_encode()
     if encoded.num_chunks == 0:
         return np.zeros(0, dtype=str)
     indices = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]

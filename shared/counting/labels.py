@@ -172,7 +172,8 @@ def encode_labels(
     >>> encoded.reference_indices.tolist(), encoded.prediction_indices.tolist(), encoded.classes.tolist()
     ([0, 1], [0, 0], ['safe', 'unsafe'])
     """
-    arrays = {name: array for name, array in (("references", references), ("predictions", predictions)) if array is not None}
+    given = (("references", references), ("predictions", predictions))
+    arrays = {name: array for name, array in given if array is not None}
     kinds = {name: label_kind(array) for name, array in arrays.items() if array.size}
     if len(set(kinds.values())) > 1:
         found = ", ".join(f"{name} are {kind}s" for name, kind in kinds.items())
@@ -247,7 +248,8 @@ def encode_task(
         class_values = list(labels)
     elif pos_label is not None:
         if seen and label_kind(seen[0]) != ("string" if isinstance(pos_label, str) else "integer"):
-            raise TypeError(f"pos_label: expected a {label_kind(seen[0])} label like the references, found {pos_label!r}.")
+            raise TypeError(f"pos_label: expected a {label_kind(seen[0])} label like the references, "
+                            f"found {pos_label!r}.")
         others = [value for value in distinct_values(seen).tolist() if value != pos_label]
         if len(others) > 1 and task is None:
             # The task was inferred from pos_label (informedness has no `task`): name pos_label.

@@ -74,7 +74,7 @@ class Store:
                                  f"{values.shape}.")
         self.settings.update(other.settings)
         for name, values in other.moments.items():  # new arrays: the other store's stay its own
-            self.moments[name] = self.moments[name] + values if name in self.moments else np.array(values, dtype=np.float64)
+            self.moments[name] = np.array(values, dtype=np.float64) + self.moments.get(name, 0.0)
         self.reference_dtypes |= other.reference_dtypes
         for name, table in other.tables.items():
             if name not in self.tables:
@@ -149,7 +149,8 @@ class Store:
                 store.tables[name].merge(counts)
             for name, present in layout["raw"].items():
                 store.raw[name] = [data[f"raw/{name}"] if present else None]
-            store.moments = {key[len("moments/"):]: data[key].astype(np.float64) for key in data.files if key.startswith("moments/")}
+            moments = [key for key in data.files if key.startswith("moments/")]
+            store.moments = {key[len("moments/"):]: data[key].astype(np.float64) for key in moments}
         return store
 
 

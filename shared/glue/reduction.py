@@ -170,13 +170,12 @@ def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, An
 
     ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
     """
-    nan = float("nan")
     result = {f"baseline_{name}": baseline[name]}
     if "reason" in baseline:
         result[f"baseline_{name}_reason"] = baseline["reason"]
     difference = system[name] - baseline[name]
     result[f"{name}_difference"] = difference
-    low = high = p_value = nan
+    low = high = p_value = math.nan
     reason = system.get("reason") or baseline.get("reason")
     if compared is not None and difference == difference:
         low, high = compared["difference_ci"]

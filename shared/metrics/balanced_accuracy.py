@@ -148,22 +148,21 @@ def recall_gradient(confusion, weights):
     return np.where(support[..., None] > 0, gradient, 0.0)
 
 
-
-
-def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact, deflate=1.0):
+def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, deflate):
     """The balanced-accuracy p-value: exact mid-p for small integer discordant counts, else normal.
 
-    ``exact``: integer counts (Kish sizes equal the counts, or clustered: see ``deflate``). The
-    exact test is used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes;
-    that is where the normal approximation is too discrete (few discordant items in a small
-    class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
-    The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
-    exact statistic needs only their sizes. ``deflate``: the design factor of clustered items
-    (``score_variance`` already carries it): the exact mid-p's normal score is divided by its
-    square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``, as the normal test's is.
+    ``deflate`` None: the normal test alone (weighted counts). Else the counts are integers
+    (Kish sizes equal the counts) and the exact test is used where the enumeration has at most
+    ``EXACT_TEST_MAX_OUTCOMES`` outcomes; that is where the normal approximation is too discrete
+    (few discordant items in a small class) and made the test conservative (type-I error down
+    to 1-2% at alpha 0.05). The averaged classes (``weights > 0``) weigh the same in a mean of
+    recalls, so the exact statistic needs only their sizes. ``deflate`` is then the design
+    factor of clustered items, 1.0 without (``score_variance`` already carries it): the exact
+    mid-p's normal score is divided by its square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``,
+    as the normal test's is.
     """
     p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
-    if not exact:
+    if deflate is None:
         return p_value
     averaged = weights > 0
     discordant = np.where(averaged, first_only + second_only, 0.0)
@@ -182,7 +181,6 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
             mid_p = 2.0 * (1.0 - normal.cdf(z / math.sqrt(deflate)))
         flat_p[index] = mid_p
     return flat_p.reshape(p_value.shape)
-
 
 
 # ----------------------------------------------------------------------------------------
@@ -483,6 +481,7 @@ def balanced_accuracy_difference(
     weights, offset, count = recall_reduction(totals, selected, zero_division)
     raw_value = mean_recall(confusion_a, weights, offset)
     raw_baseline = mean_recall(confusion_b, weights, offset)
+    raw_difference = raw_value - raw_baseline
     undefined = (count == 0) | ((count == 1) & bool(adjusted))
     value = adjust_for_chance(raw_value, count, adjusted)
     baseline = adjust_for_chance(raw_baseline, count, adjusted)
@@ -499,12 +498,9 @@ def balanced_accuracy_difference(
     b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
     # Unweighted counts: the exact test where the normal one is too discrete; with clustered samples
     # its evidence is deflated by the design factor.
-    integer = bool((joint == np.rint(joint)).all())
-    factor = design_factor if integer and unweighted else None
-    p_value = recall_difference_p_value(
-        a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, factor is not None,
-        1.0 if factor is None else factor,
-    )
+    exact = unweighted and bool((joint == np.rint(joint)).all())
+    p_value = recall_difference_p_value(a_right - both, b_right - both, totals, weights, raw_difference, score_variance,
+                                        design_factor if exact else None)
 
     if method == "newcombe":
         d, low_r, high_r = newcombe_paired_interval(
@@ -514,7 +510,6 @@ def balanced_accuracy_difference(
         used = weights > 0
         below = np.where(used, weights * (d - low_r), 0.0)
         above = np.where(used, weights * (high_r - d), 0.0)
-        raw_difference = raw_value - raw_baseline
         low = raw_difference - np.sqrt((below**2).sum(axis=-1))
         high = raw_difference + np.sqrt((above**2).sum(axis=-1))
     else:
@@ -529,16 +524,13 @@ def balanced_accuracy_difference(
     if adjusted:
         scale = 1.0 / (1.0 - 1.0 / np.maximum(count, 2))
         low, high = low * scale, high * scale
-    nan = np.nan
     value, baseline, difference, low, high, p_value = (
-        np.where(undefined, nan, x) for x in (value, baseline, difference, low, high, p_value)
+        np.where(undefined, np.nan, x) for x in (value, baseline, difference, low, high, p_value)
     )
-    if class_mask is not None:
-        reason = "empty_class_mask_after_filtering"
-    else:
-        reason = "no_reference_classes"
     if adjusted and np.ndim(count) == 0 and count == 1:
         reason = "adjusted_needs_two_classes"
+    else:
+        reason = "no_reference_classes" if class_mask is None else "empty_class_mask_after_filtering"
     return finish_difference((value, baseline, difference, low, high, p_value), orientation, reason)
 
 

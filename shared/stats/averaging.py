@@ -184,9 +184,7 @@ def class_indices(class_mask: Any) -> Optional[np.ndarray]:
 
 def apply_zero_division(per_class: np.ndarray, zero_division: Any) -> np.ndarray:
     """Per-class values as reported: NaN (undefined) replaced by ``zero_division`` unless it is "skip"."""
-    if zero_division == "skip":
-        return per_class
-    return np.where(np.isnan(per_class), zero_division, per_class)
+    return per_class if zero_division == "skip" else np.where(np.isnan(per_class), zero_division, per_class)
 
 
 def warn_classes_without_references(quantity: str, support: np.ndarray, predicted: np.ndarray, classes: np.ndarray,

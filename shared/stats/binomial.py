@@ -160,9 +160,7 @@ def rate_sum_interval(
     >>> [round(x, 2) for x in interval.as_list()]
     [0.82, 0.93]
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
-    successes, trials, weights = np.broadcast_arrays(successes, trials, np.asarray(weights, dtype=np.float64))
+    successes, trials, weights = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (successes, trials, weights)))
     weights = np.where(trials > 0, weights, 0.0)  # an empty class carries no rate
     offset = np.asarray(offset, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -172,7 +170,9 @@ def rate_sum_interval(
         negative = weights < 0
         low, high = score_interval(np.where(negative, trials - successes, successes), trials, np.abs(weights), confidence_level)
         shift = offset + np.where(negative, weights, 0.0).sum(axis=-1)
-        low, high = _contain(shift + low, shift + high, estimate)
+        low, high = shift + low, shift + high
+        if estimate is not None:  # widened, if rounding left it short, to contain the metric's own value
+            low, high = np.fmin(low, estimate), np.fmax(high, estimate)
     elif method in ("agresti_coull", "wilson"):
         per_rate = agresti_coull_interval if method == "agresti_coull" else wilson_interval
         lows, highs = per_rate(successes, trials, confidence_level)
@@ -193,18 +193,9 @@ def rate_sum_interval(
     return Interval(low, high)
 
 
-def _contain(low: np.ndarray, high: np.ndarray, estimate: Any) -> Tuple[np.ndarray, np.ndarray]:
-    """The interval widened, if rounding left it short, to contain the metric's own value."""
-    if estimate is None:
-        return low, high
-    estimate = np.asarray(estimate, dtype=np.float64)
-    return np.fmin(low, estimate), np.fmax(high, estimate)
-
-
 def percentile_bounds(replicates: np.ndarray, confidence_level: float) -> Tuple[np.ndarray, np.ndarray]:
     alpha = 1.0 - confidence_level
-    low, high = np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    return low, high
+    return tuple(np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0))
 
 
 # Pseudo-items a bootstrap adds to a group (or confusion row) that resampling cannot move: a rate at
@@ -226,8 +217,7 @@ def _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, s
     # what they moved the sum's mean (the interval is then clipped to the range).
     shift = (weights * (smoothed - rates)).sum(axis=-1)
     rates = smoothed
-    per_resample = max(1, rates.size)
-    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // per_resample)
+    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // max(1, rates.size))
     replicates = np.empty((n_resamples,) + rates.shape[:-1])
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
@@ -236,15 +226,12 @@ def _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, s
     return percentile_bounds(replicates, confidence_level)
 
 
-
 def finish_interval(low: np.ndarray, high: np.ndarray, undefined: np.ndarray, reason: Optional[str]) -> Interval:
     """NaN where undefined; floats and a reason for a single problem, arrays for a batch."""
-    low = np.where(undefined, np.nan, low)
-    high = np.where(undefined, np.nan, high)
+    low, high = np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
     if np.ndim(low) == 0:
         return Interval(float(low), float(high), reason if bool(undefined) else None)
     return Interval(low, high)
-
 
 
 def bootstrap_confusion(

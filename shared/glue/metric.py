@@ -118,12 +118,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if self.writer is None:
             if self.num_process > 1:
                 self.selected_feature_format = self.info.features
-                self._init_writer()  # evaluate's cache file, lock and rendez-vous
-            store = Store()
-        else:
-            store = self.writer
-        store.merge(batch)
-        self.writer = store
+                self._init_writer()  # evaluate's cache file, lock and rendez-vous (its own writer: replaced)
+            self.writer = Store()
+        self.writer.merge(batch)
 
     def add(self, *, prediction=None, reference=None, **inputs):
         """Add one prediction and reference (``evaluate.combine(...).add`` passes them as
@@ -291,8 +288,6 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _gather(self) -> Optional[Store]:
         """The store of every process merged (process 0), or None (other processes)."""
         store, self.writer = self.writer, None
-        if self.num_process == 1:
-            return store
         try:
             if self.process_id > 0:
                 store.save(self.cache_file_name)

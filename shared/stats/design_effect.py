@@ -100,7 +100,9 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
-        _warn_few(num_clusters, 3, clusters.from_leading_axis)
+        warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
+                      "variance has few degrees of freedom, so the interval is rough."
+                      f"{PER_BATCH_ARRAYS if clusters.from_leading_axis else ''}", UserWarning, stacklevel=2)
     return max((sums_effect(sums, num_clusters, confidence_level, clusters.from_leading_axis) for sums in found), key=lambda effect: effect.factor)
 
 
@@ -137,12 +139,6 @@ PER_BATCH_ARRAYS = (
     "batch became one cluster: join the batches with np.concatenate(..., axis=0), or pass clusters= naming the "
     "independent units."
 )
-
-
-def _warn_few(num_clusters: int, stacklevel: int, from_leading_axis: bool = False) -> None:
-    warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
-                  "variance has few degrees of freedom, so the interval is rough."
-                  f"{PER_BATCH_ARRAYS if from_leading_axis else ''}", UserWarning, stacklevel=stacklevel)
 
 
 def warn_clusters_not_counted(confidence_level: float) -> None:

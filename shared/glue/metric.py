@@ -157,30 +157,35 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             return self._compute_matrix(matrix, has_samples, inputs, options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
-            named = aligned[0]
-            raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
-                             f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
-                             "aligned with.")
+            raise ValueError(f"{aligned[0]}: pass it with its batch to add_batch(...) (or with predictions and "
+                             f"references to compute); found it alone at compute after {len(self)} added samples, "
+                             "which it cannot be aligned with.")
         # Something to count now: samples, or inputs that are not aligned with samples.
         given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
-        if self.num_process > 1:
-            return self._compute_distributed(predictions, references, inputs, options, given)
-        if self.writer is None:
+        if self.num_process > 1:  # the given batch added, every process's counts merged on process 0 (the others: None)
+            if given:
+                self.add_batch(predictions=predictions, references=references, **inputs)
+            if self.writer is None:
+                raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
+            stored = self._gather()
+            if stored is None:
+                return None
+        elif self.writer is None:
             if not given:
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
             stored = self._count(predictions, references, self._with_clusters(inputs, options), options)
-            warn_single_item(stored, self.name)
-            return self._result(self._counts(stored, options), options)
-        # The stored counts are released only once the result is computed: a compute that
-        # fails (say, scores without a threshold) loses nothing, and a final batch given to
-        # it is not kept either, so the corrected call can pass it again.
-        stored = Store()
-        stored.merge(self.writer)
-        if given:  # counted as add_batch counts it, to merge with the batches before it
-            self._check_inputs(inputs, "compute")
-            count_options = self._count_options()
-            stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
+        else:
+            # The stored counts are released only once the result is computed: a compute that
+            # fails (say, scores without a threshold) loses nothing, and a final batch given to
+            # it is not kept either, so the corrected call can pass it again.
+            stored = Store()
+            stored.merge(self.writer)
+            if given:  # counted as add_batch counts it, to merge with the batches before it
+                self._check_inputs(inputs, "compute")
+                count_options = self._count_options()
+                batch = self._count(predictions, references, self._with_clusters(inputs, count_options), count_options)
+                stored.merge(batch)
         warn_single_item(stored, self.name)
         result = self._result(self._counts(stored, options), options)
         self.writer = None
@@ -198,20 +203,6 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
         stored = self._count(None, None, self._with_clusters(unaligned, options), options)
         return self._result(self._counts_from_matrix(matrix, options, stored), options)
-
-    def _compute_distributed(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any],
-                             given: bool) -> Optional[Dict[str, Any]]:
-        """Distributed mode: the given batch added, every process's counts merged on process 0, which
-        returns the result (the others None)."""
-        if given:
-            self.add_batch(predictions=predictions, references=references, **inputs)
-        if self.writer is None:
-            raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
-        stored = self._gather()
-        if stored is None:
-            return None
-        warn_single_item(stored, self.name)
-        return self._result(self._counts(stored, options), options)
 
     def _with_clusters(self, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
         """``inputs`` with ``clusters`` as a ``ClusterSpec``: counted when given, or when an interval is

@@ -160,14 +160,11 @@ def check_label_value(value: Any, name: str, example: str = "such as 1", allow_b
     expected = f"{name}: expected one label value (an integer {example}, or a string)"
     if isinstance(value, (str, np.str_)):
         return str(value)
-    if isinstance(value, (bool, np.bool_)):
-        if allow_bool:
-            return int(value)
+    is_bool = isinstance(value, (bool, np.bool_))
+    if (is_bool and not allow_bool) or not (is_bool or isinstance(value, (numbers.Real, np.floating))):
         raise TypeError(f"{expected}, found {value!r}.")
-    if isinstance(value, (numbers.Integral, np.integer)):
+    if is_bool or isinstance(value, (numbers.Integral, np.integer)):
         return int(value)
-    if not isinstance(value, (numbers.Real, np.floating)):
-        raise TypeError(f"{expected}, found {value!r}.")
     if not (math.isfinite(value) and float(value).is_integer()):
         # Labels are integers or strings: such a value could match no label.
         raise ValueError(f"{expected}, found {value!r}.")
@@ -235,9 +232,10 @@ def check_class_mask(value: Any, name: str) -> Optional[np.ndarray]:
     if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
         value = [value]
     items = _as_list(value, name, "class indices (integers)")
-    if any(isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)) for item in items):
-        bad = next(item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)))
-        raise TypeError(f"{name}: expected class indices (integers), found {bad!r}.")
+    integer = (numbers.Integral, np.integer)
+    bad = [item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, integer)]
+    if bad:
+        raise TypeError(f"{name}: expected class indices (integers), found {bad[0]!r}.")
     out_of_range = [item for item in items if not -(2**63) <= int(item) < 2**63]
     if out_of_range:  # no class index can be that large (or small)
         raise ValueError(f"{name}: expected class indices (non-negative integers below 2**63), found {out_of_range[0]!r}.")

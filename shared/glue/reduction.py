@@ -80,11 +80,6 @@ class MetricSpec:
             raise TypeError(f"MetricSpec {self.name!r}: a difference needs the value's influence too (clustered comparisons "
                             "and the judges' covariances are made from it); found difference without influence.")
 
-    @property
-    def compares(self) -> bool:
-        """Whether the spec offers the paired paths (``baseline_predictions``, ``judges=``)."""
-        return self.difference is not None
-
 
 def class_order_key(encoded: Any) -> Tuple[Any, ...]:
     """Systems whose encoded labels give the same key average alike (one class order, the same

@@ -230,8 +230,7 @@ def recall_mean_interval(
     >>> [round(x, 4) for x in interval.as_list()], interval.reason
     ([0.685, 0.927], None)
     """
-    correct = np.asarray(correct, dtype=np.float64)
-    support = np.asarray(support, dtype=np.float64)
+    correct, support = (np.asarray(values, dtype=np.float64) for values in (correct, support))
     if averaging is None:
         averaging = Averaging(support.shape[-1], class_indices(class_mask), int(unobserved), zero_division, adjusted)
     recall = safe_ratio(correct, support)
@@ -343,10 +342,11 @@ def balanced_accuracy_interval_outputs(systems, options) -> List[Dict[str, Any]]
             groups.setdefault(together, (averaging, []))[1].append((position, class_counts.tp, class_counts.support, sizes))
         found: List[Any] = [None] * len(ready)
         for averaging, members in groups.values():
-            parts = [member[1:] for member in members] if len(members) == 1 else [
-                tuple(np.stack([member[part] for member in members]) for part in (1, 2, 3))]
-            interval = recall_mean_interval(*parts[0][:2], confidence_level=confidence_level, method=method, n_resamples=options["n_resamples"],
-                                            seed=options["seed"], averaging=averaging, effective_support=parts[0][2])
+            correct, support, sizes = members[0][1:] if len(members) == 1 else (
+                np.stack([member[part] for member in members]) for part in (1, 2, 3))
+            interval = recall_mean_interval(correct, support, confidence_level=confidence_level, method=method,
+                                            n_resamples=options["n_resamples"], seed=options["seed"],
+                                            averaging=averaging, effective_support=sizes)
             for row, (position, *_) in enumerate(members):
                 found[position] = interval if len(members) == 1 else Interval(interval.low[row], interval.high[row])
         return found

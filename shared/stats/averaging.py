@@ -141,11 +141,8 @@ class Averaging:
             extra = float(extra)
         count = used.sum(axis=-1) + extra
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            if class_weights is None:
-                if values.ndim == 1:  # the values themselves, as np.mean sums them
-                    total = values[used].sum()
-                else:
-                    total = np.where(used, values, 0.0).sum(axis=-1)
+            if class_weights is None:  # 1-d: the values themselves, as np.mean sums them
+                total = values[used].sum() if values.ndim == 1 else np.where(used, values, 0.0).sum(axis=-1)
                 value = (total + extra * (0.0 if skip else float(self.zero_division))) / np.maximum(count, 1)
                 weight_total = count
             else:

@@ -412,11 +412,10 @@ def _cut_level(scores, positive, weights, counted, tp_above, fp_above, total_pos
     inside = occupied & (bound >= reach[:, None]) & ~single[:, None] & ~found.redo[:, None]
     if exact:
         inside &= negative > 0
-    columns = np.arange(num_columns)
     edge_bin = bins - 1 - np.argmax(edge[:, ::-1] == best_edge[:, None], axis=1)
     wanted = inside.copy()
     has_edge = (best_edge >= floor - slack) & ~found.redo
-    wanted[columns[has_edge], edge_bin[has_edge]] = True
+    wanted[has_edge, edge_bin[has_edge]] = True
     # The bin below each wanted one (its highest score is the next lower score).
     marks = np.where(occupied, np.arange(bins), -1)
     below = np.full((num_columns, bins), -1)

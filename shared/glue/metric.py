@@ -225,12 +225,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any]) -> Store:
         """One batch, validated and counted into a Store of its own."""
-        raise NotImplementedError
 
     @abc.abstractmethod
     def _counts(self, stored: Store, options: Dict[str, Any]) -> Any:
         """What was stored, as the module's counts object under ``options``."""
-        raise NotImplementedError
 
     def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any], stored: Optional[Store] = None) -> Any:
         """A confusion matrix given to compute, as the module's counts; ``stored``: the counted
@@ -239,7 +237,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def _from_counts(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
-        raise NotImplementedError
+        """The module's counts reduced to its result (a plain dict)."""
 
     def _check_options(self, options: Dict[str, Any]) -> None:
         """Checks across options (before any data is read): the module's ``SPEC.check_options``, if any."""
@@ -344,7 +342,6 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def _info(self) -> evaluate.MetricInfo:
         """The module's docs (abstract here: ``evaluate.load`` takes the module's own class)."""
-        raise NotImplementedError
 
     # What a module says to pass for scores (its threshold), in the refusals of labels that cannot be right.
     SCORES_FIX = THRESHOLD_FIX

@@ -285,11 +285,9 @@ def check_threshold(value: Any, name: str) -> Any:
     ValueError: threshold: expected a number (a finite score, or inf for nothing positive) or 'auto', found nan.
     """
     expected = "a number (a finite score, or inf for nothing positive) or 'auto'"
-    if value is None:
-        return None
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return value
     if isinstance(value, str):
-        if value == "auto":
-            return value
         raise ValueError(f"{name}: expected {expected}, found {value!r}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name}: expected {expected}, found {type(value).__name__}.")

@@ -45,8 +45,7 @@ class Averaging:
 
     @classmethod
     def over(cls, num_classes: int, class_mask: Optional[np.ndarray] = None, zero_division: Any = "skip",
-             adjusted: bool = False, observed: Optional[np.ndarray] = None, unobserved: int = 0,
-             name: str = "class_mask") -> "Averaging":
+             adjusted: bool = False, observed: Optional[np.ndarray] = None, unobserved: int = 0) -> "Averaging":
         """The averaging of ``class_mask`` (class indices, checked here against the classes).
 
         ``observed``/``unobserved``: when only the observed classes of a huge
@@ -62,7 +61,7 @@ class Averaging:
         total = num_classes if observed is None else len(observed) + unobserved
         if class_mask is not None and class_mask.size and (class_mask.min() < 0 or class_mask.max() >= total):
             bad = class_mask[(class_mask < 0) | (class_mask >= total)]
-            raise ValueError(f"{name}: expected indices in [0, {total - 1}], found {describe_values(bad)}.")
+            raise ValueError(f"class_mask: expected indices in [0, {total - 1}], found {describe_values(bad)}.")
         if observed is None:
             return cls(num_classes, class_mask, 0, zero_division, adjusted)
         if class_mask is None:

@@ -189,11 +189,6 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
 # ----------------------------------------------------------------------------------------
 
 
-def _form_bounds(coefficients: np.ndarray, offset: Any):
-    """The range of ``offset + sum_c coefficient_c * rate_c`` for rates in [0, 1]."""
-    return offset + np.minimum(coefficients, 0.0).sum(axis=-1), offset + np.maximum(coefficients, 0.0).sum(axis=-1)
-
-
 def recall_mean_interval(
     correct: Any,
     support: Any,
@@ -237,8 +232,10 @@ def recall_mean_interval(
     value, count = averaging.combine(recall)  # the module's value, to the last digit
     coefficients, offset, _, _ = averaging.coefficients(support > 0)
     trials = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
+    # The metric's range: that of the linear form for rates in [0, 1].
+    bounds = offset + np.minimum(coefficients, 0.0).sum(axis=-1), offset + np.maximum(coefficients, 0.0).sum(axis=-1)
     interval = rate_sum_interval(
-        np.nan_to_num(recall) * trials, trials, coefficients, offset=offset, bounds=_form_bounds(coefficients, offset),
+        np.nan_to_num(recall) * trials, trials, coefficients, offset=offset, bounds=bounds,
         confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, estimate=value,
     )
     reason = averaging.reason(int(count), "no_reference_classes", float(value)) if np.ndim(value) == 0 else None
@@ -306,8 +303,11 @@ def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
         return {**result, "reason": counts.reason}
     class_counts = counts.class_counts()
     per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
-    if zero_division == "skip":
-        warn_undefined_recall(class_counts, encoded, averaging)
+    if zero_division == "skip":  # an averaged class with predictions (or a binary task's) but no references
+        warn_classes_without_references(
+            "Recall", class_counts.support, class_counts.predicted, encoded.classes, averaging, encoded.binary,
+            "which is then the mean recall of the other classes (in a binary task, the recall of the other "
+            "class alone)")
     value, averaged = averaging.combine(per_class_recall)
     reason = averaging.reason(int(averaged), "no_reference_classes", float(value))
     if reason is not None:
@@ -378,15 +378,6 @@ def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any
     for (index, _), outputs in zip(defined, balanced_accuracy_interval_outputs([system for _, system in defined], options)):
         found[index] = outputs
     return found
-
-
-def warn_undefined_recall(class_counts, encoded, averaging):
-    """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary
-    task's class) but no references: its recall is undefined and left out, so the value is
-    the mean recall of the other classes (binary: specificity or sensitivity alone)."""
-    warn_classes_without_references(
-        "Recall", class_counts.support, class_counts.predicted, encoded.classes, averaging, encoded.binary,
-        "which is then the mean recall of the other classes (in a binary task, the recall of the other class alone)")
 
 
 def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:

@@ -60,8 +60,7 @@ def effective_sizes(sum_weights: Any, sum_squared_weights: Any) -> np.ndarray:
     >>> effective_sizes([4.0, 3.0, 0.0], [4.0, 5.0, 0.0]).tolist()  # weights 1,1,1,1 | 1,2 | none
     [4.0, 1.8, 0.0]
     """
-    sum_weights = np.asarray(sum_weights, dtype=np.float64)
-    sum_squared_weights = np.asarray(sum_squared_weights, dtype=np.float64)
+    sum_weights, sum_squared_weights = (np.asarray(a, dtype=np.float64) for a in (sum_weights, sum_squared_weights))
     sizes = np.zeros(np.broadcast(sum_weights, sum_squared_weights).shape)
     np.divide(sum_weights**2, sum_squared_weights, out=sizes, where=sum_squared_weights > 0)
     return sizes
@@ -76,8 +75,7 @@ def wilson_interval(successes: Any, trials: Any, confidence_level: float) -> Tup
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0, 0.5655], [0.4345, 1.0])
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
+    successes, trials = (np.asarray(a, dtype=np.float64) for a in (successes, trials))
     z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = successes / trials
@@ -100,8 +98,7 @@ def agresti_coull_interval(successes: Any, trials: Any, confidence_level: float)
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0, 0.4794], [0.3209, 0.9541])
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
+    successes, trials = (np.asarray(a, dtype=np.float64) for a in (successes, trials))
     z = z_value(confidence_level)
     augmented = trials + z * z
     center = (successes + z * z / 2.0) / augmented
@@ -246,8 +243,7 @@ def bootstrap_confusion(
     ``statistic``, which reduces the last two axes. Returns ``(n_resamples, ...)``.
     """
     rng = np.random.default_rng(seed)
-    row_rates = np.asarray(row_rates, dtype=np.float64)
-    row_sizes = np.asarray(row_sizes, dtype=np.float64)
+    row_rates, row_sizes = (np.asarray(a, dtype=np.float64) for a in (row_rates, row_sizes))
     sizes = np.where(row_sizes > 0, np.maximum(np.rint(row_sizes), 1), 0).astype(np.int64)
     totals = sizes if row_totals is None else np.asarray(row_totals, dtype=np.float64)
     scale = (totals / np.maximum(sizes, 1))[..., None]

@@ -88,7 +88,7 @@ def _youden_sorted(
                 for start in range(first, last, width)]
 
     found = [part for parts in map_row_blocks(search, scores.T) for part in parts]
-    return tuple(np.concatenate([part[index] for part in found]) for index in range(3))
+    return tuple(np.concatenate(results) for results in zip(*found))
 
 
 # Entries per block of columns searched at once by the sort (memory stays bounded).

@@ -40,11 +40,9 @@ from ..counting.confusion import ConfusionCounts
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
 from ..counting.paired import PairedCounts
-from ..counting.judges import count_judges_batch
 from ..counting.judges import has_judges
 from ..counting.judges import judge_names
 from ..counting.judges import OWN_TABLE
-from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
 from .options import Option
@@ -426,7 +424,7 @@ def one_judge_name(stored: Store) -> str:
 def _one_row(value: Any, name: str) -> Any:
     if value is None:
         raise TypeError(f"{name}: expected a value, found None.")
-    if np.isscalar(value) or isinstance(value, str):
+    if np.isscalar(value):  # strings too
         return [value]
     array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
     return array[None]

@@ -485,8 +485,7 @@ def balanced_accuracy_difference(
     )
     diagonal = np.arange(num_classes)
     both = joint[..., diagonal, diagonal, diagonal]
-    a_right = np.diagonal(confusion_a, axis1=-2, axis2=-1)
-    b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
+    a_right, b_right = (np.diagonal(confusion, axis1=-2, axis2=-1) for confusion in (confusion_a, confusion_b))
     # Unweighted counts: the exact test where the normal one is too discrete; with clustered samples
     # its evidence is deflated by the design factor.
     exact = unweighted and bool((joint == np.rint(joint)).all())

@@ -20,7 +20,6 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .distributions import z_value
-from .score_sum import near_boundary_bound
 from .score_sum import score_interval
 
 from .vocabulary import RATE_CI_METHODS
@@ -213,12 +212,11 @@ def _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, s
     # The pseudo-items give a stuck rate its spread, not a new centre: the draws are shifted back by
     # what they moved the sum's mean (the interval is then clipped to the range).
     shift = (weights * (smoothed - rates)).sum(axis=-1)
-    rates = smoothed
-    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // max(1, rates.size))
-    replicates = np.empty((n_resamples,) + rates.shape[:-1])
+    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // max(1, smoothed.size))
+    replicates = np.empty((n_resamples,) + smoothed.shape[:-1])
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
-        draws = rng.binomial(sizes, rates, size=(count,) + rates.shape)
+        draws = rng.binomial(sizes, smoothed, size=(count,) + smoothed.shape)
         replicates[start : start + count] = (weights * draws / sizes).sum(axis=-1) - shift
     return percentile_bounds(replicates, confidence_level)
 

@@ -47,7 +47,7 @@ class MetricSpec:
       two systems from their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights,
       None unweighted), ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or
       None (the module's default); ``design_factor``: clustered samples' design effect, which
-      divides each row's effective size (``stats.comparison.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
+      divides each row's effective size (``stats.design_effect.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
       with their J - 1 comparisons in one call), each computed as it is alone.
 
     What a spec provides decides the paths its module offers: every spec gets the value, the

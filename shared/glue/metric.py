@@ -97,10 +97,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                             "pass data to compute(...) or add_batch(...).")
         check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
         resolved = resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
-        self.load_options = options
-        self.writer: Optional[Store] = None
+        self.load_options = options  # (evaluate's __init__ set self.writer, our Store of counts, to None)
         self._check_data_options(resolved, None, None)
-        self.clusters_added = 0  # default cluster ids handed out so far (see _cluster_spec)
+        self.clusters_added = 0  # default cluster ids handed out so far (see _with_clusters)
 
     # ------------------------------------------------------------------ evaluate's API
     def add_batch(self, *, predictions=None, references=None, **inputs):

@@ -88,7 +88,7 @@ def _youden_sorted(
                 for start in range(first, last, width)]
 
     found = [part for parts in map_row_blocks(search, scores.T) for part in parts]
-    return tuple(np.concatenate([part[index] for part in found]) for index in range(3))
+    return tuple(np.concatenate(results) for results in zip(*found))
 
 
 # Entries per block of columns searched at once by the sort (memory stays bounded).
@@ -135,12 +135,7 @@ def _youden_rows(
         false_positives = np.cumsum(np.where(positive, 0.0, weights), axis=1)
         total_positive, total_negative = true_positives[:, -1], false_positives[:, -1]
     del positive, weights
-    # J = TPR + TNR with an undefined rate counting as 0 (TPR) or 1 (TNR), as in youden_thresholds.
-    youden = true_positives / np.where(total_positive > 0, total_positive, 1)[:, None]
-    negative_part = (total_negative[:, None] - false_positives) / np.where(total_negative > 0, total_negative, 1)[:, None]
-    negative_part[total_negative == 0] = 1.0
-    youden += negative_part
-    del negative_part
+    youden = _youden_of(true_positives, false_positives, total_positive[:, None], total_negative[:, None])
     ranks = np.arange(num_samples)
     is_cut = np.ones(key.shape, dtype=bool)
     is_cut[:, :-1] = key[:, :-1] != key[:, 1:]
@@ -167,10 +162,9 @@ def _chosen(improves, upper, lower, has_lower, tp, fp, total_positive, total_neg
         # Rounding can put the midpoint on the lower score, which would then count as positive.
         midpoint = np.where(midpoint > lower, midpoint, upper)
     thresholds = np.where(improves, np.where(has_lower, midpoint, upper), np.inf)
-    zeros = np.zeros(improves.shape)
-    best_tpr = np.where(improves, safe_ratio(tp, total_positive), safe_ratio(zeros, total_positive))
-    best_tnr = np.where(improves, safe_ratio(total_negative - fp, total_negative), safe_ratio(total_negative, total_negative))
-    return thresholds, best_tpr, best_tnr
+    # Nothing positive (no cut improves): TP = FP = 0.
+    return (thresholds, safe_ratio(np.where(improves, tp, 0.0), total_positive),
+            safe_ratio(total_negative - np.where(improves, fp, 0.0), total_negative))
 
 
 def _midpoints(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
@@ -286,7 +280,7 @@ class _Found:
 
 
 def _youden_of(tp, fp, total_positive, total_negative) -> np.ndarray:
-    """J as the sort computes it: TPR (0 without positive weight) + TNR (1 without negative weight)."""
+    """J = TPR (0 without positive weight) + TNR (1 without negative weight), as both searches compute it."""
     with np.errstate(invalid="ignore", divide="ignore"):
         positive_part = np.where(total_positive > 0, tp / np.where(total_positive > 0, total_positive, 1.0), 0.0)
         negative_part = np.where(
@@ -354,10 +348,7 @@ def _summed_blocks(function, scores: np.ndarray, entries: int) -> np.ndarray:
         return total
 
     parts = map_row_blocks(blocks, scores)
-    total = parts[0]
-    for part in parts[1:]:
-        total += part
-    return total
+    return sum(parts[1:], parts[0])
 
 
 def _cut_level(scores, positive, weights, counted, tp_above, fp_above, total_positive, total_negative, floor, slack, exact, depth):
@@ -421,11 +412,10 @@ def _cut_level(scores, positive, weights, counted, tp_above, fp_above, total_pos
     inside = occupied & (bound >= reach[:, None]) & ~single[:, None] & ~found.redo[:, None]
     if exact:
         inside &= negative > 0
-    columns = np.arange(num_columns)
     edge_bin = bins - 1 - np.argmax(edge[:, ::-1] == best_edge[:, None], axis=1)
     wanted = inside.copy()
     has_edge = (best_edge >= floor - slack) & ~found.redo
-    wanted[columns[has_edge], edge_bin[has_edge]] = True
+    wanted[has_edge, edge_bin[has_edge]] = True
     # The bin below each wanted one (its highest score is the next lower score).
     marks = np.where(occupied, np.arange(bins), -1)
     below = np.full((num_columns, bins), -1)
@@ -433,30 +423,26 @@ def _cut_level(scores, positive, weights, counted, tp_above, fp_above, total_pos
     gathered = wanted.copy()
     rows_, bins_ = np.nonzero(wanted & (below >= 0))
     gathered[rows_, below[rows_, bins_]] = True
-    # Edges of bins not looked into: J values only (for the exactness check).
-    for column in range(num_columns):
-        others = edge[column][occupied[column] & ~wanted[column]]
-        if others.size:
-            found.offer(column, float(others.max()), np.nan, np.nan, 0.0, 0.0)
-    lowest_bin = np.argmax(occupied, axis=1)
+    # Edges of bins not looked into: J values only, without a cut (for the exactness check; a NaN J counts for none).
+    others = np.where(occupied & ~wanted, edge, -np.inf).max(axis=1)
+    found.best = np.where(np.isnan(others), -np.inf, others)
     # A column whose only bin to open is its lowest, for its edge: that cut is its lowest score.
-    for column in np.flatnonzero(has_edge & (gathered.sum(axis=1) == 1) & ~inside.any(axis=1)):
-        if edge_bin[column] == lowest_bin[column]:
-            b = edge_bin[column]
-            found.offer(column, float(edge[column, b]), float(lowest[column]), np.nan, float(tp_to[column, b]), float(fp_to[column, b]))
-            gathered[column] = False
+    only_lowest = has_edge & (gathered.sum(axis=1) == 1) & ~inside.any(axis=1) & (edge_bin == np.argmax(occupied, axis=1))
+    for column in np.flatnonzero(only_lowest):
+        b = edge_bin[column]
+        found.offer(column, float(edge[column, b]), float(lowest[column]), np.nan, float(tp_to[column, b]), float(fp_to[column, b]))
+        gathered[column] = False
     if not gathered.any():
         return found
 
     # The gather: the counted entries of the gathered bins (one pass, then exact bin checks).
-    spans = gathered.any(axis=1)
-    first_bin = np.where(spans, np.argmax(gathered, axis=1), 0)
-    last_bin = np.where(spans, bins - 1 - np.argmax(gathered[:, ::-1], axis=1), 0)
+    ranged = np.flatnonzero(gathered.any(axis=1))
+    first_bin = np.argmax(gathered[ranged], axis=1)
+    last_bin = bins - 1 - np.argmax(gathered[ranged, ::-1], axis=1)
     low, high = np.full(num_columns, np.inf), np.full(num_columns, -np.inf)
-    ranged = np.flatnonzero(spans)
     limits = (lowest[ranged], highest[ranged], shift[ranged], scale[ranged], halve)
-    low[ranged] = np.where(first_bin[ranged] == 0, -np.inf, _bin_starts(*limits, first_bin[ranged]))
-    high[ranged] = np.where(last_bin[ranged] == bins - 1, np.inf, _bin_starts(*limits, last_bin[ranged] + 1))
+    low[ranged] = np.where(first_bin == 0, -np.inf, _bin_starts(*limits, first_bin))
+    high[ranged] = np.where(last_bin == bins - 1, np.inf, _bin_starts(*limits, last_bin + 1))
 
     def gather(rows):
         block = scores[rows]
@@ -467,20 +453,17 @@ def _cut_level(scores, positive, weights, counted, tp_above, fp_above, total_pos
         return row + rows.start, column
 
     picked = _column_blocks(gather, scores)
-    row = np.concatenate([part[0] for part in picked])
-    column = np.concatenate([part[1] for part in picked])
+    row, column = (np.concatenate(parts) for parts in zip(*picked))
     order = np.argsort(column, kind="stable")
     row, column = row[order], column[order]
     item_scores = scores[row, column]
-    item_positive = positive[row, column]
-    item_weights = None if weights is None else np.broadcast_to(weights, scores.shape)[row, column]
     item_bin = _bin_index(item_scores, shift[column], scale[column], halve)
     keep = gathered[column, item_bin]
-    starts = np.searchsorted(column[keep], np.arange(num_columns + 1))
-    item_scores, item_positive, item_bin = item_scores[keep], item_positive[keep], item_bin[keep]
-    if item_weights is not None:
-        item_weights = item_weights[keep]
-    for c in np.flatnonzero(spans):
+    row, column, item_scores, item_bin = row[keep], column[keep], item_scores[keep], item_bin[keep]
+    item_positive = positive[row, column]
+    item_weights = None if weights is None else np.broadcast_to(weights, scores.shape)[row, column]
+    starts = np.searchsorted(column, np.arange(num_columns + 1))
+    for c in ranged:
         part = slice(starts[c], starts[c + 1])
         _open_bins(
             found, c, item_scores[part], item_positive[part], None if item_weights is None else item_weights[part], item_bin[part],
@@ -520,12 +503,10 @@ def _open_bins(found, column, scores, positive, weights, bins, inside, edge, edg
         found.offer(column, sub.best[0], sub.value[0], lower, sub.tp[0], sub.fp[0], sub.second[0])
     sorted_bins = np.setdiff1d(opened, deep)
     if sorted_bins.size:
-        members = np.isin(bins, sorted_bins)
-        leaf_scores, leaf_bins = scores[members], bins[members]
-        leaf_positive = positive[members]
-        leaf_weights = np.ones(leaf_scores.size) if weights is None else weights[members]
-        order = np.argsort(-leaf_scores)  # ties in any order: equal scores are one cut
-        leaf_scores, leaf_bins, leaf_positive, leaf_weights = leaf_scores[order], leaf_bins[order], leaf_positive[order], leaf_weights[order]
+        members = np.flatnonzero(np.isin(bins, sorted_bins))
+        order = members[np.argsort(-scores[members])]  # ties in any order: equal scores are one cut
+        leaf_weights = np.ones(order.size) if weights is None else weights[order]
+        leaf_scores, leaf_bins, leaf_positive = scores[order], bins[order], positive[order]
         # Items of one bin are consecutive; sums within the bin, on top of what lies above it.
         tp_sum = np.cumsum(np.where(leaf_positive, leaf_weights, 0.0))
         fp_sum = np.cumsum(np.where(leaf_positive, 0.0, leaf_weights))

@@ -40,11 +40,9 @@ from ..counting.confusion import ConfusionCounts
 from ..counting.confusion import confusion_counts
 from ..counting.confusion import count_labels
 from ..counting.paired import PairedCounts
-from ..counting.judges import count_judges_batch
 from ..counting.judges import has_judges
 from ..counting.judges import judge_names
 from ..counting.judges import OWN_TABLE
-from ..counting.judges import judges_counts
 from ..counting.paired import has_baseline
 from ..counting.paired import paired_counts
 from .options import Option
@@ -99,10 +97,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                             "pass data to compute(...) or add_batch(...).")
         check_names(self.OPTIONS, options, f"{self.name} (at evaluate.load)")
         resolved = resolve(self.OPTIONS, options, {}, self.name)  # a bad value fails at load time, naming the option
-        self.load_options = options
-        self.writer: Optional[Store] = None
+        self.load_options = options  # (evaluate's __init__ set self.writer, our Store of counts, to None)
         self._check_data_options(resolved, None, None)
-        self.clusters_added = 0  # default cluster ids handed out so far (see _cluster_spec)
+        self.clusters_added = 0  # default cluster ids handed out so far (see _with_clusters)
 
     # ------------------------------------------------------------------ evaluate's API
     def add_batch(self, *, predictions=None, references=None, **inputs):
@@ -118,12 +115,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         if self.writer is None:
             if self.num_process > 1:
                 self.selected_feature_format = self.info.features
-                self._init_writer()  # evaluate's cache file, lock and rendez-vous
-            store = Store()
-        else:
-            store = self.writer
-        store.merge(batch)
-        self.writer = store
+                self._init_writer()  # evaluate's cache file, lock and rendez-vous (its own writer: replaced)
+            self.writer = Store()
+        self.writer.merge(batch)
 
     def add(self, *, prediction=None, reference=None, **inputs):
         """Add one prediction and reference (``evaluate.combine(...).add`` passes them as
@@ -160,30 +154,35 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             return self._compute_matrix(matrix, has_samples, inputs, options)
         aligned = [name for name, value in inputs.items() if value is not None and name not in self.UNALIGNED_INPUTS]
         if not has_samples and aligned:
-            named = aligned[0]
-            raise ValueError(f"{named}: pass it with its batch to add_batch(...) (or with predictions and references to "
-                             f"compute); found it alone at compute after {len(self)} added samples, which it cannot be "
-                             "aligned with.")
+            raise ValueError(f"{aligned[0]}: pass it with its batch to add_batch(...) (or with predictions and "
+                             f"references to compute); found it alone at compute after {len(self)} added samples, "
+                             "which it cannot be aligned with.")
         # Something to count now: samples, or inputs that are not aligned with samples.
         given = has_samples or any(inputs.get(name) is not None for name in self.UNALIGNED_INPUTS)
-        if self.num_process > 1:
-            return self._compute_distributed(predictions, references, inputs, options, given)
-        if self.writer is None:
+        if self.num_process > 1:  # the given batch added, every process's counts merged on process 0 (the others: None)
+            if given:
+                self.add_batch(predictions=predictions, references=references, **inputs)
+            if self.writer is None:
+                raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
+            stored = self._gather()
+            if stored is None:
+                return None
+        elif self.writer is None:
             if not given:
                 raise ValueError("compute: nothing to compute on; call `add` or `add_batch` first, or pass predictions and "
                                  "references (found nothing stored, predictions=None and references=None).")
             stored = self._count(predictions, references, self._with_clusters(inputs, options), options)
-            warn_single_item(stored, self.name)
-            return self._result(self._counts(stored, options), options)
-        # The stored counts are released only once the result is computed: a compute that
-        # fails (say, scores without a threshold) loses nothing, and a final batch given to
-        # it is not kept either, so the corrected call can pass it again.
-        stored = Store()
-        stored.merge(self.writer)
-        if given:  # counted as add_batch counts it, to merge with the batches before it
-            self._check_inputs(inputs, "compute")
-            count_options = self._count_options()
-            stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
+        else:
+            # The stored counts are released only once the result is computed: a compute that
+            # fails (say, scores without a threshold) loses nothing, and a final batch given to
+            # it is not kept either, so the corrected call can pass it again.
+            stored = Store()
+            stored.merge(self.writer)
+            if given:  # counted as add_batch counts it, to merge with the batches before it
+                self._check_inputs(inputs, "compute")
+                count_options = self._count_options()
+                batch = self._count(predictions, references, self._with_clusters(inputs, count_options), count_options)
+                stored.merge(batch)
         warn_single_item(stored, self.name)
         result = self._result(self._counts(stored, options), options)
         self.writer = None
@@ -201,20 +200,6 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
         # Inputs not aligned with samples (a judge's unlabeled labels) go with counts made elsewhere.
         stored = self._count(None, None, self._with_clusters(unaligned, options), options)
         return self._result(self._counts_from_matrix(matrix, options, stored), options)
-
-    def _compute_distributed(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any],
-                             given: bool) -> Optional[Dict[str, Any]]:
-        """Distributed mode: the given batch added, every process's counts merged on process 0, which
-        returns the result (the others None)."""
-        if given:
-            self.add_batch(predictions=predictions, references=references, **inputs)
-        if self.writer is None:
-            raise ValueError("compute: nothing to compute on; every process must call `add` or `add_batch` first.")
-        stored = self._gather()
-        if stored is None:
-            return None
-        warn_single_item(stored, self.name)
-        return self._result(self._counts(stored, options), options)
 
     def _with_clusters(self, inputs: Dict[str, Any], options: Dict[str, Any]) -> Dict[str, Any]:
         """``inputs`` with ``clusters`` as a ``ClusterSpec``: counted when given, or when an interval is
@@ -237,12 +222,10 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Dict[str, Any]) -> Store:
         """One batch, validated and counted into a Store of its own."""
-        raise NotImplementedError
 
     @abc.abstractmethod
     def _counts(self, stored: Store, options: Dict[str, Any]) -> Any:
         """What was stored, as the module's counts object under ``options``."""
-        raise NotImplementedError
 
     def _counts_from_matrix(self, matrix: Any, options: Dict[str, Any], stored: Optional[Store] = None) -> Any:
         """A confusion matrix given to compute, as the module's counts; ``stored``: the counted
@@ -251,7 +234,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def _from_counts(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
-        raise NotImplementedError
+        """The module's counts reduced to its result (a plain dict)."""
 
     def _check_options(self, options: Dict[str, Any]) -> None:
         """Checks across options (before any data is read): the module's ``SPEC.check_options``, if any."""
@@ -291,8 +274,6 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _gather(self) -> Optional[Store]:
         """The store of every process merged (process 0), or None (other processes)."""
         store, self.writer = self.writer, None
-        if self.num_process == 1:
-            return store
         try:
             if self.process_id > 0:
                 store.save(self.cache_file_name)
@@ -358,7 +339,6 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def _info(self) -> evaluate.MetricInfo:
         """The module's docs (abstract here: ``evaluate.load`` takes the module's own class)."""
-        raise NotImplementedError
 
     # What a module says to pass for scores (its threshold), in the refusals of labels that cannot be right.
     SCORES_FIX = THRESHOLD_FIX
@@ -443,7 +423,7 @@ def one_judge_name(stored: Store) -> str:
 def _one_row(value: Any, name: str) -> Any:
     if value is None:
         raise TypeError(f"{name}: expected a value, found None.")
-    if np.isscalar(value) or isinstance(value, str):
+    if np.isscalar(value):  # strings too
         return [value]
     array = value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
     return array[None]

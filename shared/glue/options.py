@@ -89,18 +89,6 @@ def resolve(specs: Mapping[str, Option], given: Mapping[str, Any], defaults: Map
     return ResolvedOptions({name: spec.check(given.get(name, defaults.get(name, spec.default)), name) for name, spec in specs.items()})
 
 
-def closest_name(name: str, candidates: Sequence[str]) -> Optional[str]:
-    """The candidate most like ``name`` (a typo, ``reference`` for ``references``), or None.
-
-    Examples
-    --------
-    >>> closest_name("unlabelled_predictions", ["predictions", "unlabeled_predictions"]), closest_name("xyz", ["seed"])
-    ('unlabeled_predictions', None)
-    """
-    found = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return found[0] if found else None
-
-
 # Arguments that only one module takes: another module's unknown-argument error names it
 # (the corrected prevalence of a judge's labels lives in informedness, not balanced_accuracy).
 ARGUMENTS_ELSEWHERE = {
@@ -111,17 +99,19 @@ ARGUMENTS_ELSEWHERE = {
 
 
 def did_you_mean(name: str, candidates: Sequence[str]) -> str:
-    """`` Did you mean `x`?`` for the candidate closest to ``name``, or ""; for an argument that
-    only another module takes, that module's name instead.
+    """`` Did you mean `x`?`` for the candidate closest to ``name`` (a typo, ``reference`` for
+    ``references``), or ""; for an argument that only another module takes, that module's name instead.
 
     >>> print(did_you_mean("unlabeled_predictions", ["predictions", "baseline_predictions"]).strip())
     `unlabeled_predictions` is an argument of the informedness module (evaluate.load("informedness")), which gives the corrected prevalence of a judge's labels on unlabeled data.
+    >>> did_you_mean("unlabelled_predictions", ["predictions", "unlabeled_predictions"]), did_you_mean("xyz", ["seed"])
+    (' Did you mean `unlabeled_predictions`?', '')
     """
     if name in ARGUMENTS_ELSEWHERE and name not in candidates:
         module, what = ARGUMENTS_ELSEWHERE[name]
         return f" `{name}` is an argument of the {module} module (evaluate.load(\"{module}\")), which gives {what}."
-    closest = closest_name(name, candidates)
-    return f" Did you mean `{closest}`?" if closest else ""
+    closest = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" Did you mean `{closest[0]}`?" if closest else ""
 
 
 def check_names(specs: Mapping[str, Option], given: Mapping[str, Any], owner: str, data: Sequence[str] = ()) -> None:
@@ -170,14 +160,11 @@ def check_label_value(value: Any, name: str, example: str = "such as 1", allow_b
     expected = f"{name}: expected one label value (an integer {example}, or a string)"
     if isinstance(value, (str, np.str_)):
         return str(value)
-    if isinstance(value, (bool, np.bool_)):
-        if allow_bool:
-            return int(value)
+    is_bool = isinstance(value, (bool, np.bool_))
+    if (is_bool and not allow_bool) or not (is_bool or isinstance(value, (numbers.Real, np.floating))):
         raise TypeError(f"{expected}, found {value!r}.")
-    if isinstance(value, (numbers.Integral, np.integer)):
+    if is_bool or isinstance(value, (numbers.Integral, np.integer)):
         return int(value)
-    if not isinstance(value, (numbers.Real, np.floating)):
-        raise TypeError(f"{expected}, found {value!r}.")
     if not (math.isfinite(value) and float(value).is_integer()):
         # Labels are integers or strings: such a value could match no label.
         raise ValueError(f"{expected}, found {value!r}.")
@@ -245,9 +232,10 @@ def check_class_mask(value: Any, name: str) -> Optional[np.ndarray]:
     if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_)):
         value = [value]
     items = _as_list(value, name, "class indices (integers)")
-    if any(isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)) for item in items):
-        bad = next(item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, (numbers.Integral, np.integer)))
-        raise TypeError(f"{name}: expected class indices (integers), found {bad!r}.")
+    integer = (numbers.Integral, np.integer)
+    bad = [item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, integer)]
+    if bad:
+        raise TypeError(f"{name}: expected class indices (integers), found {bad[0]!r}.")
     out_of_range = [item for item in items if not -(2**63) <= int(item) < 2**63]
     if out_of_range:  # no class index can be that large (or small)
         raise ValueError(f"{name}: expected class indices (non-negative integers below 2**63), found {out_of_range[0]!r}.")
@@ -279,7 +267,7 @@ def check_informedness_zero_division(value: Any, name: str) -> Any:
     raise ValueError(f"{name}: expected 'skip' or 0.0 for informedness{hint}, found {value!r}.")
 
 
-def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
+def check_threshold(value: Any, name: str) -> Any:
     """``None``, ``"auto"`` or a number: any finite score, or +inf (nothing positive, as ``"auto"`` may return).
 
     A sample is positive iff its score >= the threshold, the rule ``"auto"`` tunes with, so
@@ -296,12 +284,10 @@ def check_threshold(value: Any, name: str, allow_auto: bool = True) -> Any:
     ...
     ValueError: threshold: expected a number (a finite score, or inf for nothing positive) or 'auto', found nan.
     """
-    expected = "a number (a finite score, or inf for nothing positive)" + (" or 'auto'" if allow_auto else "")
-    if value is None:
-        return None
+    expected = "a number (a finite score, or inf for nothing positive) or 'auto'"
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return value
     if isinstance(value, str):
-        if value == "auto" and allow_auto:
-            return value
         raise ValueError(f"{name}: expected {expected}, found {value!r}.")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name}: expected {expected}, found {type(value).__name__}.")

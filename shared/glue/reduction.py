@@ -47,7 +47,7 @@ class MetricSpec:
       two systems from their joint counts ``joint[..., r, a, b]`` (``joint_w2``: squared weights,
       None unweighted), ``{"difference_ci": [..., 2], "p_value": [...]}``; ``method`` "bootstrap" or
       None (the module's default); ``design_factor``: clustered samples' design effect, which
-      divides each row's effective size (``stats.comparison.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
+      divides each row's effective size (``stats.design_effect.clustered_squares``). It takes leading axes: several pairs stacked (``judges=`` ranks J judges
       with their J - 1 comparisons in one call), each computed as it is alone.
 
     What a spec provides decides the paths its module offers: every spec gets the value, the
@@ -79,11 +79,6 @@ class MetricSpec:
         if self.difference is not None and self.influence is None:
             raise TypeError(f"MetricSpec {self.name!r}: a difference needs the value's influence too (clustered comparisons "
                             "and the judges' covariances are made from it); found difference without influence.")
-
-    @property
-    def compares(self) -> bool:
-        """Whether the spec offers the paired paths (``baseline_predictions``, ``judges=``)."""
-        return self.difference is not None
 
 
 def class_order_key(encoded: Any) -> Tuple[Any, ...]:
@@ -170,13 +165,12 @@ def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, An
 
     ``compared`` is what ``comparison.py`` returned (None: not computed, as the difference is undefined).
     """
-    nan = float("nan")
     result = {f"baseline_{name}": baseline[name]}
     if "reason" in baseline:
         result[f"baseline_{name}_reason"] = baseline["reason"]
     difference = system[name] - baseline[name]
     result[f"{name}_difference"] = difference
-    low = high = p_value = nan
+    low = high = p_value = math.nan
     reason = system.get("reason") or baseline.get("reason")
     if compared is not None and difference == difference:
         low, high = compared["difference_ci"]

@@ -148,22 +148,21 @@ def recall_gradient(confusion, weights):
     return np.where(support[..., None] > 0, gradient, 0.0)
 
 
-
-
-def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, exact, deflate=1.0):
+def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, deflate):
     """The balanced-accuracy p-value: exact mid-p for small integer discordant counts, else normal.
 
-    ``exact``: integer counts (Kish sizes equal the counts, or clustered: see ``deflate``). The
-    exact test is used where the enumeration has at most ``EXACT_TEST_MAX_OUTCOMES`` outcomes;
-    that is where the normal approximation is too discrete (few discordant items in a small
-    class) and made the test conservative (type-I error down to 1-2% at alpha 0.05).
-    The averaged classes (``weights > 0``) weigh the same in a mean of recalls, so the
-    exact statistic needs only their sizes. ``deflate``: the design factor of clustered items
-    (``score_variance`` already carries it): the exact mid-p's normal score is divided by its
-    square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``, as the normal test's is.
+    ``deflate`` None: the normal test alone (weighted counts). Else the counts are integers
+    (Kish sizes equal the counts) and the exact test is used where the enumeration has at most
+    ``EXACT_TEST_MAX_OUTCOMES`` outcomes; that is where the normal approximation is too discrete
+    (few discordant items in a small class) and made the test conservative (type-I error down
+    to 1-2% at alpha 0.05). The averaged classes (``weights > 0``) weigh the same in a mean of
+    recalls, so the exact statistic needs only their sizes. ``deflate`` is then the design
+    factor of clustered items, 1.0 without (``score_variance`` already carries it): the exact
+    mid-p's normal score is divided by its square root, ``2 (1 - Phi(Phi^-1(1 - p / 2) / sqrt(deflate)))``,
+    as the normal test's is.
     """
     p_value = np.array(score_p_value(raw_difference, score_variance), dtype=np.float64)
-    if not exact:
+    if deflate is None:
         return p_value
     averaged = weights > 0
     discordant = np.where(averaged, first_only + second_only, 0.0)
@@ -184,16 +183,10 @@ def recall_difference_p_value(first_only, second_only, totals, weights, raw_diff
     return flat_p.reshape(p_value.shape)
 
 
-
 # ----------------------------------------------------------------------------------------
 # The interval of a mean of independent recalls: balanced accuracy, balanced top-k accuracy (multilabel's
 # per-label form, binary_columns_interval, is in metrics/multilabel.py)
 # ----------------------------------------------------------------------------------------
-
-
-def _form_bounds(coefficients: np.ndarray, offset: Any):
-    """The range of ``offset + sum_c coefficient_c * rate_c`` for rates in [0, 1]."""
-    return offset + np.minimum(coefficients, 0.0).sum(axis=-1), offset + np.maximum(coefficients, 0.0).sum(axis=-1)
 
 
 def recall_mean_interval(
@@ -232,16 +225,17 @@ def recall_mean_interval(
     >>> [round(x, 4) for x in interval.as_list()], interval.reason
     ([0.685, 0.927], None)
     """
-    correct = np.asarray(correct, dtype=np.float64)
-    support = np.asarray(support, dtype=np.float64)
+    correct, support = (np.asarray(values, dtype=np.float64) for values in (correct, support))
     if averaging is None:
         averaging = Averaging(support.shape[-1], class_indices(class_mask), int(unobserved), zero_division, adjusted)
     recall = safe_ratio(correct, support)
     value, count = averaging.combine(recall)  # the module's value, to the last digit
     coefficients, offset, _, _ = averaging.coefficients(support > 0)
     trials = support if effective_support is None else np.asarray(effective_support, dtype=np.float64)
+    # The metric's range: that of the linear form for rates in [0, 1].
+    bounds = offset + np.minimum(coefficients, 0.0).sum(axis=-1), offset + np.maximum(coefficients, 0.0).sum(axis=-1)
     interval = rate_sum_interval(
-        np.nan_to_num(recall) * trials, trials, coefficients, offset=offset, bounds=_form_bounds(coefficients, offset),
+        np.nan_to_num(recall) * trials, trials, coefficients, offset=offset, bounds=bounds,
         confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, estimate=value,
     )
     reason = averaging.reason(int(count), "no_reference_classes", float(value)) if np.ndim(value) == 0 else None
@@ -309,8 +303,11 @@ def balanced_accuracy_from_counts(counts: ConfusionCounts, options) -> dict:
         return {**result, "reason": counts.reason}
     class_counts = counts.class_counts()
     per_class_recall = safe_ratio(class_counts.tp, class_counts.support)
-    if zero_division == "skip":
-        warn_undefined_recall(class_counts, encoded, averaging)
+    if zero_division == "skip":  # an averaged class with predictions (or a binary task's) but no references
+        warn_classes_without_references(
+            "Recall", class_counts.support, class_counts.predicted, encoded.classes, averaging, encoded.binary,
+            "which is then the mean recall of the other classes (in a binary task, the recall of the other "
+            "class alone)")
     value, averaged = averaging.combine(per_class_recall)
     reason = averaging.reason(int(averaged), "no_reference_classes", float(value))
     if reason is not None:
@@ -345,10 +342,11 @@ def balanced_accuracy_interval_outputs(systems, options) -> List[Dict[str, Any]]
             groups.setdefault(together, (averaging, []))[1].append((position, class_counts.tp, class_counts.support, sizes))
         found: List[Any] = [None] * len(ready)
         for averaging, members in groups.values():
-            parts = [member[1:] for member in members] if len(members) == 1 else [
-                tuple(np.stack([member[part] for member in members]) for part in (1, 2, 3))]
-            interval = recall_mean_interval(*parts[0][:2], confidence_level=confidence_level, method=method, n_resamples=options["n_resamples"],
-                                            seed=options["seed"], averaging=averaging, effective_support=parts[0][2])
+            correct, support, sizes = members[0][1:] if len(members) == 1 else (
+                np.stack([member[part] for member in members]) for part in (1, 2, 3))
+            interval = recall_mean_interval(correct, support, confidence_level=confidence_level, method=method,
+                                            n_resamples=options["n_resamples"], seed=options["seed"],
+                                            averaging=averaging, effective_support=sizes)
             for row, (position, *_) in enumerate(members):
                 found[position] = interval if len(members) == 1 else Interval(interval.low[row], interval.high[row])
         return found
@@ -380,15 +378,6 @@ def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any
     for (index, _), outputs in zip(defined, balanced_accuracy_interval_outputs([system for _, system in defined], options)):
         found[index] = outputs
     return found
-
-
-def warn_undefined_recall(class_counts, encoded, averaging):
-    """Warn, as scikit-learn does, when an averaged class has predictions (or is a binary
-    task's class) but no references: its recall is undefined and left out, so the value is
-    the mean recall of the other classes (binary: specificity or sensitivity alone)."""
-    warn_classes_without_references(
-        "Recall", class_counts.support, class_counts.predicted, encoded.classes, averaging, encoded.binary,
-        "which is then the mean recall of the other classes (in a binary task, the recall of the other class alone)")
 
 
 def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:
@@ -483,6 +472,7 @@ def balanced_accuracy_difference(
     weights, offset, count = recall_reduction(totals, selected, zero_division)
     raw_value = mean_recall(confusion_a, weights, offset)
     raw_baseline = mean_recall(confusion_b, weights, offset)
+    raw_difference = raw_value - raw_baseline
     undefined = (count == 0) | ((count == 1) & bool(adjusted))
     value = adjust_for_chance(raw_value, count, adjusted)
     baseline = adjust_for_chance(raw_baseline, count, adjusted)
@@ -495,16 +485,12 @@ def balanced_accuracy_difference(
     )
     diagonal = np.arange(num_classes)
     both = joint[..., diagonal, diagonal, diagonal]
-    a_right = np.diagonal(confusion_a, axis1=-2, axis2=-1)
-    b_right = np.diagonal(confusion_b, axis1=-2, axis2=-1)
+    a_right, b_right = (np.diagonal(confusion, axis1=-2, axis2=-1) for confusion in (confusion_a, confusion_b))
     # Unweighted counts: the exact test where the normal one is too discrete; with clustered samples
     # its evidence is deflated by the design factor.
-    integer = bool((joint == np.rint(joint)).all())
-    factor = design_factor if integer and unweighted else None
-    p_value = recall_difference_p_value(
-        a_right - both, b_right - both, totals, weights, raw_value - raw_baseline, score_variance, factor is not None,
-        1.0 if factor is None else factor,
-    )
+    exact = unweighted and bool((joint == np.rint(joint)).all())
+    p_value = recall_difference_p_value(a_right - both, b_right - both, totals, weights, raw_difference, score_variance,
+                                        design_factor if exact else None)
 
     if method == "newcombe":
         d, low_r, high_r = newcombe_paired_interval(
@@ -514,7 +500,6 @@ def balanced_accuracy_difference(
         used = weights > 0
         below = np.where(used, weights * (d - low_r), 0.0)
         above = np.where(used, weights * (high_r - d), 0.0)
-        raw_difference = raw_value - raw_baseline
         low = raw_difference - np.sqrt((below**2).sum(axis=-1))
         high = raw_difference + np.sqrt((above**2).sum(axis=-1))
     else:
@@ -529,16 +514,13 @@ def balanced_accuracy_difference(
     if adjusted:
         scale = 1.0 / (1.0 - 1.0 / np.maximum(count, 2))
         low, high = low * scale, high * scale
-    nan = np.nan
     value, baseline, difference, low, high, p_value = (
-        np.where(undefined, nan, x) for x in (value, baseline, difference, low, high, p_value)
+        np.where(undefined, np.nan, x) for x in (value, baseline, difference, low, high, p_value)
     )
-    if class_mask is not None:
-        reason = "empty_class_mask_after_filtering"
-    else:
-        reason = "no_reference_classes"
     if adjusted and np.ndim(count) == 0 and count == 1:
         reason = "adjusted_needs_two_classes"
+    else:
+        reason = "no_reference_classes" if class_mask is None else "empty_class_mask_after_filtering"
     return finish_difference((value, baseline, difference, low, high, p_value), orientation, reason)
 
 

@@ -45,8 +45,7 @@ class Averaging:
 
     @classmethod
     def over(cls, num_classes: int, class_mask: Optional[np.ndarray] = None, zero_division: Any = "skip",
-             adjusted: bool = False, observed: Optional[np.ndarray] = None, unobserved: int = 0,
-             name: str = "class_mask") -> "Averaging":
+             adjusted: bool = False, observed: Optional[np.ndarray] = None, unobserved: int = 0) -> "Averaging":
         """The averaging of ``class_mask`` (class indices, checked here against the classes).
 
         ``observed``/``unobserved``: when only the observed classes of a huge
@@ -62,7 +61,7 @@ class Averaging:
         total = num_classes if observed is None else len(observed) + unobserved
         if class_mask is not None and class_mask.size and (class_mask.min() < 0 or class_mask.max() >= total):
             bad = class_mask[(class_mask < 0) | (class_mask >= total)]
-            raise ValueError(f"{name}: expected indices in [0, {total - 1}], found {describe_values(bad)}.")
+            raise ValueError(f"class_mask: expected indices in [0, {total - 1}], found {describe_values(bad)}.")
         if observed is None:
             return cls(num_classes, class_mask, 0, zero_division, adjusted)
         if class_mask is None:
@@ -141,11 +140,8 @@ class Averaging:
             extra = float(extra)
         count = used.sum(axis=-1) + extra
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            if class_weights is None:
-                if values.ndim == 1:  # the values themselves, as np.mean sums them
-                    total = values[used].sum()
-                else:
-                    total = np.where(used, values, 0.0).sum(axis=-1)
+            if class_weights is None:  # 1-d: the values themselves, as np.mean sums them
+                total = values[used].sum() if values.ndim == 1 else np.where(used, values, 0.0).sum(axis=-1)
                 value = (total + extra * (0.0 if skip else float(self.zero_division))) / np.maximum(count, 1)
                 weight_total = count
             else:
@@ -184,9 +180,7 @@ def class_indices(class_mask: Any) -> Optional[np.ndarray]:
 
 def apply_zero_division(per_class: np.ndarray, zero_division: Any) -> np.ndarray:
     """Per-class values as reported: NaN (undefined) replaced by ``zero_division`` unless it is "skip"."""
-    if zero_division == "skip":
-        return per_class
-    return np.where(np.isnan(per_class), zero_division, per_class)
+    return per_class if zero_division == "skip" else np.where(np.isnan(per_class), zero_division, per_class)
 
 
 def warn_classes_without_references(quantity: str, support: np.ndarray, predicted: np.ndarray, classes: np.ndarray,

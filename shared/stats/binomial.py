@@ -20,7 +20,6 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from .distributions import z_value
-from .score_sum import near_boundary_bound
 from .score_sum import score_interval
 
 from .vocabulary import RATE_CI_METHODS
@@ -60,8 +59,7 @@ def effective_sizes(sum_weights: Any, sum_squared_weights: Any) -> np.ndarray:
     >>> effective_sizes([4.0, 3.0, 0.0], [4.0, 5.0, 0.0]).tolist()  # weights 1,1,1,1 | 1,2 | none
     [4.0, 1.8, 0.0]
     """
-    sum_weights = np.asarray(sum_weights, dtype=np.float64)
-    sum_squared_weights = np.asarray(sum_squared_weights, dtype=np.float64)
+    sum_weights, sum_squared_weights = (np.asarray(a, dtype=np.float64) for a in (sum_weights, sum_squared_weights))
     sizes = np.zeros(np.broadcast(sum_weights, sum_squared_weights).shape)
     np.divide(sum_weights**2, sum_squared_weights, out=sizes, where=sum_squared_weights > 0)
     return sizes
@@ -76,8 +74,7 @@ def wilson_interval(successes: Any, trials: Any, confidence_level: float) -> Tup
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0, 0.5655], [0.4345, 1.0])
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
+    successes, trials = (np.asarray(a, dtype=np.float64) for a in (successes, trials))
     z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = successes / trials
@@ -100,8 +97,7 @@ def agresti_coull_interval(successes: Any, trials: Any, confidence_level: float)
     >>> low.round(4).tolist(), high.round(4).tolist()
     ([0.0, 0.4794], [0.3209, 0.9541])
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
+    successes, trials = (np.asarray(a, dtype=np.float64) for a in (successes, trials))
     z = z_value(confidence_level)
     augmented = trials + z * z
     center = (successes + z * z / 2.0) / augmented
@@ -160,9 +156,7 @@ def rate_sum_interval(
     >>> [round(x, 2) for x in interval.as_list()]
     [0.82, 0.93]
     """
-    successes = np.asarray(successes, dtype=np.float64)
-    trials = np.asarray(trials, dtype=np.float64)
-    successes, trials, weights = np.broadcast_arrays(successes, trials, np.asarray(weights, dtype=np.float64))
+    successes, trials, weights = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (successes, trials, weights)))
     weights = np.where(trials > 0, weights, 0.0)  # an empty class carries no rate
     offset = np.asarray(offset, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -172,7 +166,9 @@ def rate_sum_interval(
         negative = weights < 0
         low, high = score_interval(np.where(negative, trials - successes, successes), trials, np.abs(weights), confidence_level)
         shift = offset + np.where(negative, weights, 0.0).sum(axis=-1)
-        low, high = _contain(shift + low, shift + high, estimate)
+        low, high = shift + low, shift + high
+        if estimate is not None:  # widened, if rounding left it short, to contain the metric's own value
+            low, high = np.fmin(low, estimate), np.fmax(high, estimate)
     elif method in ("agresti_coull", "wilson"):
         per_rate = agresti_coull_interval if method == "agresti_coull" else wilson_interval
         lows, highs = per_rate(successes, trials, confidence_level)
@@ -193,18 +189,9 @@ def rate_sum_interval(
     return Interval(low, high)
 
 
-def _contain(low: np.ndarray, high: np.ndarray, estimate: Any) -> Tuple[np.ndarray, np.ndarray]:
-    """The interval widened, if rounding left it short, to contain the metric's own value."""
-    if estimate is None:
-        return low, high
-    estimate = np.asarray(estimate, dtype=np.float64)
-    return np.fmin(low, estimate), np.fmax(high, estimate)
-
-
 def percentile_bounds(replicates: np.ndarray, confidence_level: float) -> Tuple[np.ndarray, np.ndarray]:
     alpha = 1.0 - confidence_level
-    low, high = np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    return low, high
+    return tuple(np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0))
 
 
 # Pseudo-items a bootstrap adds to a group (or confusion row) that resampling cannot move: a rate at
@@ -225,26 +212,21 @@ def _bootstrap_rate_sum(rates, trials, weights, confidence_level, n_resamples, s
     # The pseudo-items give a stuck rate its spread, not a new centre: the draws are shifted back by
     # what they moved the sum's mean (the interval is then clipped to the range).
     shift = (weights * (smoothed - rates)).sum(axis=-1)
-    rates = smoothed
-    per_resample = max(1, rates.size)
-    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // per_resample)
-    replicates = np.empty((n_resamples,) + rates.shape[:-1])
+    chunk = max(1, _BOOTSTRAP_CHUNK_VALUES // max(1, smoothed.size))
+    replicates = np.empty((n_resamples,) + smoothed.shape[:-1])
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
-        draws = rng.binomial(sizes, rates, size=(count,) + rates.shape)
+        draws = rng.binomial(sizes, smoothed, size=(count,) + smoothed.shape)
         replicates[start : start + count] = (weights * draws / sizes).sum(axis=-1) - shift
     return percentile_bounds(replicates, confidence_level)
 
 
-
 def finish_interval(low: np.ndarray, high: np.ndarray, undefined: np.ndarray, reason: Optional[str]) -> Interval:
     """NaN where undefined; floats and a reason for a single problem, arrays for a batch."""
-    low = np.where(undefined, np.nan, low)
-    high = np.where(undefined, np.nan, high)
+    low, high = np.where(undefined, np.nan, low), np.where(undefined, np.nan, high)
     if np.ndim(low) == 0:
         return Interval(float(low), float(high), reason if bool(undefined) else None)
     return Interval(low, high)
-
 
 
 def bootstrap_confusion(
@@ -259,8 +241,7 @@ def bootstrap_confusion(
     ``statistic``, which reduces the last two axes. Returns ``(n_resamples, ...)``.
     """
     rng = np.random.default_rng(seed)
-    row_rates = np.asarray(row_rates, dtype=np.float64)
-    row_sizes = np.asarray(row_sizes, dtype=np.float64)
+    row_rates, row_sizes = (np.asarray(a, dtype=np.float64) for a in (row_rates, row_sizes))
     sizes = np.where(row_sizes > 0, np.maximum(np.rint(row_sizes), 1), 0).astype(np.int64)
     totals = sizes if row_totals is None else np.asarray(row_totals, dtype=np.float64)
     scale = (totals / np.maximum(sizes, 1))[..., None]

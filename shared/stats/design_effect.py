@@ -90,7 +90,7 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     if not clusters.counted:
         return NO_CLUSTERS
     # Computed only with clusters. Weights near float64's limits (a sum of 5e-324) overflow the influence
-    # or its squares: the design effect is then taken as 1 (_design_effect), without a NumPy warning.
+    # or its squares: the design effect is then taken as 1 (sums_effect), without a NumPy warning.
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         influence = influence() if callable(influence) else influence
         found = [counts.cluster_sums(part) for part in (influence if isinstance(influence, list) else [influence])]
@@ -100,33 +100,40 @@ def design_effect(counts: Any, influence: Any, confidence_level: float, warn: bo
     if num_clusters < 2:
         return DesignEffect.refused(SINGLE_CLUSTER, num_clusters)
     if warn and num_clusters < FEW_CLUSTERS:
-        _warn_few(num_clusters, 3, clusters.from_leading_axis)
+        warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
+                      "variance has few degrees of freedom, so the interval is rough."
+                      f"{PER_BATCH_ARRAYS if clusters.from_leading_axis else ''}", UserWarning, stacklevel=2)
     return max((sums_effect(sums, num_clusters, confidence_level, clusters.from_leading_axis) for sums in found), key=lambda effect: effect.factor)
 
 
 def sums_effect(sums: Any, num_clusters: int, confidence_level: float, from_leading_axis: bool) -> DesignEffect:
+    """The design effect of one influence's cluster sums: the variance ratio, at least 1 and
+    widened from z to t on the degrees of freedom of the clustered variance (module doc)."""
     if sums.singletons:
         # No cluster holds two entries (every item its own cluster): the clustered variance is the
         # independent one, exactly, with nothing estimated and no t widening.
-        return _design_effect(sums.independent, sums.independent, num_clusters, math.inf, confidence_level,
-                              from_leading_axis)
-    if sums.sums is None:
+        clustered, degrees_of_freedom = sums.independent, math.inf
+    elif sums.sums is None:
         # Only sum_g u_g^2 and sum_g u_g: the clusters taken as alike, G / (G - 1) and t on G - 1.
         centred = max(sums.squares - sums.total * sums.total / num_clusters, 0.0)  # sum_g (u_g - mean u)^2
-        return _design_effect(num_clusters / (num_clusters - 1) * centred, sums.independent, num_clusters, num_clusters - 1.0,
-                              confidence_level, from_leading_axis)
-    # Each cluster's share of the independent variance: its leverage h_g under working
-    # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
-    # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
-    # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
-    shares = sums.shares
-    leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
-    clustered = float(np.sum(sums.sums**2 / np.maximum(1.0 - leverage, 0.05)))
-    # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
-    # variance (unequal sizes): the Kish effective number of clusters of those shares.
-    effective = float(1.0 / np.sum(leverage**2))
-    return _design_effect(clustered, sums.independent, num_clusters, max(1.0, min(float(num_clusters), effective) - 1.0),
-                          confidence_level, from_leading_axis)
+        clustered, degrees_of_freedom = num_clusters / (num_clusters - 1) * centred, num_clusters - 1.0
+    else:
+        # Each cluster's share of the independent variance: its leverage h_g under working
+        # independence (m_g / N for a mean). Bell & McCaffrey's bias correction divides its squared
+        # sum by 1 - h_g (G / (G - 1) for clusters alike, the usual factor); a large cluster's sum
+        # is pulled towards the estimate it dominates, which uncorrected makes the interval short.
+        shares = sums.shares
+        leverage = shares / shares.sum() if shares.sum() > 0 else np.full(num_clusters, 1.0 / num_clusters)
+        clustered = float(np.sum(sums.sums**2 / np.maximum(1.0 - leverage, 0.05)))
+        # Degrees of freedom: G - 1 for clusters alike; fewer when a few clusters carry most of the
+        # variance (unequal sizes): the Kish effective number of clusters of those shares.
+        degrees_of_freedom = max(1.0, min(float(num_clusters), float(1.0 / np.sum(leverage**2))) - 1.0)
+    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
+    finite = math.isfinite(clustered) and math.isfinite(sums.independent)
+    measured = clustered / sums.independent if finite and sums.independent > 0 else 1.0
+    probability = 0.5 + confidence_level / 2.0
+    widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
+    return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured, from_leading_axis)
 
 
 # What the few-clusters warning adds when the clusters are the leading elements of N-d inputs:
@@ -139,12 +146,6 @@ PER_BATCH_ARRAYS = (
 )
 
 
-def _warn_few(num_clusters: int, stacklevel: int, from_leading_axis: bool = False) -> None:
-    warnings.warn(f"clusters: the interval rests on {num_clusters} clusters (fewer than {FEW_CLUSTERS}); its "
-                  "variance has few degrees of freedom, so the interval is rough."
-                  f"{PER_BATCH_ARRAYS if from_leading_axis else ''}", UserWarning, stacklevel=stacklevel)
-
-
 def warn_clusters_not_counted(confidence_level: float) -> None:
     """The NaN interval of N-d batches added without their clusters, warned where it is refused
     (every module's intervals come through ``design_effect``), with the fix."""
@@ -153,17 +154,6 @@ def warn_clusters_not_counted(confidence_level: float) -> None:
         "clusters (one per leading element), as evaluate.load had no confidence_level. Pass it to evaluate.load(..., "
         f"confidence_level={confidence_level!r}) so that batches count their clusters (or pass clusters= with each batch).",
         UserWarning, stacklevel=user_stacklevel())
-
-
-def _design_effect(clustered: float, independent: float, num_clusters: int, degrees_of_freedom: float,
-                   confidence_level: float, from_leading_axis: bool) -> DesignEffect:
-    """The variance ratio, at least 1 and widened from z to t on ``degrees_of_freedom`` (module doc)."""
-    # Not finite only for weights near float64's limits (squares lost or overflowing): taken as 1.
-    finite = math.isfinite(clustered) and math.isfinite(independent)
-    measured = clustered / independent if finite and independent > 0 else 1.0
-    probability = 0.5 + confidence_level / 2.0
-    widening = (t_quantile(probability, degrees_of_freedom) / NormalDist().inv_cdf(probability)) ** 2
-    return DesignEffect(max(measured, 1.0) * widening, num_clusters, None, measured, from_leading_axis)
 
 
 def clustered_squares(joint: np.ndarray, joint_w2: Optional[np.ndarray], design_factor: float) -> Optional[np.ndarray]:

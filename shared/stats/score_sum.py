@@ -188,10 +188,7 @@ def gamma_lower_cdf(x: np.ndarray, shape: np.ndarray, log_gamma: Any = None) -> 
         for _ in range(16):
             k += 1
             term = term * x / (shape + k)
-            if every:
-                total += term
-            else:
-                total += np.where(active, term, 0.0)
+            total += term if every else np.where(active, term, 0.0)
         active &= term > _SERIES_TOLERANCE * total
         if not active.any():
             break

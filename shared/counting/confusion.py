@@ -69,8 +69,9 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
 
     Label predictions become counts of distinct (reference, prediction) pairs; with
     ``scores`` (balanced accuracy's ``threshold``), non-integral predictions are kept as raw
-    columns, as a threshold set at compute time needs them. Without ``scores`` they raise
-    with ``scores_hint``. ``clusters`` (a ``clusters.ClusterSpec``): the (cluster, reference,
+    columns, as a threshold set at compute time needs them. Without ``scores`` every prediction
+    is a label: non-integral ones raise with ``scores_hint``, and whole-number floats too large
+    to tell from scores (2^53 and up) count as the integers they are, not as nothing. ``clusters`` (a ``clusters.ClusterSpec``): the (cluster, reference,
     ``cluster_feature``) counts beside them, the feature being the prediction, or whether it
     is right (``"correct"``: all a recall's variance needs, K cells per cluster, not K^2).
     """
@@ -82,9 +83,9 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
     shape = predictions.shape
     predictions = predictions.reshape(-1)
-    if are_labels(predictions):
+    if not scores or are_labels(predictions):
         table = CountTable(["references", "predictions"])
-        predictions = as_labels(predictions, "predictions")
+        predictions = as_labels(predictions, "predictions", scores_hint)
         table.add([references, predictions], weights)
         store.tables[PAIRS] = table
 
@@ -101,12 +102,10 @@ def count_labels(predictions: Any, references: Any, sample_weight: Any = None, s
             return {"references": references, cluster_feature: by_feature({"references": references, "predictions": predictions})}
 
         count_clusters(store, clusters, shape, features, weights, batch_counts)
-    elif scores:
+    else:
         check_scores(predictions)
         store.keep_raw(raw_with_clusters(store, clusters, shape, {"references": references, "predictions": predictions,
                                                                   "sample_weight": weights}))
-    else:
-        as_labels(predictions, "predictions", scores_hint)  # raises: non-integral values
     return store
 
 

@@ -480,3 +480,19 @@ def test_a_weighted_informedness_interval_with_subnormal_weights(metrics):
     normal = metrics["informedness"].compute(sample_weight=[1, 2, 1, 3, 1, 1], **kwargs)
     assert tiny["informedness"] == pytest.approx(normal["informedness"], rel=1e-9)
     assert tiny["informedness_ci"] == pytest.approx(normal["informedness_ci"], rel=1e-9)
+
+
+def test_whole_number_float_labels_from_2_to_the_53_are_counted_not_dropped(metrics):
+    # Before: informedness (whose predictions are labels only) counted a batch of whole-number
+    # floats from 2^53 up as nothing: nan with reason 'no_samples' alone, and a streamed batch
+    # silently left out of the result. They are the integers they hold, as balanced accuracy reads them.
+    metric = metrics["informedness"]
+    references, big = [0, 1, 0, 0, 1, 0], 2**60
+    as_integers = metric.compute(predictions=[big, 1, 0, 0, 1, 1], references=references)["informedness"]
+    assert metric.compute(predictions=[float(big), 1, 0, 0, 1, 1], references=references)["informedness"] == as_integers
+    assert math.isfinite(as_integers)
+    metric.add_batch(predictions=[0, 1, 1], references=[0, 1, 0])
+    metric.add_batch(predictions=[float(big), 1, 0], references=[0, 1, 0])
+    streamed = metric.compute()["informedness"]
+    whole = metric.compute(predictions=[0, 1, 1, big, 1, 0], references=[0, 1, 0, 0, 1, 0])["informedness"]
+    assert streamed == whole

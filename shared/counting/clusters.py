@@ -259,6 +259,8 @@ def raw_with_clusters(store: Any, spec: Optional[ClusterSpec], shape: Sequence[i
     with each sample's cluster beside them, as ``spec`` says; N-d inputs kept without clusters
     are noted, as ``count_clusters`` notes them."""
     ids = None if spec is None else element_cluster_ids(spec, shape)
+    if spec is not None:  # as count_clusters: Store.merge refuses a batch with clusters beside one without
+        store.settings[CLUSTERS_SETTING] = COUNTED if ids is not None else NOT_COUNTED
     if ids is None and spec is not None and spec.given is None and len(tuple(shape)) >= 2:
         store.settings[CLUSTERS_NOT_COUNTED] = True
     if ids is not None and spec.given is None:

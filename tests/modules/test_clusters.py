@@ -240,6 +240,23 @@ def test_streamed_batches_equal_one_compute(load):
     assert metric.compute(confidence_level=0.9) == once
 
 
+@pytest.mark.parametrize("predictions", [[0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9]], ids=["labels", "scores"])
+def test_a_batch_without_clusters_beside_one_with_them_is_refused(load, predictions):
+    # Before, scores kept for a compute-time threshold were merged anyway: a KeyError 'clusters' at
+    # add_batch in one order, and NumPy's "weights and list don't have the same length" at compute in the other.
+    metric = load("balanced_accuracy")
+    for first, second in (({"clusters": [0, 0, 1, 1]}, {}), ({}, {"clusters": [0, 0, 1, 1]})):
+        metric.add_batch(predictions=predictions, references=[0, 1, 0, 1], **first)
+        with pytest.raises(ValueError, match="^clusters: expected .* like the earlier batches, found"):
+            metric.add_batch(predictions=predictions, references=[0, 1, 0, 1], **second)
+        metric.compute(threshold=0.5)  # the refused batch was not added; the next run starts empty
+    whole = metric.compute(predictions=predictions * 2, references=[0, 1, 0, 1, 1, 1, 0, 0], clusters=[0, 0, 1, 1, 2, 2, 3, 3],
+                           threshold=0.5, confidence_level=0.9)
+    metric.add_batch(predictions=predictions, references=[0, 1, 0, 1], clusters=[0, 0, 1, 1])
+    metric.add_batch(predictions=predictions, references=[1, 1, 0, 0], clusters=[2, 2, 3, 3])
+    assert metric.compute(threshold=0.5, confidence_level=0.9) == whole
+
+
 def test_n_d_batches_need_their_clusters_counted_for_a_later_interval(load):
     rng = np.random.default_rng(17)
     maps = rng.integers(0, 3, (4, 8, 8))

@@ -122,11 +122,6 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
     return store
 
 
-def judges_kept_per_item(stored: Store) -> bool:
-    """Whether the stored judges were kept per item (``count_judge_rows``)."""
-    return stored.settings.get(JUDGE_ROWS) == ROWS_KEPT
-
-
 @dataclass(frozen=True)
 class ScoredJudges:
     """``JudgesCounts`` of labels (score-giving judges' labels made by their thresholds) and, per
@@ -181,7 +176,8 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
         as_scores = thresholds[name] is not None and (explicit or not within(values[counted], classes))
         if not as_scores:
             if values.dtype.kind == "f" and not are_labels(values):
-                raise ValueError(scores_without_threshold(f"judges[{name!r}]", values[counted], golden, hint))
+                raise ValueError(f"judges[{name!r}]: expected labels of the golden set's classes {few(golden)}, found "
+                                 f"scores {few(distinct_values([values[counted]]))}; for scores, {hint}.")
             labelled.append((name, as_labels(values, f"judges[{name!r}]", scores_hint)))
             continue
         if values.dtype.kind not in "iuf" or is_string_array(values):
@@ -213,16 +209,12 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
         labels = np.where(scores >= cut_of_item, positive_value, negative_value)
         labelled.append((name, labels.astype(references.dtype) if references.dtype.kind != "O" else labels))
     one_class = golden[0] if len(golden) == 1 else None
-    batch = count_judges(labelled, references, weights, cluster_spec(clusters), scores_hint)
+    spec = None if clusters is None else ClusterSpec(clusters, True)
+    batch = count_judges(labelled, references, weights, spec, scores_hint)
     batch.settings.update({key: value for key, value in stored.settings.items()
                            if key in (CLUSTERS_FROM_LEADING_AXIS, CLUSTERS_NOT_COUNTED)})
     batch.reference_dtypes = set(stored.reference_dtypes)
-    plain = {**options, "threshold": None}
-    return ScoredJudges(judges_counts(batch, plain, scores_hint), done, one_class)
-
-
-def cluster_spec(clusters: Optional[np.ndarray]) -> Optional[ClusterSpec]:
-    return None if clusters is None else ClusterSpec(clusters, True)
+    return ScoredJudges(judges_counts(batch, {**options, "threshold": None}, scores_hint), done, one_class)
 
 
 def within(values: np.ndarray, classes: np.ndarray) -> bool:
@@ -268,17 +260,9 @@ def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optiona
     fold_of_unit[order] = np.arange(num_units) % folds
     fold = fold_of_unit[units]
     tuned = counted[:, None] & (fold[:, None] != np.arange(folds)[None, :])
-    column_scores = np.broadcast_to(scores[:, None], (size, folds))
-    column_positive = np.broadcast_to(positive[:, None], (size, folds))
-    column_weights = None if weights is None else np.broadcast_to(weights[:, None], (size, folds))
-    cuts, _, _ = youden_thresholds(np.ascontiguousarray(column_scores), np.ascontiguousarray(column_positive),
-                                   None if column_weights is None else np.ascontiguousarray(column_weights), tuned)
+    columns = (lambda values: None if values is None else np.repeat(values[:, None], folds, axis=1))  # one per fold
+    cuts, _, _ = youden_thresholds(columns(scores), columns(positive), columns(weights), tuned)
     return float(whole[0]), cuts[fold]
-
-
-def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, hint: str) -> str:
-    return (f"{name}: expected labels of the golden set's classes {few(golden)}, found scores {few(distinct_values([values]))}; "
-            f"for scores, {hint}.")
 
 
 def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
@@ -322,7 +306,7 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
 def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str, hint: str) -> Any:
     """What was stored with two or more judges: ``ScoredJudges`` (kept per item, or labels with their
     checks). A threshold after batches counted as labels is refused, saying when to pass it."""
-    if judges_kept_per_item(stored):
+    if stored.settings.get(JUDGE_ROWS) == ROWS_KEPT:  # kept per item by count_judge_rows
         scored = judges_from_rows(stored, options, scores_hint, hint)
     else:
         if options.get("threshold") is not None:
@@ -331,11 +315,11 @@ def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str
                              "threshold at evaluate.load(..., threshold=...) so that add_batch keeps the judges' scores, or pass "
                              "the judges to compute(...) in one call.")
         counts = judges_counts(stored, options, scores_hint)
-        support = np.asarray(counts.judge(0).class_counts().support) if counts.reason is None else np.zeros(0)
-        referenced = counts.judge(0).encoded.classes[support > 0] if support.size else np.zeros(0)
+        support = np.asarray(counts.judges[0].class_counts().support) if counts.reason is None else np.zeros(0)
+        referenced = counts.judges[0].encoded.classes[support > 0] if support.size else np.zeros(0)
         scored = ScoredJudges(counts, {}, referenced[0] if len(referenced) == 1 else None)
     if scored.counts.reason is None and scored.one_class is None:
         for index, name in enumerate(scored.counts.names):
             if name not in scored.thresholds:
-                check_vocabulary(scored.counts.judge(index), f"judges[{name!r}]", options, hint)
+                check_vocabulary(scored.counts.judges[index], f"judges[{name!r}]", options, hint)
     return scored

@@ -43,7 +43,6 @@ from .clusters import Clusters
 from .clusters import count_clusters
 from .clusters import stored_clusters
 from .confusion import ConfusionCounts
-from .counts import equal_weight_counts
 from .counts import kept_rows
 from .counts import squared_weights
 from .labels import encode_task
@@ -362,39 +361,20 @@ class JudgesCounts:
     """Several judges on one golden set, over one class order: ``names`` in the order given,
     ``judges[i]`` judge i's confusion counts (with its clusters), ``joint[p]`` the joint counts
     (reference, judge i, judge j) of the p-th pair i < j in ``np.triu_indices`` order (``joint_w2``
-    their squared weights, None unweighted), and ``pair_clusters(i, j)`` that pair's clusters."""
+    their squared weights, None unweighted), ``own[i]`` judge i's counts (K, K) on the scale of
+    ``joint`` (``own_w2`` likewise), and ``pair_clusters(i, j)`` that pair's clusters."""
 
     names: List[str]
     judges: List[ConfusionCounts]
     joint: np.ndarray
     joint_w2: Optional[np.ndarray]
+    own: np.ndarray
+    own_w2: Optional[np.ndarray]
     pair_clusters: Callable[[int, int], Clusters]
 
     @property
     def reason(self) -> Optional[str]:
         return self.judges[0].reason
-
-    def judge(self, i: int) -> ConfusionCounts:
-        """Judge i's confusion counts, with its clusters."""
-        return self.judges[i]
-
-    def own_joint(self) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-        """Every judge's confusion counts as ``joint`` holds counts, (J, K, K): on its scale (weights
-        scaled by a power of two, or the counts where weights are all equal), with their squared
-        weights (None when ``joint_w2`` is)."""
-        size, k = len(self.names), self.judges[0].num_classes
-        own = np.zeros((size, k, k))
-        own_w2 = None if self.joint_w2 is None else np.zeros((size, k, k))
-        for i, judge in enumerate(self.judges):
-            if judge.w is None:
-                weight = judge.n
-            elif own_w2 is None:  # equal weights: the counts of samples of positive weight, as the joint counts
-                weight = equal_weight_counts(judge.w, judge.w2, judge.w2_exponent)
-            else:
-                weight = np.ldexp(judge.w, -judge.w2_exponent)
-                np.add.at(own_w2[i], (judge.reference, judge.prediction), judge.w2)
-            np.add.at(own[i], (judge.reference, judge.prediction), weight)
-        return own, own_w2
 
     def pair(self, i: int, j: int) -> PairedCounts:
         """Judges i and j as counted (the smaller index as the system, with the pair's clusters): a
@@ -460,12 +440,14 @@ def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = 
     index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
     joint, joint_w2 = joint_counts(((index * k + pair_reference) * k + system_index) * k + baseline_index,
                                    (size * (size - 1) // 2, k, k, k), pairs)
+    # Every judge's own counts on the scale of the joint counts (the same items: the same scale).
+    own_joint, own_w2 = joint_counts((judge_of * k + reference_index) * k + prediction_index, (size, k, k), own)
 
     def pair_clusters(i: int, j: int) -> Clusters:
         table = stored.tables.get(pair_clusters_table(i, j))
         return judges[i].clusters if table is None else stored_clusters(stored, ignore_index, table)
 
-    return JudgesCounts(names, judges, joint, joint_w2, pair_clusters)
+    return JudgesCounts(names, judges, joint, joint_w2, own_joint, own_w2, pair_clusters)
 
 
 def _pairs_differ(classes: List[np.ndarray]) -> bool:

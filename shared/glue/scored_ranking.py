@@ -66,18 +66,15 @@ def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[
     if scored.one_class is not None:
         return one_class_result(spec, scored, options)
     result = ranking_from_counts(spec, scored.counts, plain)
-    level = options["confidence_level"]
-    marginal = result.get("judge_ranking_marginal_level", level)
-    widened = None
-    if level is not None and marginal is not None:
-        z = z_value(marginal)
-        widened = min(math.erf(CROSS_FIT_WIDENING * z / math.sqrt(2.0)), 1.0 - 1e-12)
+    marginal = result.get("judge_ranking_marginal_level")  # there exactly when there are intervals
+    widened = (None if marginal is None
+               else min(math.erf(CROSS_FIT_WIDENING * z_value(marginal) / math.sqrt(2.0)), 1.0 - 1e-12))
     index = {judge: position for position, judge in enumerate(scored.counts.names)}
     tuned = [entry for entry in result["judge_ranking"] if widened is not None and not math.isnan(entry[spec.name])
              and "optimal_threshold" in scored.thresholds.get(entry["name"], {})]
     if tuned:
         at_widened = {**plain, "confidence_level": widened, "return_per_class": False, "return_confusion_matrix": False}
-        systems = [scored.counts.judge(index[entry["name"]]) for entry in tuned]
+        systems = [scored.counts.judges[index[entry["name"]]] for entry in tuned]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # warned once by the ranking
             # In one vectorised call where the spec can (the same numbers as one by one), as the ranking does.
@@ -99,17 +96,9 @@ def one_class_result(spec: MetricSpec, scored: ScoredJudges, options: Mapping[st
     """NaN values and intervals with a reason, an empty best set, and a warning saying why."""
     name, level = spec.name, options["confidence_level"]
     warnings.warn(ONE_CLASS_WARNING.format(value=to_python(scored.one_class)), UserWarning, stacklevel=user_stacklevel())
-    result: Dict[str, Any] = {name: math.nan}
-    if level is not None:
-        result[f"{name}_ci"] = [math.nan, math.nan]
-    result["reason"] = ONE_CLASS_REASON
-    ranking = []
-    for judge in scored.counts.names:
-        entry: Dict[str, Any] = {"name": judge, name: math.nan}
-        if level is not None:
-            entry[f"{name}_ci"] = [math.nan, math.nan]
-        entry.update({"p_value": math.nan, "in_best_set": False, "reason": ONE_CLASS_REASON})
-        entry.update(scored.thresholds.get(judge, {}))
-        ranking.append(entry)
+    interval = (lambda: {} if level is None else {f"{name}_ci": [math.nan, math.nan]})
+    result: Dict[str, Any] = {name: math.nan, **interval(), "reason": ONE_CLASS_REASON}
+    ranking = [{"name": judge, name: math.nan, **interval(), "p_value": math.nan, "in_best_set": False,
+                "reason": ONE_CLASS_REASON, **scored.thresholds.get(judge, {})} for judge in scored.counts.names]
     result.update({"judge_ranking": ranking, "best_judges": [], "judge_ranking_method": RANKING_METHOD})
     return to_python(result)

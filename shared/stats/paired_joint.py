@@ -72,10 +72,9 @@ def check_difference_zero_division(zero_division: Any) -> Any:
 
 
 def selected_classes(class_mask: Any, num_classes: int) -> np.ndarray:
-    selected = np.zeros(num_classes, dtype=bool)
     if class_mask is None:
-        selected[:] = True
-        return selected
+        return np.ones(num_classes, dtype=bool)
+    selected = np.zeros(num_classes, dtype=bool)
     mask = np.asarray(class_mask).ravel()
     if mask.size and (mask.dtype.kind not in "iu" or mask.min() < 0 or mask.max() >= num_classes):
         raise ValueError(f"class_mask: expected class indices in [0, {num_classes - 1}], found {mask.tolist()!r}.")
@@ -130,7 +129,6 @@ def row_sizes(joint, joint_w2):
     if joint_w2 is None:
         return totals, totals
     return totals, effective_sizes(totals, joint_w2.sum(axis=(-2, -1)))
-
 
 
 def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS):

@@ -8,7 +8,7 @@ Newcombe's (1998) method 10 (``newcombe_paired_interval``)
     proportion, squared and added with the correction for their correlation (phi, with
     Newcombe's n/2 continuity correction of its numerator, as published).
 The score (McNemar-type) test (``variance_terms``, ``score_p_value``)
-    A difference linearised in the items (``cell_gradient``: its per-cell gradient) has,
+    A difference linearised in the items (its gradient per joint cell) has,
     under H0 "the two systems' labels are exchangeable on every item", contributions
     that flip sign when the systems are swapped; its score variance is the sum of the
     squared antisymmetric contributions (no mean subtracted, as in McNemar's test).
@@ -135,11 +135,6 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
 # ----------------------------------------------------------------------------------------
 
 
-def cell_gradient(grad_a, grad_b):
-    """d(difference)/d joint[r, a, b] = dA/dC_A[r, a] - dB/dC_B[r, b]."""
-    return grad_a[..., :, :, None] - grad_b[..., :, None, :]
-
-
 def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
     """(delta-method variance, score variance under exchangeability) of the difference.
 
@@ -153,7 +148,7 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
     is taken at (``comparison.py`` passes ``paired_joint.smoothed_shares``); default the
     observed ones. The score variance always uses the observed shares.
     """
-    gradient = cell_gradient(grad_a, grad_b)
+    gradient = grad_a[..., :, :, None] - grad_b[..., :, None, :]  # d(difference)/d joint[r, a, b]
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
         scale = np.where(sizes > 0, totals**2 / np.where(sizes > 0, sizes, 1.0), 0.0)

@@ -214,7 +214,7 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
     batch.settings.update({key: value for key, value in stored.settings.items()
                            if key in (CLUSTERS_FROM_LEADING_AXIS, CLUSTERS_NOT_COUNTED)})
     batch.reference_dtypes = set(stored.reference_dtypes)
-    return ScoredJudges(judges_counts(batch, {**options, "threshold": None}, scores_hint), done, one_class)
+    return ScoredJudges(judges_counts(batch, {**options, "threshold": None}), done, one_class)
 
 
 def within(values: np.ndarray, classes: np.ndarray) -> bool:
@@ -314,7 +314,7 @@ def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str
                              f"no threshold was known at add_batch), found threshold={options['threshold']!r} at compute; pass "
                              "threshold at evaluate.load(..., threshold=...) so that add_batch keeps the judges' scores, or pass "
                              "the judges to compute(...) in one call.")
-        counts = judges_counts(stored, options, scores_hint)
+        counts = judges_counts(stored, options)
         support = np.asarray(counts.judges[0].class_counts().support) if counts.reason is None else np.zeros(0)
         referenced = counts.judges[0].encoded.classes[support > 0] if support.size else np.zeros(0)
         scored = ScoredJudges(counts, {}, referenced[0] if len(referenced) == 1 else None)

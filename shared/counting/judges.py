@@ -131,14 +131,10 @@ def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -
     return checked
 
 
-def renamed(error: Exception, names: Mapping[str, str]) -> Exception:
-    """``error`` with its leading input name (``predictions:``) replaced by the judge's (``judges['a']:``)."""
+def renamed(error: Exception, name: str) -> Exception:
+    """``error`` naming judge ``name`` (``judges['a']:``) where it names ``predictions:``."""
     message = str(error)
-    for source, target in names.items():
-        if message.startswith(f"{source}:"):
-            message = target + message[len(source):]
-            break
-    return type(error)(message)
+    return type(error)(f"judges[{name!r}]" + message[len("predictions"):] if message.startswith("predictions:") else message)
 
 
 def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarray, sample_weight: Any = None,
@@ -158,7 +154,7 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
         try:
             labels.append(as_labels(array.reshape(-1), "predictions", scores_hint))
         except (ValueError, TypeError) as error:
-            raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
+            raise renamed(error, name) from None
     values, codes = _label_codes(flat_references, labels, [name for name, _ in judges])
     span = max(1, values.size)
     squares, exponent = (None, 0) if weights is None else squared_weights(weights)
@@ -221,8 +217,7 @@ def _pair_rows(span: int, codes: List[np.ndarray], weights: Optional[np.ndarray]
                      for i, j in zip(first.tolist(), second.tolist())]
         pair = np.concatenate([np.full(part[0].size, index) for index, part in enumerate(parts)])
         rows = (pair, *(None if fields[0] is None else np.concatenate(fields) for fields in zip(*parts)))
-        own = [np.zeros((size, span * span)), None if weights is None else np.zeros((size, span * span)),
-               None if weights is None else np.zeros((size, span * span))]
+        own = [np.zeros((size, span * span)) if part == 0 or weights is not None else None for part in range(3)]
         for judge in range(size):
             cell, *sums = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
             for field, summed in zip(own, sums):
@@ -297,26 +292,18 @@ def _joint_cells(span: int, references: np.ndarray, labels: List[np.ndarray], we
     unweighted; ``n`` in float64 from a group's bincount: integers, exact), for label codes in ``[0, span)``.
 
     Judges go in groups of g, the most for which a pair of groups with the references has at
-    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit). Each group
-    pair is one bincount of the items' combined codes, built chunk by chunk from the codes
+    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit; groups of one
+    judge when not even two fit: each pair of judges is then one bincount of its own codes). Each
+    group pair is one bincount of the items' combined codes, built chunk by chunk from the codes
     (one read of each); each pair of judges in it is then a bincount of its distinct cells,
-    weighted by their counts (integers below 2^53 in float64: exact) and weight sums. When not
-    even two judges fit in a group, each pair of judges is one bincount of its own codes.
+    weighted by their counts (integers below 2^53 in float64: exact) and weight sums.
     """
     size = len(labels)
     cells: Dict[Tuple[int, int], Tuple[Any, ...]] = {}
-    if span**5 > JOINT_CELLS and span ** (size + 1) > JOINT_CELLS:
-        # Not even two judges per group: each pair one bincount of its own codes.
-        for i in range(size):
-            for j in range(i + 1, size):
-                code = (references * span + labels[i]) * span + labels[j]
-                cells[(i, j)] = tuple(None if field is None and part else np.bincount(code, field, minlength=span**3)
-                                      for part, field in enumerate((None, weights, squares)))
-        return cells
     if span ** (size + 1) <= JOINT_CELLS:
         together = [list(range(size))]
     else:
-        per_group = 2
+        per_group = 1
         while span ** (2 * per_group + 3) <= JOINT_CELLS:
             per_group += 1
         groups = [list(range(start, min(start + per_group, size))) for start in range(0, size, per_group)]
@@ -388,22 +375,21 @@ class JudgesCounts:
         return PairedCounts(system, self.judges[j], self.joint[index], None if self.joint_w2 is None else self.joint_w2[index])
 
 
-def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = SCORES_HINT) -> JudgesCounts:
+def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
     """What was stored with ``judges`` (two or more), as ``JudgesCounts`` under the options.
 
     The rules of ``baseline_predictions`` (``paired.paired_counts``) for every judge: ``ignore_index``
-    drops items, weight-0 items are dropped, each judge's labels are checked (errors name the judge),
-    one class order for all: ``labels``, ``0..num_classes-1``, or the values seen; when the pairs would
-    see different classes (a label only some judges give), every judge is counted over the classes
-    seen anywhere, as ``labels`` would give them."""
+    drops items, weight-0 items are dropped, each judge's labels (made labels by ``count_judges``) are
+    checked against the options (errors name the judge), one class order for all: ``labels``,
+    ``0..num_classes-1``, or the values seen; when the pairs would see different classes (a label only
+    some judges give), every judge is counted over the classes seen anywhere, as ``labels`` would."""
     if options.get("threshold") is not None:
         raise ValueError(f"threshold: judges give labels, found threshold={options['threshold']!r} with judges; turn scores into "
                          "labels first (or rank scores one judge at a time).")
     names = judge_names(stored)
     size = len(names)
     ignore_index = options.get("ignore_index")
-    empty = CountTable(list(OWN_KEYS))
-    own, reason = kept_rows(stored.tables.get(OWN_TABLE, empty).result(), ignore_index)
+    own, reason = kept_rows(stored.tables.get(OWN_TABLE, CountTable(list(OWN_KEYS))).result(), ignore_index)
     pairs, _ = kept_rows(stored.tables.get(PAIRS_TABLE, CountTable(list(PAIRS_KEYS))).result(), ignore_index)
     judge_of = own.keys["judge"].astype(np.int64)
     references = own.keys["references"]
@@ -412,13 +398,12 @@ def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = 
     seen = []
     for i in range(size):  # each judge's labels checked alone, as the system of a comparison: errors name it
         mine = judge_of == i
-        predictions = own.keys["predictions"][mine]
         try:
-            predictions = as_labels(predictions, "predictions", scores_hint)
             with padding_hint(padding):
-                seen.append(encode_task(references[mine], predictions, task, labels, num_classes, pos_label).classes)
+                seen.append(encode_task(references[mine], own.keys["predictions"][mine], task, labels, num_classes,
+                                        pos_label).classes)
         except (ValueError, TypeError) as error:
-            raise renamed(error, {"predictions": f"judges[{names[i]!r}]"}) from None
+            raise renamed(error, names[i]) from None
     if labels is None and num_classes is None and size > 2 and _pairs_differ(seen):
         labels = distinct_values([np.asarray(found) for found in seen]).tolist()
     with padding_hint(padding):
@@ -487,6 +472,6 @@ def count_judges_batch(count_single: Any, predictions: Any, references: Any, inp
     try:
         store = count_batch(count_single, labels, references, {**inputs, "judges": None}, **count_options)
     except (ValueError, TypeError) as error:
-        raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
+        raise renamed(error, name) from None
     store.settings = {JUDGES_SETTING: json.dumps([name]), **store.settings}
     return store

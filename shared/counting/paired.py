@@ -100,7 +100,7 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
         count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
     elif scores:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
-            if is_string_array(values) or values.dtype.kind not in "iuf":
+            if values.dtype.kind not in "iuf":  # strings too
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
         store.keep_raw(raw_with_clusters(store, clusters, shape, {
             "references": references, "predictions": predictions.astype(np.float64),
@@ -233,10 +233,9 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     joint, joint_w2 = joint_counts((reference_index * num_classes + system_index) * num_classes + baseline_index,
                                    (num_classes,) * 3, rows)
     if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
-        labels_of = (lambda index: encoded.classes[index])
         clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
-                                                            "predictions": labels_of(system_index),
-                                                            "baseline_predictions": labels_of(baseline_index)}),
+                                                            "predictions": encoded.classes[system_index],
+                                                            "baseline_predictions": encoded.classes[baseline_index]}),
                             from_leading_axis=clusters.from_leading_axis)
     # Each system's confusion counts: the triples summed over the other system.
     return PairedCounts(system_counts(encoded, reference_index, system_index, rows, reason, clusters),

@@ -368,10 +368,7 @@ class JudgesCounts:
         paired comparison's p-value does not depend on which of the two is the system."""
         i, j = min(i, j), max(i, j)
         index = pair_position(i, j, len(self.names))
-        system = self.judges[i]
-        clusters = self.pair_clusters(i, j)
-        if clusters is not system.clusters:
-            system = dataclasses.replace(system, clusters=clusters)
+        system = dataclasses.replace(self.judges[i], clusters=self.pair_clusters(i, j))
         return PairedCounts(system, self.judges[j], self.joint[index], None if self.joint_w2 is None else self.joint_w2[index])
 
 

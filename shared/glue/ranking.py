@@ -28,7 +28,7 @@ the judges cancels in them).
 
 import math
 import warnings
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 import numpy as np
 
@@ -104,9 +104,7 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
     others = [i for i in finite if i != best]
-    raw_p = pair_p_values(spec, [counts.pair(best, i) for i in others], options)
-    adjusted = adjusted_p_values(raw_p, covariance, [best] * len(others), others, options.get("seed")) if others else []
-    p_of = dict(zip(others, adjusted))
+    p_of = dict(zip(others, maxt_pair_p_values(spec, counts, [(best, i) for i in others], covariance, options)))
 
     intervals: List[Dict[str, Any]] = [{}] * size
     marginal = level
@@ -135,10 +133,8 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
         if reason is not None:
             entry["reason"] = reason
         ranking.append(entry)
-    result = dict(top)
-    result["judge_ranking"] = ranking
-    result["best_judges"] = [entry["name"] for entry in ranking if entry["in_best_set"]]
-    result["judge_ranking_method"] = RANKING_METHOD
+    best_judges = [entry["name"] for entry in ranking if entry["in_best_set"]]
+    result = {**top, "judge_ranking": ranking, "best_judges": best_judges, "judge_ranking_method": RANKING_METHOD}
     if level is not None:
         result["judge_ranking_marginal_level"] = marginal
     if options.get("return_judge_p_values"):
@@ -146,13 +142,17 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     return to_python(result)
 
 
-def adjusted_p_values(raw: List[float], covariance: np.ndarray, first: List[int], second: List[int],
-                      seed: Any) -> List[float]:
-    """The p-values ``raw`` of the differences judge ``first[p]`` - judge ``second[p]``, adjusted by maxT
-    with the correlations of those differences (from the judges' ``covariance``)."""
+def maxt_pair_p_values(spec: MetricSpec, counts: JudgesCounts, pairs: List[Tuple[int, int]], covariance: Any,
+                       options: Mapping[str, Any]) -> List[float]:
+    """The paired p-value of each pair (i, j) of judges, adjusted by maxT with the correlations of the
+    differences judge i - judge j (from the judges' ``covariance``)."""
+    if not pairs:
+        return []
+    raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
+    first, second = (list(side) for side in zip(*pairs))
     cross = (covariance[np.ix_(first, first)] - covariance[np.ix_(second, first)] - covariance[np.ix_(first, second)]
              + covariance[np.ix_(second, second)])
-    return maxt_p_values(raw, correlation_of(cross), seed=seed).tolist()
+    return maxt_p_values(raw, correlation_of(cross), seed=options.get("seed")).tolist()
 
 
 def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any], finite: List[int],
@@ -162,12 +162,7 @@ def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[s
     judge's value is undefined)."""
     index = {name: position for position, name in enumerate(counts.names)}
     pairs = [(i, j) for i in finite for j in finite if i < j]
-    raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
-    adjusted: List[float] = []
-    if pairs:
-        first, second = (list(side) for side in zip(*pairs))
-        adjusted = adjusted_p_values(raw, covariance, first, second, options.get("seed"))
-    found = {frozenset(pair): p for pair, p in zip(pairs, adjusted)}
+    found = {frozenset(pair): p for pair, p in zip(pairs, maxt_pair_p_values(spec, counts, pairs, covariance, options))}
     return [[None if a == b else found.get(frozenset((index[a], index[b])), math.nan) for b in names] for a in names]
 
 

@@ -89,7 +89,6 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
     which one gives scores (non-integral numbers), or any judges counted with a ``threshold``
     option, are kept per item (see the module doc)."""
     judges = inputs.get("judges")
-    threshold = options.get("threshold")
     if judges is None or references is None or inputs.get("baseline_predictions") is not None:
         return count_judges_batch(count_single, predictions, references, inputs, **count_options)
     array = as_array(references, "references")
@@ -100,24 +99,19 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
             check_finite(values, f"judges[{name!r}]")
         if values.dtype.kind in "iuf" and not are_labels(values.reshape(-1)):
             scores.append(name)
-    if len(checked) < 2 or (threshold is None and not scores):
+    if len(checked) < 2 or (options.get("threshold") is None and not scores):
         store = count_judges_batch(count_single, predictions, references, inputs, **count_options)
         if len(checked) > 1:
             store.settings[JUDGE_ROWS] = ROWS_COUNTED
         return store
     weights = check_sample_weight(inputs.get("sample_weight"), array.size, array.shape)
     store = Store()
-    store.settings[JUDGES_SETTING] = json.dumps([name for name, _ in checked])
-    store.settings[BASELINE_SETTING] = GIVEN
-    store.settings[JUDGE_ROWS] = ROWS_KEPT
+    store.settings.update({JUDGES_SETTING: json.dumps([name for name, _ in checked]), BASELINE_SETTING: GIVEN,
+                           JUDGE_ROWS: ROWS_KEPT})
     store.note_references(array)
     columns = {"references": as_labels(array.reshape(-1), "references", "References are class labels; scores belong in `judges`."),
                "sample_weight": weights}
-    for index, (name, values) in enumerate(checked):
-        flat = values.reshape(-1)
-        if flat.dtype.kind not in "iubf":
-            flat = as_labels(flat, f"judges[{name!r}]")
-        columns[judge_column(index)] = flat
+    columns.update({judge_column(index): values.reshape(-1) for index, (_, values) in enumerate(checked)})
     store.keep_raw(raw_with_clusters(store, inputs.get("clusters"), array.shape, columns))
     return store
 
@@ -180,7 +174,7 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
                                  f"scores {few(distinct_values([values[counted]]))}; for scores, {hint}.")
             labelled.append((name, as_labels(values, f"judges[{name!r}]", scores_hint)))
             continue
-        if values.dtype.kind not in "iuf" or is_string_array(values):
+        if values.dtype.kind not in "iuf":  # strings too
             # A mapping named this judge; a number or "auto" for all reaches labels only outside the golden classes.
             fix = ("leave this judge out of the threshold mapping" if explicit else
                    f"labels must be the golden set's classes {few(classes)}: map them to the references' values")

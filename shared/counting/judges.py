@@ -77,16 +77,8 @@ PAIRS_TABLE = "_judges/pairs"
 PAIRS_KEYS = ("first", "second") + PAIRED_KEYS
 OWN_TABLE = "_judges/own"
 OWN_KEYS = ("judge", "references", "predictions")
-
-
-def pair_clusters_table(i: int, j: int) -> str:
-    """The store's (cluster, reference, judge i, judge j) counts of judges i < j, with clusters."""
-    return f"_judges/{i}/{j}/{CLUSTERS}"
-
-
-def own_clusters_table(i: int) -> str:
-    """The store's (cluster, reference, judge i) counts, with clusters."""
-    return f"_judges/{i}/{CLUSTERS}"
+# With clusters, the store's (cluster, reference, judge i) counts and (cluster, reference, judge i, judge j) of i < j.
+OWN_CLUSTERS, PAIR_CLUSTERS = "_judges/{}/" + CLUSTERS, "_judges/{}/{}/" + CLUSTERS
 
 
 def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -> List[Tuple[str, np.ndarray]]:
@@ -144,8 +136,7 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     each judge's (cluster, ...) counts beside them)."""
     weights = check_sample_weight(sample_weight, references.size, references.shape)
     store = Store()
-    store.settings[JUDGES_SETTING] = json.dumps([name for name, _ in judges])
-    store.settings[BASELINE_SETTING] = GIVEN
+    store.settings.update({JUDGES_SETTING: json.dumps([name for name, _ in judges]), BASELINE_SETTING: GIVEN})
     store.note_references(references)
     shape = references.shape
     flat_references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
@@ -175,10 +166,10 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
         count_clusters(counted, clusters, shape, lambda: dict(zip(PAIRED_KEYS[:2], (flat_references, labels[0]))), weights)
         store.settings.update(counted.settings)
         if CLUSTERS in counted.tables:  # counted: every judge's and every pair's; else only noted (settings)
-            store.tables[own_clusters_table(0)] = counted.tables[CLUSTERS]
+            store.tables[OWN_CLUSTERS.format(0)] = counted.tables[CLUSTERS]
             again = dataclasses.replace(clusters, on_ids=None)  # the default ids (leading axis) are handed out once a batch
-            for name, features in [(own_clusters_table(i), (flat_references, labels[i])) for i in range(1, size)] + [
-                    (pair_clusters_table(i, j), (flat_references, labels[i], labels[j])) for i, j in zip(first.tolist(), second.tolist())]:
+            for name, features in [(OWN_CLUSTERS.format(i), (flat_references, labels[i])) for i in range(1, size)] + [
+                    (PAIR_CLUSTERS.format(i, j), (flat_references, labels[i], labels[j])) for i, j in zip(first.tolist(), second.tolist())]:
                 counted = Store()
                 count_clusters(counted, again, shape, dict(zip(PAIRED_KEYS, features)), weights)
                 store.tables[name] = counted.tables[CLUSTERS]
@@ -401,8 +392,13 @@ def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
                                         pos_label).classes)
         except (ValueError, TypeError) as error:
             raise renamed(error, names[i]) from None
-    if labels is None and num_classes is None and size > 2 and _pairs_differ(seen):
-        labels = distinct_values([np.asarray(found) for found in seen]).tolist()
+    if labels is None and num_classes is None and size > 2:
+        # Two pairs of judges would see different classes (a pair sees the union of its judges' classes) when a class
+        # is missing from two judges' own: their pair lacks it while a pair with a judge that has it does not.
+        everything = distinct_values([np.asarray(found) for found in seen]).tolist()
+        owned = [set(np.asarray(found).tolist()) for found in seen]
+        if any(sum(value not in mine for mine in owned) >= 2 for value in everything):
+            labels = everything
     with padding_hint(padding):
         encoded = encode_task(np.concatenate([references, pairs.keys["references"]]),
                               np.concatenate([own.keys["predictions"], pairs.keys["predictions"], pairs.keys["baseline_predictions"]]),
@@ -417,7 +413,7 @@ def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
     judges = []
     for i in range(size):
         mine = np.flatnonzero(judge_of == i)
-        clusters = stored_clusters(stored, ignore_index, stored.tables.get(own_clusters_table(i)))
+        clusters = stored_clusters(stored, ignore_index, stored.tables.get(OWN_CLUSTERS.format(i)))
         judges.append(system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason, clusters))
     index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
     joint, joint_w2 = joint_counts(((index * k + pair_reference) * k + system_index) * k + baseline_index,
@@ -426,19 +422,10 @@ def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
     own_joint, own_w2 = joint_counts((judge_of * k + reference_index) * k + prediction_index, (size, k, k), own)
 
     def pair_clusters(i: int, j: int) -> Clusters:
-        table = stored.tables.get(pair_clusters_table(i, j))
+        table = stored.tables.get(PAIR_CLUSTERS.format(i, j))
         return judges[i].clusters if table is None else stored_clusters(stored, ignore_index, table)
 
     return JudgesCounts(names, judges, joint, joint_w2, own_joint, own_w2, pair_clusters)
-
-
-def _pairs_differ(classes: List[np.ndarray]) -> bool:
-    """Whether two pairs of judges would see different classes (each pair sees the union of its two
-    judges' classes): some class is missing from two judges' own, so their pair lacks it while a pair
-    with a judge that has it does not."""
-    everything = distinct_values([np.asarray(found) for found in classes]).tolist()
-    owned = [set(np.asarray(found).tolist()) for found in classes]
-    return any(sum(value not in mine for mine in owned) >= 2 for value in everything)
 
 
 def pair_position(i: Any, j: Any, size: int) -> Any:

@@ -264,10 +264,9 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
     ``name`` is the argument the ``ValueError`` names (``"predictions"``, ``"judges['a']"``),
     ``hint`` what to pass for scores, ``judge`` whether the labels are a judge's ranked with
     others (any value outside the golden classes refused, else only another vocabulary or grades)."""
-    if options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None:
-        return
     encoded = counts.encoded
-    if encoded.unobserved or not encoded.num_classes:
+    if (options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None
+            or encoded.unobserved or not encoded.num_classes):
         return
     class_counts = counts.class_counts()
     referenced = np.asarray(class_counts.support) > 0

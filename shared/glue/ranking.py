@@ -113,13 +113,7 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
             sub = covariance[np.ix_(finite, finite)]
             critical = maxt_quantile(level, correlation_of(sub), seed=options.get("seed"))
             marginal = min(math.erf(critical / math.sqrt(2.0)), 1.0 - 1e-12)
-        at_marginal = {**plain, "confidence_level": marginal}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            # The J intervals in one vectorised call where the spec can (spec.intervals), else one by one.
-            batched = spec.intervals(counts.judges, at_marginal) if spec.intervals else [None] * size
-            intervals = [found if found is not None else spec.value(judge, at_marginal)
-                         for judge, found in zip(counts.judges, batched)]
+        intervals = judge_intervals(spec, counts.judges, {**plain, "confidence_level": marginal})
 
     ranking: List[Dict[str, Any]] = []
     for i in order:
@@ -140,6 +134,15 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
     if options.get("return_judge_p_values"):
         result["judge_p_values"] = pairwise_p_values(spec, counts, options, finite, covariance, [counts.names[i] for i in order])
     return to_python(result)
+
+
+def judge_intervals(spec: MetricSpec, judges: List[Any], options: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """Each judge's result under ``options`` (its interval at their level), warnings silenced (the ranking
+    warned once): in one vectorised call where the spec can (``spec.intervals``, the same numbers), else one by one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batched = spec.intervals(judges, options) if spec.intervals else [None] * len(judges)
+        return [found if found is not None else spec.value(judge, options) for judge, found in zip(judges, batched)]
 
 
 def maxt_pair_p_values(spec: MetricSpec, counts: JudgesCounts, pairs: List[Tuple[int, int]], covariance: Any,

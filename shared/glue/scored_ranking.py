@@ -19,6 +19,7 @@ from ..counting.labels import user_stacklevel
 from ..stats.distributions import z_value
 from .options import check_threshold
 from .ranking import RANKING_METHOD
+from .ranking import judge_intervals
 from .ranking import ranking_from_counts
 from .reduction import MetricSpec
 
@@ -75,14 +76,9 @@ def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[
     if tuned:
         at_widened = {**plain, "confidence_level": widened, "return_per_class": False, "return_confusion_matrix": False}
         systems = [scored.counts.judges[index[entry["name"]]] for entry in tuned]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # warned once by the ranking
-            # In one vectorised call where the spec can (the same numbers as one by one), as the ranking does.
-            batched = spec.intervals(systems, at_widened) if spec.intervals else [None] * len(systems)
-            for entry, system, found in zip(tuned, systems, batched):
-                again = found if found is not None else spec.value(system, at_widened)
-                entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
-                entry["marginal_level"] = widened
+        for entry, again in zip(tuned, judge_intervals(spec, systems, at_widened)):
+            entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
+            entry["marginal_level"] = widened
     for entry in result["judge_ranking"]:
         entry.update(scored.thresholds.get(entry["name"], {}))
     if any("optimal_threshold" in found for found in scored.thresholds.values()):

@@ -199,10 +199,7 @@ def bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed, pseudo_i
             f"Pass n_resamples <= {max(1, MAX_BOOTSTRAP_JOINT_CELLS // joint.size):,}."
         )
     rates = smoothed_shares(joint, totals, sizes, pseudo_items).reshape(joint.shape[:-2] + (num_classes * num_classes,))
-
-    def on_rows(draws):
-        return statistic(draws.reshape(draws.shape[:-1] + (num_classes, num_classes)))
-
+    on_rows = (lambda draws: statistic(draws.reshape(draws.shape[:-1] + (num_classes, num_classes))))
     return bootstrap_confusion(rates, sizes, on_rows, n_resamples, seed, row_totals=totals)
 
 

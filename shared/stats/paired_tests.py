@@ -162,8 +162,7 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
 
 def score_p_value(difference, variance):
     """Two-sided normal p-value of ``difference / sqrt(variance)``; 1 when nothing varies."""
-    difference = np.asarray(difference, dtype=np.float64)
-    variance = np.asarray(variance, dtype=np.float64)
+    difference, variance = np.asarray(difference, dtype=np.float64), np.asarray(variance, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.abs(difference) / np.sqrt(np.where(variance > 0, variance, 1.0))
     # 2 * (1 - Phi(|z|)) = erfc(|z| / sqrt 2), accurate in the far tail (no scipy here).

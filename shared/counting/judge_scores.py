@@ -250,9 +250,7 @@ def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optiona
         np.bincount(units, weights=counted.astype(float), minlength=num_units), 1)
     generator = np.random.default_rng(CROSS_FIT_SEED if seed is None else seed)
     order = np.lexsort((generator.random(num_units), -share))
-    fold_of_unit = np.empty(num_units, dtype=np.int64)
-    fold_of_unit[order] = np.arange(num_units) % folds
-    fold = fold_of_unit[units]
+    fold = (np.argsort(order) % folds)[units]  # the k-th unit in that order goes to fold k % folds
     tuned = counted[:, None] & (fold[:, None] != np.arange(folds)[None, :])
     columns = (lambda values: None if values is None else np.repeat(values[:, None], folds, axis=1))  # one per fold
     cuts, _, _ = youden_thresholds(columns(scores), columns(positive), columns(weights), tuned)

@@ -93,11 +93,10 @@ def judge_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], own: np.
     for start in range(0, first.size, step):
         chunk = slice(start, start + step)
         found = pair_covariance(joint[chunk], None if joint_w2 is None else joint_w2[chunk], gradients[first[chunk]], gradients[second[chunk]])
-        covariance[first[chunk], second[chunk]] = found
-        covariance[second[chunk], first[chunk]] = found
+        covariance[first[chunk], second[chunk]] = covariance[second[chunk], first[chunk]] = found
     eye = np.eye(num_classes)
-    diagonal = pair_covariance(own[:, :, :, None] * eye, None if own_w2 is None else own_w2[:, :, :, None] * eye, gradients, gradients)
-    covariance[np.arange(size), np.arange(size)] = diagonal
+    own_w2 = None if own_w2 is None else own_w2[:, :, :, None] * eye
+    np.fill_diagonal(covariance, pair_covariance(own[:, :, :, None] * eye, own_w2, gradients, gradients))
     return covariance
 
 
@@ -176,11 +175,8 @@ def maxt_p_values(p_values: Any, correlation: Any, seed: Optional[int] = None) -
     for index, p in np.ndenumerate(p_values):
         if not np.isfinite(p):
             continue
-        if p >= 1.0:
-            adjusted[index] = 1.0
-            continue
-        # From the lower tail: 1 - p / 2 rounds to 1 for p below about 1e-16.
-        z = -normal.inv_cdf(p / 2.0) if p / 2.0 > 0 else np.inf
+        # From the lower tail: 1 - p / 2 rounds to 1 for p below about 1e-16. p = 1: z = 0, every draw beyond: 1.
+        z = -normal.inv_cdf(min(p, 1.0) / 2.0) if p / 2.0 > 0 else np.inf
         exceeding = maxima.size - np.searchsorted(maxima, z, side="left")
         # Too few draws beyond z to resolve the tail: Bonferroni's bound, tight there.
         estimate = exceeding / maxima.size if exceeding >= MIN_TAIL_DRAWS else count * p

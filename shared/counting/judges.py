@@ -309,12 +309,8 @@ def _joint_cells(span: int, references: np.ndarray, labels: List[np.ndarray], we
             code[start:start + CODES_CHUNK] = part
         present, n, w, w2 = _counted(code, span ** (len(members) + 1), weights, squares)
         # Digits of the combined code: the reference first, then the members in order.
-        place = span ** len(members)
-        reference = present // place * (span * span)
-        digits = []
-        for _ in members:
-            place //= span
-            digits.append(present // place % span)
+        reference = present // span ** len(members) * (span * span)
+        digits = [present // span ** (len(members) - 1 - place) % span for place in range(len(members))]
         counts = n.astype(np.float64)
         for first, i in enumerate(members):
             for second in range(first + 1, len(members)):

@@ -59,9 +59,8 @@ ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result
 def gradient_matrix(influence: Any, num_classes: int) -> np.ndarray:
     """A spec's influence as ``G[r, a]``: how one more item of reference r labelled a moves the value."""
     if isinstance(influence, RecallInfluence):
-        right = np.asarray(influence.right, dtype=np.float64)
-        wrong = np.asarray(influence.wrong, dtype=np.float64)
-        return np.where(np.eye(num_classes, dtype=bool), right[:, None], wrong[:, None])
+        right, wrong = (np.asarray(side, dtype=np.float64)[:, None] for side in (influence.right, influence.wrong))
+        return np.where(np.eye(num_classes, dtype=bool), right, wrong)
     return np.nan_to_num(np.asarray(influence, dtype=np.float64))
 
 

@@ -52,12 +52,10 @@ def check_judges_threshold(value: Any, name: str) -> Any:
     """
     if not isinstance(value, Mapping):
         return check_threshold(value, name)
-    checked = {}
-    for key, entry in value.items():
+    for key in value:
         if not isinstance(key, str):
             raise TypeError(f"{name}: expected judges' names (strings) as keys, found {key!r} ({type(key).__name__}).")
-        checked[key] = check_threshold(entry, f"{name}[{key!r}]")
-    return checked
+    return {key: check_threshold(entry, f"{name}[{key!r}]") for key, entry in value.items()}
 
 
 def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[str, Any]) -> Dict[str, Any]:
@@ -70,12 +68,11 @@ def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[
     marginal = result.get("judge_ranking_marginal_level")  # there exactly when there are intervals
     widened = (None if marginal is None
                else min(math.erf(CROSS_FIT_WIDENING * z_value(marginal) / math.sqrt(2.0)), 1.0 - 1e-12))
-    index = {judge: position for position, judge in enumerate(scored.counts.names)}
     tuned = [entry for entry in result["judge_ranking"] if widened is not None and not math.isnan(entry[spec.name])
              and "optimal_threshold" in scored.thresholds.get(entry["name"], {})]
     if tuned:
         at_widened = {**plain, "confidence_level": widened, "return_per_class": False, "return_confusion_matrix": False}
-        systems = [scored.counts.judges[index[entry["name"]]] for entry in tuned]
+        systems = [scored.counts.judges[scored.counts.names.index(entry["name"])] for entry in tuned]
         for entry, again in zip(tuned, judge_intervals(spec, systems, at_widened)):
             entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
             entry["marginal_level"] = widened

@@ -171,19 +171,18 @@ def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options
     if references.size and label_kind(references) != label_kind(baseline):
         raise TypeError(f"baseline_predictions: expected {label_kind(references)} labels like the references, found {label_kind(baseline)}s.")
     labels, num_classes = options.get("labels"), options.get("num_classes")
+    binary = options.get("task") == "binary" and options.get("pos_label") is None
     if labels is not None:
         known = set(labels)
         unknown = np.array([value for value in np.unique(baseline).tolist() if value not in known])
         if unknown.size:
             raise ValueError(f"baseline_predictions: expected values among `labels`, found unknown value(s) {describe_values(unknown)}.")
-    elif options.get("task") == "binary" and options.get("pos_label") is None and label_kind(baseline) == "integer":
-        outside = np.unique(baseline[(baseline < 0) | (baseline > 1)])
+    elif label_kind(baseline) == "integer" and (binary or num_classes is not None):
+        high = 1 if binary else num_classes - 1
+        outside = np.unique(baseline[(baseline < 0) | (baseline > high)])
         if outside.size:
-            raise ValueError(f"baseline_predictions: expected labels 0/1 with task='binary', found {describe_values(outside)}.")
-    elif num_classes is not None and label_kind(baseline) == "integer":
-        outside = np.unique(baseline[(baseline < 0) | (baseline >= num_classes)])
-        if outside.size:
-            raise ValueError(f"baseline_predictions: expected labels in [0, {num_classes - 1}], found {describe_values(outside)}.")
+            expected = "labels 0/1 with task='binary'" if binary else f"labels in [0, {high}]"
+            raise ValueError(f"baseline_predictions: expected {expected}, found {describe_values(outside)}.")
 
 
 def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCORES_HINT) -> PairedCounts:

@@ -153,8 +153,7 @@ def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS
     [[0.8333333333333334, 0.08333333333333333], [0.08333333333333333, 0.0]]
     """
     num_classes = joint.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
+    shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
     if num_classes < 2 or pseudo_items == 0:
         return shares
     spread = pseudo_items / (num_classes * (num_classes - 1)) * (1.0 - np.eye(num_classes))

@@ -149,9 +149,8 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
     observed ones. The score variance always uses the observed shares.
     """
     gradient = grad_a[..., :, :, None] - grad_b[..., :, None, :]  # d(difference)/d joint[r, a, b]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
-        scale = np.where(sizes > 0, totals**2 / np.where(sizes > 0, sizes, 1.0), 0.0)
+    shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
+    scale = np.where(sizes > 0, totals**2 / np.where(sizes > 0, sizes, 1.0), 0.0)
     spread = shares if delta_shares is None else delta_shares
     mean = (spread * gradient).sum(axis=(-2, -1))
     delta = (scale * np.maximum((spread * gradient**2).sum(axis=(-2, -1)) - mean**2, 0.0)).sum(axis=-1)
@@ -163,8 +162,7 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
 def score_p_value(difference, variance):
     """Two-sided normal p-value of ``difference / sqrt(variance)``; 1 when nothing varies."""
     difference, variance = np.asarray(difference, dtype=np.float64), np.asarray(variance, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.abs(difference) / np.sqrt(np.where(variance > 0, variance, 1.0))
+    z = np.abs(difference) / np.sqrt(np.where(variance > 0, variance, 1.0))
     # 2 * (1 - Phi(|z|)) = erfc(|z| / sqrt 2), accurate in the far tail (no scipy here).
     p_value = np.minimum(_erfc(z / math.sqrt(2.0)), 1.0)
     # No discordant item: the difference is 0 exactly and no data speak against H0.

@@ -77,10 +77,7 @@ CROSS_FIT_METHOD = (f"threshold='auto': each judge's labels cross-fitted ({CROSS
                     "so its value, interval and p-values are honest for a tuned cut; optimal_threshold is tuned on the "
                     "whole golden set")
 SHOWN = 5  # values shown in a message
-
-
-def judge_column(index: int) -> str:
-    return f"judge/{index}"
+JUDGE_COLUMN = "judge/{}"  # judge i's raw column (kept per item)
 
 
 def count_judge_rows(count_single: Any, predictions: Any, references: Any, inputs: Mapping[str, Any],
@@ -109,7 +106,7 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
     store.note_references(array)
     columns = {"references": as_labels(array.reshape(-1), "references", "References are class labels; scores belong in `judges`."),
                "sample_weight": weights}
-    columns.update({judge_column(index): values.reshape(-1) for index, (_, values) in enumerate(checked)})
+    columns.update({JUDGE_COLUMN.format(index): values.reshape(-1) for index, (_, values) in enumerate(checked)})
     store.keep_raw(raw_with_clusters(store, inputs.get("clusters"), array.shape, columns))
     return store
 
@@ -163,7 +160,7 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
     labelled: List[Tuple[str, np.ndarray]] = []
     done: Dict[str, Dict[str, Any]] = {}
     for index, name in enumerate(names):
-        values = raw[judge_column(index)]
+        values = raw[JUDGE_COLUMN.format(index)]
         explicit = isinstance(options.get("threshold"), Mapping) and thresholds[name] is not None
         as_scores = thresholds[name] is not None and (explicit or not within(values[counted], classes))
         if not as_scores:
@@ -179,7 +176,7 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
             raise TypeError(f"judges[{name!r}]: expected numeric scores with threshold={thresholds[name]!r}, found labels such as "
                             f"{few(distinct_values([values[counted]]))}; {fix}.")
         if encoded is None:
-            if len(golden) > 2 or (declared is not None and len(classes) > 2):
+            if len(classes) > 2:  # the golden classes and any declared
                 raise ValueError(f"judges[{name!r}]: scores (values {few(distinct_values([values[counted]]))}) need a binary golden "
                                  f"set, found references of {len(classes)} classes {few(classes)}; a multi-class golden set "
                                  "ranks judges that give labels: turn each judge's scores into class labels first.")
@@ -212,9 +209,8 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
 def within(values: np.ndarray, classes: np.ndarray) -> bool:
     """Whether every value is one of ``classes`` (a judge's labels, not scores)."""
     found = distinct_values([values])
-    if is_string_array(found) != is_string_array(classes):
-        return False
-    return bool(np.isin(found, classes).all()) if found.size else True
+    return (is_string_array(found) == is_string_array(classes)
+            and (not found.size or bool(np.isin(found, classes).all())))
 
 
 def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optional[np.ndarray], counted: np.ndarray,
@@ -246,8 +242,7 @@ def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optiona
         return float(whole[0]), np.full(size, np.inf)
     share = np.bincount(units, weights=(positive & counted).astype(float), minlength=num_units) / np.maximum(
         np.bincount(units, weights=counted.astype(float), minlength=num_units), 1)
-    generator = np.random.default_rng(CROSS_FIT_SEED if seed is None else seed)
-    order = np.lexsort((generator.random(num_units), -share))
+    order = np.lexsort((np.random.default_rng(CROSS_FIT_SEED if seed is None else seed).random(num_units), -share))
     fold = (np.argsort(order) % folds)[units]  # the k-th unit in that order goes to fold k % folds
     tuned = counted[:, None] & (fold[:, None] != np.arange(folds)[None, :])
     columns = (lambda values: None if values is None else np.repeat(values[:, None], folds, axis=1))  # one per fold
@@ -267,9 +262,8 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
     class_counts = counts.class_counts()
     referenced = np.asarray(class_counts.support) > 0
     predicted = np.asarray(class_counts.predicted) > 0
-    classes = encoded.classes
-    golden, given = classes[referenced], classes[predicted]
-    outside = classes[predicted & ~referenced]
+    golden, given = encoded.classes[referenced], encoded.classes[predicted]
+    outside = encoded.classes[predicted & ~referenced]
     if not golden.size or not given.size:
         return
     if not (predicted & referenced).any() and (golden.size >= 2 or given.size >= 2):

@@ -380,8 +380,8 @@ def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
     padding = padding_values(references, stored.reference_dtypes, ignore_index)
     task, labels, num_classes, pos_label = (options.get(name) for name in ("task", "labels", "num_classes", "pos_label"))
     seen = []
-    for i in range(size):  # each judge's labels checked alone, as the system of a comparison: errors name it
-        mine = judge_of == i
+    mine_of = [np.flatnonzero(judge_of == i) for i in range(size)]  # each judge's rows
+    for i, mine in enumerate(mine_of):  # each judge's labels alone, as a comparison's system: errors name it
         try:
             with padding_hint(padding):
                 seen.append(encode_task(references[mine], own.keys["predictions"][mine], task, labels, num_classes,
@@ -406,11 +406,9 @@ def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
                          f"{MAX_COMPARISON_CLASSES} classes, found {k + encoded.unobserved:,}.")
     reference_index, pair_reference = np.split(encoded.reference_indices, [references.size])
     prediction_index, system_index, baseline_index = np.split(encoded.prediction_indices, np.cumsum([references.size, pairs.n.size]))
-    judges = []
-    for i in range(size):
-        mine = np.flatnonzero(judge_of == i)
-        clusters = stored_clusters(stored, ignore_index, stored.tables.get(OWN_CLUSTERS.format(i)))
-        judges.append(system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason, clusters))
+    judges = [system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason,
+                            stored_clusters(stored, ignore_index, stored.tables.get(OWN_CLUSTERS.format(i))))
+              for i, mine in enumerate(mine_of)]
     index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
     joint, joint_w2 = joint_counts(((index * k + pair_reference) * k + system_index) * k + baseline_index,
                                    (size * (size - 1) // 2, k, k, k), pairs)

@@ -120,8 +120,7 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
         if level is not None:
             entry[f"{name}_ci"] = intervals[i].get(f"{name}_ci", [math.nan, math.nan])
         p = None if i == best else p_of.get(i, math.nan)
-        entry["p_value"] = p
-        entry["in_best_set"] = not math.isnan(scores[i]) if p is None else bool(p >= alpha)
+        entry.update(p_value=p, in_best_set=not math.isnan(scores[i]) if p is None else bool(p >= alpha))
         reason = values[i].get("reason") or intervals[i].get(f"{name}_ci_reason")
         if reason is not None:
             entry["reason"] = reason

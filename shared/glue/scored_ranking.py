@@ -90,8 +90,7 @@ def one_class_result(spec: MetricSpec, scored: ScoredJudges, options: Mapping[st
     name, level = spec.name, options["confidence_level"]
     warnings.warn(ONE_CLASS_WARNING.format(value=to_python(scored.one_class)), UserWarning, stacklevel=user_stacklevel())
     interval = (lambda: {} if level is None else {f"{name}_ci": [math.nan, math.nan]})
-    result: Dict[str, Any] = {name: math.nan, **interval(), "reason": ONE_CLASS_REASON}
     ranking = [{"name": judge, name: math.nan, **interval(), "p_value": math.nan, "in_best_set": False,
                 "reason": ONE_CLASS_REASON, **scored.thresholds.get(judge, {})} for judge in scored.counts.names]
-    result.update({"judge_ranking": ranking, "best_judges": [], "judge_ranking_method": RANKING_METHOD})
-    return to_python(result)
+    return to_python({name: math.nan, **interval(), "reason": ONE_CLASS_REASON, "judge_ranking": ranking,
+                      "best_judges": [], "judge_ranking_method": RANKING_METHOD})

@@ -153,14 +153,12 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     first, second = np.triu_indices(size, 1)
     (pair, cell, n, w, w2), own_cells = _pair_rows(span, codes, weights, squares)
     digits = (cell // (span * span), cell // span % span, cell % span)
-    table = CountTable(list(PAIRS_KEYS))
+    store.tables[PAIRS_TABLE] = table = CountTable(list(PAIRS_KEYS))
     table.add([first[pair], second[pair], *(values[digit] for digit in digits)], w, n, w2, exponent)
-    store.tables[PAIRS_TABLE] = table
-    own = CountTable(list(OWN_KEYS))
+    store.tables[OWN_TABLE] = own = CountTable(list(OWN_KEYS))
     judge, cell = np.nonzero(own_cells[0])
-    own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
-            np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
-    store.tables[OWN_TABLE] = own
+    n, w, w2 = (None if field is None else field[judge, cell] for field in own_cells)  # now the judges' own
+    own.add([judge, values[cell // span], values[cell % span]], w, np.rint(n).astype(np.int64), w2, exponent)
     if clusters is not None:
         counted = Store()
         count_clusters(counted, clusters, shape, lambda: dict(zip(PAIRED_KEYS[:2], (flat_references, labels[0]))), weights)

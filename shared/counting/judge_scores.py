@@ -77,10 +77,7 @@ CROSS_FIT_METHOD = (f"threshold='auto': each judge's labels cross-fitted ({CROSS
                     "so its value, interval and p-values are honest for a tuned cut; optimal_threshold is tuned on the "
                     "whole golden set")
 SHOWN = 5  # values shown in a message
-
-
-def judge_column(index: int) -> str:
-    return f"judge/{index}"
+JUDGE_COLUMN = "judge/{}"  # judge i's raw column (kept per item)
 
 
 def count_judge_rows(count_single: Any, predictions: Any, references: Any, inputs: Mapping[str, Any],
@@ -89,42 +86,29 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
     which one gives scores (non-integral numbers), or any judges counted with a ``threshold``
     option, are kept per item (see the module doc)."""
     judges = inputs.get("judges")
-    threshold = options.get("threshold")
     if judges is None or references is None or inputs.get("baseline_predictions") is not None:
         return count_judges_batch(count_single, predictions, references, inputs, **count_options)
     array = as_array(references, "references")
     checked = check_judges(judges, array, predictions)
-    scores = []
     for name, values in checked:
-        if values.dtype.kind == "f":
+        if values.dtype.kind == "f":  # checked here, naming the judge (are_labels would name predictions)
             check_finite(values, f"judges[{name!r}]")
-        if values.dtype.kind in "iuf" and not are_labels(values.reshape(-1)):
-            scores.append(name)
-    if len(checked) < 2 or (threshold is None and not scores):
+    scores = any(not are_labels(values.reshape(-1)) for _, values in checked)  # non-integral numbers
+    if len(checked) < 2 or (options.get("threshold") is None and not scores):
         store = count_judges_batch(count_single, predictions, references, inputs, **count_options)
         if len(checked) > 1:
             store.settings[JUDGE_ROWS] = ROWS_COUNTED
         return store
     weights = check_sample_weight(inputs.get("sample_weight"), array.size, array.shape)
     store = Store()
-    store.settings[JUDGES_SETTING] = json.dumps([name for name, _ in checked])
-    store.settings[BASELINE_SETTING] = GIVEN
-    store.settings[JUDGE_ROWS] = ROWS_KEPT
+    store.settings.update({JUDGES_SETTING: json.dumps([name for name, _ in checked]), BASELINE_SETTING: GIVEN,
+                           JUDGE_ROWS: ROWS_KEPT})
     store.note_references(array)
     columns = {"references": as_labels(array.reshape(-1), "references", "References are class labels; scores belong in `judges`."),
                "sample_weight": weights}
-    for index, (name, values) in enumerate(checked):
-        flat = values.reshape(-1)
-        if flat.dtype.kind not in "iubf":
-            flat = as_labels(flat, f"judges[{name!r}]")
-        columns[judge_column(index)] = flat
+    columns.update({JUDGE_COLUMN.format(index): values.reshape(-1) for index, (_, values) in enumerate(checked)})
     store.keep_raw(raw_with_clusters(store, inputs.get("clusters"), array.shape, columns))
     return store
-
-
-def judges_kept_per_item(stored: Store) -> bool:
-    """Whether the stored judges were kept per item (``count_judge_rows``)."""
-    return stored.settings.get(JUDGE_ROWS) == ROWS_KEPT
 
 
 @dataclass(frozen=True)
@@ -176,22 +160,23 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
     labelled: List[Tuple[str, np.ndarray]] = []
     done: Dict[str, Dict[str, Any]] = {}
     for index, name in enumerate(names):
-        values = raw[judge_column(index)]
+        values = raw[JUDGE_COLUMN.format(index)]
         explicit = isinstance(options.get("threshold"), Mapping) and thresholds[name] is not None
         as_scores = thresholds[name] is not None and (explicit or not within(values[counted], classes))
         if not as_scores:
             if values.dtype.kind == "f" and not are_labels(values):
-                raise ValueError(scores_without_threshold(f"judges[{name!r}]", values[counted], golden, hint))
+                raise ValueError(f"judges[{name!r}]: expected labels of the golden set's classes {few(golden)}, found "
+                                 f"scores {few(distinct_values([values[counted]]))}; for scores, {hint}.")
             labelled.append((name, as_labels(values, f"judges[{name!r}]", scores_hint)))
             continue
-        if values.dtype.kind not in "iuf" or is_string_array(values):
+        if values.dtype.kind not in "iuf":  # strings too
             # A mapping named this judge; a number or "auto" for all reaches labels only outside the golden classes.
             fix = ("leave this judge out of the threshold mapping" if explicit else
                    f"labels must be the golden set's classes {few(classes)}: map them to the references' values")
             raise TypeError(f"judges[{name!r}]: expected numeric scores with threshold={thresholds[name]!r}, found labels such as "
                             f"{few(distinct_values([values[counted]]))}; {fix}.")
         if encoded is None:
-            if len(golden) > 2 or (declared is not None and len(classes) > 2):
+            if len(classes) > 2:  # the golden classes and any declared
                 raise ValueError(f"judges[{name!r}]: scores (values {few(distinct_values([values[counted]]))}) need a binary golden "
                                  f"set, found references of {len(classes)} classes {few(classes)}; a multi-class golden set "
                                  "ranks judges that give labels: turn each judge's scores into class labels first.")
@@ -213,24 +198,19 @@ def judges_from_rows(stored: Store, options: Mapping[str, Any], scores_hint: str
         labels = np.where(scores >= cut_of_item, positive_value, negative_value)
         labelled.append((name, labels.astype(references.dtype) if references.dtype.kind != "O" else labels))
     one_class = golden[0] if len(golden) == 1 else None
-    batch = count_judges(labelled, references, weights, cluster_spec(clusters), scores_hint)
+    spec = None if clusters is None else ClusterSpec(clusters, True)
+    batch = count_judges(labelled, references, weights, spec, scores_hint)
     batch.settings.update({key: value for key, value in stored.settings.items()
                            if key in (CLUSTERS_FROM_LEADING_AXIS, CLUSTERS_NOT_COUNTED)})
     batch.reference_dtypes = set(stored.reference_dtypes)
-    plain = {**options, "threshold": None}
-    return ScoredJudges(judges_counts(batch, plain, scores_hint), done, one_class)
-
-
-def cluster_spec(clusters: Optional[np.ndarray]) -> Optional[ClusterSpec]:
-    return None if clusters is None else ClusterSpec(clusters, True)
+    return ScoredJudges(judges_counts(batch, {**options, "threshold": None}), done, one_class)
 
 
 def within(values: np.ndarray, classes: np.ndarray) -> bool:
     """Whether every value is one of ``classes`` (a judge's labels, not scores)."""
     found = distinct_values([values])
-    if is_string_array(found) != is_string_array(classes):
-        return False
-    return bool(np.isin(found, classes).all()) if found.size else True
+    return (is_string_array(found) == is_string_array(classes)
+            and (not found.size or bool(np.isin(found, classes).all())))
 
 
 def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optional[np.ndarray], counted: np.ndarray,
@@ -262,23 +242,12 @@ def cross_fitted_cuts(scores: np.ndarray, positive: np.ndarray, weights: Optiona
         return float(whole[0]), np.full(size, np.inf)
     share = np.bincount(units, weights=(positive & counted).astype(float), minlength=num_units) / np.maximum(
         np.bincount(units, weights=counted.astype(float), minlength=num_units), 1)
-    generator = np.random.default_rng(CROSS_FIT_SEED if seed is None else seed)
-    order = np.lexsort((generator.random(num_units), -share))
-    fold_of_unit = np.empty(num_units, dtype=np.int64)
-    fold_of_unit[order] = np.arange(num_units) % folds
-    fold = fold_of_unit[units]
+    order = np.lexsort((np.random.default_rng(CROSS_FIT_SEED if seed is None else seed).random(num_units), -share))
+    fold = (np.argsort(order) % folds)[units]  # the k-th unit in that order goes to fold k % folds
     tuned = counted[:, None] & (fold[:, None] != np.arange(folds)[None, :])
-    column_scores = np.broadcast_to(scores[:, None], (size, folds))
-    column_positive = np.broadcast_to(positive[:, None], (size, folds))
-    column_weights = None if weights is None else np.broadcast_to(weights[:, None], (size, folds))
-    cuts, _, _ = youden_thresholds(np.ascontiguousarray(column_scores), np.ascontiguousarray(column_positive),
-                                   None if column_weights is None else np.ascontiguousarray(column_weights), tuned)
+    columns = (lambda values: None if values is None else np.repeat(values[:, None], folds, axis=1))  # one per fold
+    cuts, _, _ = youden_thresholds(columns(scores), columns(positive), columns(weights), tuned)
     return float(whole[0]), cuts[fold]
-
-
-def scores_without_threshold(name: str, values: np.ndarray, golden: np.ndarray, hint: str) -> str:
-    return (f"{name}: expected labels of the golden set's classes {few(golden)}, found scores {few(distinct_values([values]))}; "
-            f"for scores, {hint}.")
 
 
 def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, Any], hint: str, judge: bool = True) -> None:
@@ -286,17 +255,15 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
     ``name`` is the argument the ``ValueError`` names (``"predictions"``, ``"judges['a']"``),
     ``hint`` what to pass for scores, ``judge`` whether the labels are a judge's ranked with
     others (any value outside the golden classes refused, else only another vocabulary or grades)."""
-    if options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None:
-        return
     encoded = counts.encoded
-    if encoded.unobserved or not encoded.num_classes:
+    if (options.get("labels") is not None or options.get("num_classes") is not None or counts.reason is not None
+            or encoded.unobserved or not encoded.num_classes):
         return
     class_counts = counts.class_counts()
     referenced = np.asarray(class_counts.support) > 0
     predicted = np.asarray(class_counts.predicted) > 0
-    classes = encoded.classes
-    golden, given = classes[referenced], classes[predicted]
-    outside = classes[predicted & ~referenced]
+    golden, given = encoded.classes[referenced], encoded.classes[predicted]
+    outside = encoded.classes[predicted & ~referenced]
     if not golden.size or not given.size:
         return
     if not (predicted & referenced).any() and (golden.size >= 2 or given.size >= 2):
@@ -322,7 +289,7 @@ def check_vocabulary(counts: ConfusionCounts, name: str, options: Mapping[str, A
 def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str, hint: str) -> Any:
     """What was stored with two or more judges: ``ScoredJudges`` (kept per item, or labels with their
     checks). A threshold after batches counted as labels is refused, saying when to pass it."""
-    if judges_kept_per_item(stored):
+    if stored.settings.get(JUDGE_ROWS) == ROWS_KEPT:  # kept per item by count_judge_rows
         scored = judges_from_rows(stored, options, scores_hint, hint)
     else:
         if options.get("threshold") is not None:
@@ -330,12 +297,12 @@ def judges_or_scores(stored: Store, options: Mapping[str, Any], scores_hint: str
                              f"no threshold was known at add_batch), found threshold={options['threshold']!r} at compute; pass "
                              "threshold at evaluate.load(..., threshold=...) so that add_batch keeps the judges' scores, or pass "
                              "the judges to compute(...) in one call.")
-        counts = judges_counts(stored, options, scores_hint)
-        support = np.asarray(counts.judge(0).class_counts().support) if counts.reason is None else np.zeros(0)
-        referenced = counts.judge(0).encoded.classes[support > 0] if support.size else np.zeros(0)
+        counts = judges_counts(stored, options)
+        support = np.asarray(counts.judges[0].class_counts().support) if counts.reason is None else np.zeros(0)
+        referenced = counts.judges[0].encoded.classes[support > 0] if support.size else np.zeros(0)
         scored = ScoredJudges(counts, {}, referenced[0] if len(referenced) == 1 else None)
     if scored.counts.reason is None and scored.one_class is None:
         for index, name in enumerate(scored.counts.names):
             if name not in scored.thresholds:
-                check_vocabulary(scored.counts.judge(index), f"judges[{name!r}]", options, hint)
+                check_vocabulary(scored.counts.judges[index], f"judges[{name!r}]", options, hint)
     return scored

@@ -43,7 +43,6 @@ from .clusters import Clusters
 from .clusters import count_clusters
 from .clusters import stored_clusters
 from .confusion import ConfusionCounts
-from .counts import equal_weight_counts
 from .counts import kept_rows
 from .counts import squared_weights
 from .labels import encode_task
@@ -78,16 +77,8 @@ PAIRS_TABLE = "_judges/pairs"
 PAIRS_KEYS = ("first", "second") + PAIRED_KEYS
 OWN_TABLE = "_judges/own"
 OWN_KEYS = ("judge", "references", "predictions")
-
-
-def pair_clusters_table(i: int, j: int) -> str:
-    """The store's (cluster, reference, judge i, judge j) counts of judges i < j, with clusters."""
-    return f"_judges/{i}/{j}/{CLUSTERS}"
-
-
-def own_clusters_table(i: int) -> str:
-    """The store's (cluster, reference, judge i) counts, with clusters."""
-    return f"_judges/{i}/{CLUSTERS}"
+# With clusters, the store's (cluster, reference, judge i) counts and (cluster, reference, judge i, judge j) of i < j.
+OWN_CLUSTERS, PAIR_CLUSTERS = "_judges/{}/" + CLUSTERS, "_judges/{}/{}/" + CLUSTERS
 
 
 def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -> List[Tuple[str, np.ndarray]]:
@@ -132,14 +123,10 @@ def check_judges(judges: Any, references: np.ndarray, predictions: Any = None) -
     return checked
 
 
-def renamed(error: Exception, names: Mapping[str, str]) -> Exception:
-    """``error`` with its leading input name (``predictions:``) replaced by the judge's (``judges['a']:``)."""
+def renamed(error: Exception, name: str) -> Exception:
+    """``error`` naming judge ``name`` (``judges['a']:``) where it names ``predictions:``."""
     message = str(error)
-    for source, target in names.items():
-        if message.startswith(f"{source}:"):
-            message = target + message[len(source):]
-            break
-    return type(error)(message)
+    return type(error)(f"judges[{name!r}]" + message[len("predictions"):] if message.startswith("predictions:") else message)
 
 
 def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarray, sample_weight: Any = None,
@@ -149,8 +136,7 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     each judge's (cluster, ...) counts beside them)."""
     weights = check_sample_weight(sample_weight, references.size, references.shape)
     store = Store()
-    store.settings[JUDGES_SETTING] = json.dumps([name for name, _ in judges])
-    store.settings[BASELINE_SETTING] = GIVEN
+    store.settings.update({JUDGES_SETTING: json.dumps([name for name, _ in judges]), BASELINE_SETTING: GIVEN})
     store.note_references(references)
     shape = references.shape
     flat_references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
@@ -159,7 +145,7 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
         try:
             labels.append(as_labels(array.reshape(-1), "predictions", scores_hint))
         except (ValueError, TypeError) as error:
-            raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
+            raise renamed(error, name) from None
     values, codes = _label_codes(flat_references, labels, [name for name, _ in judges])
     span = max(1, values.size)
     squares, exponent = (None, 0) if weights is None else squared_weights(weights)
@@ -167,23 +153,21 @@ def count_judges(judges: Sequence[Tuple[str, np.ndarray]], references: np.ndarra
     first, second = np.triu_indices(size, 1)
     (pair, cell, n, w, w2), own_cells = _pair_rows(span, codes, weights, squares)
     digits = (cell // (span * span), cell // span % span, cell % span)
-    table = CountTable(list(PAIRS_KEYS))
+    store.tables[PAIRS_TABLE] = table = CountTable(list(PAIRS_KEYS))
     table.add([first[pair], second[pair], *(values[digit] for digit in digits)], w, n, w2, exponent)
-    store.tables[PAIRS_TABLE] = table
-    own = CountTable(list(OWN_KEYS))
+    store.tables[OWN_TABLE] = own = CountTable(list(OWN_KEYS))
     judge, cell = np.nonzero(own_cells[0])
-    own.add([judge, values[cell // span], values[cell % span]], None if own_cells[1] is None else own_cells[1][judge, cell],
-            np.rint(own_cells[0][judge, cell]).astype(np.int64), None if own_cells[2] is None else own_cells[2][judge, cell], exponent)
-    store.tables[OWN_TABLE] = own
+    n, w, w2 = (None if field is None else field[judge, cell] for field in own_cells)  # now the judges' own
+    own.add([judge, values[cell // span], values[cell % span]], w, np.rint(n).astype(np.int64), w2, exponent)
     if clusters is not None:
         counted = Store()
         count_clusters(counted, clusters, shape, lambda: dict(zip(PAIRED_KEYS[:2], (flat_references, labels[0]))), weights)
         store.settings.update(counted.settings)
         if CLUSTERS in counted.tables:  # counted: every judge's and every pair's; else only noted (settings)
-            store.tables[own_clusters_table(0)] = counted.tables[CLUSTERS]
+            store.tables[OWN_CLUSTERS.format(0)] = counted.tables[CLUSTERS]
             again = dataclasses.replace(clusters, on_ids=None)  # the default ids (leading axis) are handed out once a batch
-            for name, features in [(own_clusters_table(i), (flat_references, labels[i])) for i in range(1, size)] + [
-                    (pair_clusters_table(i, j), (flat_references, labels[i], labels[j])) for i, j in zip(first.tolist(), second.tolist())]:
+            for name, features in [(OWN_CLUSTERS.format(i), (flat_references, labels[i])) for i in range(1, size)] + [
+                    (PAIR_CLUSTERS.format(i, j), (flat_references, labels[i], labels[j])) for i, j in zip(first.tolist(), second.tolist())]:
                 counted = Store()
                 count_clusters(counted, again, shape, dict(zip(PAIRED_KEYS, features)), weights)
                 store.tables[name] = counted.tables[CLUSTERS]
@@ -222,8 +206,7 @@ def _pair_rows(span: int, codes: List[np.ndarray], weights: Optional[np.ndarray]
                      for i, j in zip(first.tolist(), second.tolist())]
         pair = np.concatenate([np.full(part[0].size, index) for index, part in enumerate(parts)])
         rows = (pair, *(None if fields[0] is None else np.concatenate(fields) for fields in zip(*parts)))
-        own = [np.zeros((size, span * span)), None if weights is None else np.zeros((size, span * span)),
-               None if weights is None else np.zeros((size, span * span))]
+        own = [np.zeros((size, span * span)) if part == 0 or weights is not None else None for part in range(3)]
         for judge in range(size):
             cell, *sums = _counted(codes[0] * span + codes[judge + 1], span * span, weights, squares)
             for field, summed in zip(own, sums):
@@ -298,26 +281,18 @@ def _joint_cells(span: int, references: np.ndarray, labels: List[np.ndarray], we
     unweighted; ``n`` in float64 from a group's bincount: integers, exact), for label codes in ``[0, span)``.
 
     Judges go in groups of g, the most for which a pair of groups with the references has at
-    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit). Each group
-    pair is one bincount of the items' combined codes, built chunk by chunk from the codes
+    most ``JOINT_CELLS`` combinations (all the judges in one group when they fit; groups of one
+    judge when not even two fit: each pair of judges is then one bincount of its own codes). Each
+    group pair is one bincount of the items' combined codes, built chunk by chunk from the codes
     (one read of each); each pair of judges in it is then a bincount of its distinct cells,
-    weighted by their counts (integers below 2^53 in float64: exact) and weight sums. When not
-    even two judges fit in a group, each pair of judges is one bincount of its own codes.
+    weighted by their counts (integers below 2^53 in float64: exact) and weight sums.
     """
     size = len(labels)
     cells: Dict[Tuple[int, int], Tuple[Any, ...]] = {}
-    if span**5 > JOINT_CELLS and span ** (size + 1) > JOINT_CELLS:
-        # Not even two judges per group: each pair one bincount of its own codes.
-        for i in range(size):
-            for j in range(i + 1, size):
-                code = (references * span + labels[i]) * span + labels[j]
-                cells[(i, j)] = tuple(None if field is None and part else np.bincount(code, field, minlength=span**3)
-                                      for part, field in enumerate((None, weights, squares)))
-        return cells
     if span ** (size + 1) <= JOINT_CELLS:
         together = [list(range(size))]
     else:
-        per_group = 2
+        per_group = 1
         while span ** (2 * per_group + 3) <= JOINT_CELLS:
             per_group += 1
         groups = [list(range(start, min(start + per_group, size))) for start in range(0, size, per_group)]
@@ -332,12 +307,8 @@ def _joint_cells(span: int, references: np.ndarray, labels: List[np.ndarray], we
             code[start:start + CODES_CHUNK] = part
         present, n, w, w2 = _counted(code, span ** (len(members) + 1), weights, squares)
         # Digits of the combined code: the reference first, then the members in order.
-        place = span ** len(members)
-        reference = present // place * (span * span)
-        digits = []
-        for _ in members:
-            place //= span
-            digits.append(present // place % span)
+        reference = present // span ** len(members) * (span * span)
+        digits = [present // span ** (len(members) - 1 - place) % span for place in range(len(members))]
         counts = n.astype(np.float64)
         for first, i in enumerate(members):
             for second in range(first + 1, len(members)):
@@ -362,85 +333,66 @@ class JudgesCounts:
     """Several judges on one golden set, over one class order: ``names`` in the order given,
     ``judges[i]`` judge i's confusion counts (with its clusters), ``joint[p]`` the joint counts
     (reference, judge i, judge j) of the p-th pair i < j in ``np.triu_indices`` order (``joint_w2``
-    their squared weights, None unweighted), and ``pair_clusters(i, j)`` that pair's clusters."""
+    their squared weights, None unweighted), ``own[i]`` judge i's counts (K, K) on the scale of
+    ``joint`` (``own_w2`` likewise), and ``pair_clusters(i, j)`` that pair's clusters."""
 
     names: List[str]
     judges: List[ConfusionCounts]
     joint: np.ndarray
     joint_w2: Optional[np.ndarray]
+    own: np.ndarray
+    own_w2: Optional[np.ndarray]
     pair_clusters: Callable[[int, int], Clusters]
 
     @property
     def reason(self) -> Optional[str]:
         return self.judges[0].reason
 
-    def judge(self, i: int) -> ConfusionCounts:
-        """Judge i's confusion counts, with its clusters."""
-        return self.judges[i]
-
-    def own_joint(self) -> Tuple[np.ndarray, Optional[np.ndarray]]:
-        """Every judge's confusion counts as ``joint`` holds counts, (J, K, K): on its scale (weights
-        scaled by a power of two, or the counts where weights are all equal), with their squared
-        weights (None when ``joint_w2`` is)."""
-        size, k = len(self.names), self.judges[0].num_classes
-        own = np.zeros((size, k, k))
-        own_w2 = None if self.joint_w2 is None else np.zeros((size, k, k))
-        for i, judge in enumerate(self.judges):
-            if judge.w is None:
-                weight = judge.n
-            elif own_w2 is None:  # equal weights: the counts of samples of positive weight, as the joint counts
-                weight = equal_weight_counts(judge.w, judge.w2, judge.w2_exponent)
-            else:
-                weight = np.ldexp(judge.w, -judge.w2_exponent)
-                np.add.at(own_w2[i], (judge.reference, judge.prediction), judge.w2)
-            np.add.at(own[i], (judge.reference, judge.prediction), weight)
-        return own, own_w2
-
     def pair(self, i: int, j: int) -> PairedCounts:
         """Judges i and j as counted (the smaller index as the system, with the pair's clusters): a
         paired comparison's p-value does not depend on which of the two is the system."""
         i, j = min(i, j), max(i, j)
         index = pair_position(i, j, len(self.names))
-        system = self.judges[i]
-        clusters = self.pair_clusters(i, j)
-        if clusters is not system.clusters:
-            system = dataclasses.replace(system, clusters=clusters)
+        system = dataclasses.replace(self.judges[i], clusters=self.pair_clusters(i, j))
         return PairedCounts(system, self.judges[j], self.joint[index], None if self.joint_w2 is None else self.joint_w2[index])
 
 
-def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = SCORES_HINT) -> JudgesCounts:
+def judges_counts(stored: Store, options: Mapping[str, Any]) -> JudgesCounts:
     """What was stored with ``judges`` (two or more), as ``JudgesCounts`` under the options.
 
     The rules of ``baseline_predictions`` (``paired.paired_counts``) for every judge: ``ignore_index``
-    drops items, weight-0 items are dropped, each judge's labels are checked (errors name the judge),
-    one class order for all: ``labels``, ``0..num_classes-1``, or the values seen; when the pairs would
-    see different classes (a label only some judges give), every judge is counted over the classes
-    seen anywhere, as ``labels`` would give them."""
+    drops items, weight-0 items are dropped, each judge's labels (made labels by ``count_judges``) are
+    checked against the options (errors name the judge), one class order for all: ``labels``,
+    ``0..num_classes-1``, or the values seen; when the pairs would see different classes (a label only
+    some judges give), every judge is counted over the classes seen anywhere, as ``labels`` would."""
     if options.get("threshold") is not None:
         raise ValueError(f"threshold: judges give labels, found threshold={options['threshold']!r} with judges; turn scores into "
                          "labels first (or rank scores one judge at a time).")
     names = judge_names(stored)
     size = len(names)
     ignore_index = options.get("ignore_index")
-    empty = CountTable(list(OWN_KEYS))
-    own, reason = kept_rows(stored.tables.get(OWN_TABLE, empty).result(), ignore_index)
+    own, reason = kept_rows(stored.tables.get(OWN_TABLE, CountTable(list(OWN_KEYS))).result(), ignore_index)
     pairs, _ = kept_rows(stored.tables.get(PAIRS_TABLE, CountTable(list(PAIRS_KEYS))).result(), ignore_index)
     judge_of = own.keys["judge"].astype(np.int64)
     references = own.keys["references"]
     padding = padding_values(references, stored.reference_dtypes, ignore_index)
     task, labels, num_classes, pos_label = (options.get(name) for name in ("task", "labels", "num_classes", "pos_label"))
     seen = []
-    for i in range(size):  # each judge's labels checked alone, as the system of a comparison: errors name it
-        mine = judge_of == i
-        predictions = own.keys["predictions"][mine]
+    mine_of = [np.flatnonzero(judge_of == i) for i in range(size)]  # each judge's rows
+    for i, mine in enumerate(mine_of):  # each judge's labels alone, as a comparison's system: errors name it
         try:
-            predictions = as_labels(predictions, "predictions", scores_hint)
             with padding_hint(padding):
-                seen.append(encode_task(references[mine], predictions, task, labels, num_classes, pos_label).classes)
+                seen.append(encode_task(references[mine], own.keys["predictions"][mine], task, labels, num_classes,
+                                        pos_label).classes)
         except (ValueError, TypeError) as error:
-            raise renamed(error, {"predictions": f"judges[{names[i]!r}]"}) from None
-    if labels is None and num_classes is None and size > 2 and _pairs_differ(seen):
-        labels = distinct_values([np.asarray(found) for found in seen]).tolist()
+            raise renamed(error, names[i]) from None
+    if labels is None and num_classes is None and size > 2:
+        # Two pairs of judges would see different classes (a pair sees the union of its judges' classes) when a class
+        # is missing from two judges' own: their pair lacks it while a pair with a judge that has it does not.
+        everything = distinct_values([np.asarray(found) for found in seen]).tolist()
+        owned = [set(np.asarray(found).tolist()) for found in seen]
+        if any(sum(value not in mine for mine in owned) >= 2 for value in everything):
+            labels = everything
     with padding_hint(padding):
         encoded = encode_task(np.concatenate([references, pairs.keys["references"]]),
                               np.concatenate([own.keys["predictions"], pairs.keys["predictions"], pairs.keys["baseline_predictions"]]),
@@ -452,29 +404,20 @@ def judges_counts(stored: Store, options: Mapping[str, Any], scores_hint: str = 
                          f"{MAX_COMPARISON_CLASSES} classes, found {k + encoded.unobserved:,}.")
     reference_index, pair_reference = np.split(encoded.reference_indices, [references.size])
     prediction_index, system_index, baseline_index = np.split(encoded.prediction_indices, np.cumsum([references.size, pairs.n.size]))
-    judges = []
-    for i in range(size):
-        mine = np.flatnonzero(judge_of == i)
-        clusters = stored_clusters(stored, ignore_index, stored.tables.get(own_clusters_table(i)))
-        judges.append(system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason, clusters))
+    judges = [system_counts(encoded, reference_index[mine], prediction_index[mine], own.select(mine), reason,
+                            stored_clusters(stored, ignore_index, stored.tables.get(OWN_CLUSTERS.format(i))))
+              for i, mine in enumerate(mine_of)]
     index = pair_position(pairs.keys["first"].astype(np.int64), pairs.keys["second"].astype(np.int64), size)
     joint, joint_w2 = joint_counts(((index * k + pair_reference) * k + system_index) * k + baseline_index,
                                    (size * (size - 1) // 2, k, k, k), pairs)
+    # Every judge's own counts on the scale of the joint counts (the same items: the same scale).
+    own_joint, own_w2 = joint_counts((judge_of * k + reference_index) * k + prediction_index, (size, k, k), own)
 
     def pair_clusters(i: int, j: int) -> Clusters:
-        table = stored.tables.get(pair_clusters_table(i, j))
+        table = stored.tables.get(PAIR_CLUSTERS.format(i, j))
         return judges[i].clusters if table is None else stored_clusters(stored, ignore_index, table)
 
-    return JudgesCounts(names, judges, joint, joint_w2, pair_clusters)
-
-
-def _pairs_differ(classes: List[np.ndarray]) -> bool:
-    """Whether two pairs of judges would see different classes (each pair sees the union of its two
-    judges' classes): some class is missing from two judges' own, so their pair lacks it while a pair
-    with a judge that has it does not."""
-    everything = distinct_values([np.asarray(found) for found in classes]).tolist()
-    owned = [set(np.asarray(found).tolist()) for found in classes]
-    return any(sum(value not in mine for mine in owned) >= 2 for value in everything)
+    return JudgesCounts(names, judges, joint, joint_w2, own_joint, own_w2, pair_clusters)
 
 
 def pair_position(i: Any, j: Any, size: int) -> Any:
@@ -505,6 +448,6 @@ def count_judges_batch(count_single: Any, predictions: Any, references: Any, inp
     try:
         store = count_batch(count_single, labels, references, {**inputs, "judges": None}, **count_options)
     except (ValueError, TypeError) as error:
-        raise renamed(error, {"predictions": f"judges[{name!r}]"}) from None
+        raise renamed(error, name) from None
     store.settings = {JUDGES_SETTING: json.dumps([name]), **store.settings}
     return store

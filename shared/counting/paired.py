@@ -100,7 +100,7 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
         count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
     elif scores:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
-            if is_string_array(values) or values.dtype.kind not in "iuf":
+            if values.dtype.kind not in "iuf":  # strings too
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
         store.keep_raw(raw_with_clusters(store, clusters, shape, {
             "references": references, "predictions": predictions.astype(np.float64),
@@ -171,19 +171,18 @@ def _check_baseline_labels(references: np.ndarray, baseline: np.ndarray, options
     if references.size and label_kind(references) != label_kind(baseline):
         raise TypeError(f"baseline_predictions: expected {label_kind(references)} labels like the references, found {label_kind(baseline)}s.")
     labels, num_classes = options.get("labels"), options.get("num_classes")
+    binary = options.get("task") == "binary" and options.get("pos_label") is None
     if labels is not None:
         known = set(labels)
         unknown = np.array([value for value in np.unique(baseline).tolist() if value not in known])
         if unknown.size:
             raise ValueError(f"baseline_predictions: expected values among `labels`, found unknown value(s) {describe_values(unknown)}.")
-    elif options.get("task") == "binary" and options.get("pos_label") is None and label_kind(baseline) == "integer":
-        outside = np.unique(baseline[(baseline < 0) | (baseline > 1)])
+    elif label_kind(baseline) == "integer" and (binary or num_classes is not None):
+        high = 1 if binary else num_classes - 1
+        outside = np.unique(baseline[(baseline < 0) | (baseline > high)])
         if outside.size:
-            raise ValueError(f"baseline_predictions: expected labels 0/1 with task='binary', found {describe_values(outside)}.")
-    elif num_classes is not None and label_kind(baseline) == "integer":
-        outside = np.unique(baseline[(baseline < 0) | (baseline >= num_classes)])
-        if outside.size:
-            raise ValueError(f"baseline_predictions: expected labels in [0, {num_classes - 1}], found {describe_values(outside)}.")
+            expected = "labels 0/1 with task='binary'" if binary else f"labels in [0, {high}]"
+            raise ValueError(f"baseline_predictions: expected {expected}, found {describe_values(outside)}.")
 
 
 def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCORES_HINT) -> PairedCounts:
@@ -233,10 +232,9 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     joint, joint_w2 = joint_counts((reference_index * num_classes + system_index) * num_classes + baseline_index,
                                    (num_classes,) * 3, rows)
     if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
-        labels_of = (lambda index: encoded.classes[index])
         clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
-                                                            "predictions": labels_of(system_index),
-                                                            "baseline_predictions": labels_of(baseline_index)}),
+                                                            "predictions": encoded.classes[system_index],
+                                                            "baseline_predictions": encoded.classes[baseline_index]}),
                             from_leading_axis=clusters.from_leading_axis)
     # Each system's confusion counts: the triples summed over the other system.
     return PairedCounts(system_counts(encoded, reference_index, system_index, rows, reason, clusters),

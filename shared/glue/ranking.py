@@ -28,7 +28,7 @@ the judges cancels in them).
 
 import math
 import warnings
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 import numpy as np
 
@@ -39,7 +39,6 @@ from ..counting.labels import user_stacklevel
 from ..counting.paired import PairedCounts
 from ..stats.ranking import correlation_of
 from ..stats.ranking import judge_covariance
-from ..stats.ranking import max_abs_normal
 from ..stats.ranking import maxt_p_values
 from ..stats.ranking import maxt_quantile
 from .reduction import MetricSpec
@@ -60,9 +59,8 @@ ONE_JUDGE = ("judges: one judge given ({name!r}); nothing was ranked, the result
 def gradient_matrix(influence: Any, num_classes: int) -> np.ndarray:
     """A spec's influence as ``G[r, a]``: how one more item of reference r labelled a moves the value."""
     if isinstance(influence, RecallInfluence):
-        right = np.asarray(influence.right, dtype=np.float64)
-        wrong = np.asarray(influence.wrong, dtype=np.float64)
-        return np.where(np.eye(num_classes, dtype=bool), right[:, None], wrong[:, None])
+        right, wrong = (np.asarray(side, dtype=np.float64)[:, None] for side in (influence.right, influence.wrong))
+        return np.where(np.eye(num_classes, dtype=bool), right, wrong)
     return np.nan_to_num(np.asarray(influence, dtype=np.float64))
 
 
@@ -80,82 +78,82 @@ def ranking_from_counts(spec: MetricSpec, counts: JudgesCounts, options: Mapping
             "limit: leave return_judge_p_values out, or rank the few judges whose pairs you want to compare on their own.")
     plain = {**options, "confidence_level": None, "return_per_class": False, "return_confusion_matrix": False}
     values = []
-    for i in range(size):
+    for judge_name, judge in zip(counts.names, counts.judges):
         with warnings.catch_warnings(record=True) as caught:
             # Each judge's warnings (a label it gives that no reference has), once, naming the judge.
             warnings.simplefilter("always")
-            values.append(spec.value(counts.judge(i), plain))
+            values.append(spec.value(judge, plain))
         for message in dict.fromkeys(str(warning.message) for warning in caught):
-            warnings.warn(f"judges[{counts.names[i]!r}]: {message}", UserWarning, stacklevel=user_stacklevel())
+            warnings.warn(f"judges[{judge_name!r}]: {message}", UserWarning, stacklevel=user_stacklevel())
     scores = [result[name] for result in values]
     order = sorted(range(size), key=lambda i: (math.isnan(scores[i]), -scores[i] if not math.isnan(scores[i]) else 0.0, i))
     best = order[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # warned above, naming the judge
-        top = spec.value(counts.judge(best), options)
+        top = spec.value(counts.judges[best], options)
     finite = [i for i in range(size) if not math.isnan(scores[i])]
 
     covariance = None
     if len(finite) >= 2:
-        num_classes = counts.judge(best).num_classes
+        num_classes = counts.judges[best].num_classes
         gradients = np.zeros((size, num_classes, num_classes))  # zeros for a judge left out: its rows and columns stay 0
         for i in finite:
-            gradients[i] = gradient_matrix(spec.influence(counts.judge(i), options), num_classes)
-        covariance = judge_covariance(counts.joint, counts.joint_w2, *counts.own_joint(), gradients)
+            gradients[i] = gradient_matrix(spec.influence(counts.judges[i], options), num_classes)
+        covariance = judge_covariance(counts.joint, counts.joint_w2, counts.own, counts.own_w2, gradients)
 
     # Each judge against the best: the paired comparison's p-value, adjusted by maxT.
     others = [i for i in finite if i != best]
-    raw_p = pair_p_values(spec, [counts.pair(best, i) for i in others], options)
-    seed = options.get("seed")
-    adjusted = np.array([])
-    if others:
-        row = covariance[best, others]
-        differences = covariance[best, best] - row[:, None] - row[None, :] + covariance[np.ix_(others, others)]
-        correlation = correlation_of(differences)
-        maxima = None if len(others) == 1 else max_abs_normal(correlation, seed=seed)
-        adjusted = maxt_p_values(raw_p, correlation, maxima)
-    p_of = dict(zip(others, adjusted.tolist()))
+    p_of = dict(zip(others, maxt_pair_p_values(spec, counts, [(best, i) for i in others], covariance, options)))
 
-    intervals: Dict[int, Any] = {}
+    intervals: List[Dict[str, Any]] = [{}] * size
     marginal = level
     if level is not None:
         if len(finite) >= 2:
             sub = covariance[np.ix_(finite, finite)]
-            critical = maxt_quantile(level, correlation_of(sub), seed=seed)
+            critical = maxt_quantile(level, correlation_of(sub), seed=options.get("seed"))
             marginal = min(math.erf(critical / math.sqrt(2.0)), 1.0 - 1e-12)
-        at_marginal = {**plain, "confidence_level": marginal}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            # The J intervals in one vectorised call where the spec can (spec.intervals), else one by one.
-            batched = spec.intervals([counts.judge(i) for i in range(size)], at_marginal) if spec.intervals else [None] * size
-            for i in range(size):
-                intervals[i] = batched[i] if batched[i] is not None else spec.value(counts.judge(i), at_marginal)
+        intervals = judge_intervals(spec, counts.judges, {**plain, "confidence_level": marginal})
 
     ranking: List[Dict[str, Any]] = []
     for i in order:
         entry: Dict[str, Any] = {"name": counts.names[i], name: scores[i]}
         if level is not None:
             entry[f"{name}_ci"] = intervals[i].get(f"{name}_ci", [math.nan, math.nan])
-        if i == best:
-            entry["p_value"] = None
-            entry["in_best_set"] = not math.isnan(scores[i])
-        else:
-            p = p_of.get(i, math.nan)
-            entry["p_value"] = p
-            entry["in_best_set"] = bool(p == p and p >= alpha)
-        reason = values[i].get("reason") or (intervals.get(i) or {}).get(f"{name}_ci_reason")
+        p = None if i == best else p_of.get(i, math.nan)
+        entry.update(p_value=p, in_best_set=not math.isnan(scores[i]) if p is None else bool(p >= alpha))
+        reason = values[i].get("reason") or intervals[i].get(f"{name}_ci_reason")
         if reason is not None:
             entry["reason"] = reason
         ranking.append(entry)
-    result = dict(top)
-    result["judge_ranking"] = ranking
-    result["best_judges"] = [entry["name"] for entry in ranking if entry["in_best_set"]]
-    result["judge_ranking_method"] = RANKING_METHOD
-    if level is not None and marginal is not None:
+    best_judges = [entry["name"] for entry in ranking if entry["in_best_set"]]
+    result = {**top, "judge_ranking": ranking, "best_judges": best_judges, "judge_ranking_method": RANKING_METHOD}
+    if level is not None:
         result["judge_ranking_marginal_level"] = marginal
     if options.get("return_judge_p_values"):
         result["judge_p_values"] = pairwise_p_values(spec, counts, options, finite, covariance, [counts.names[i] for i in order])
     return to_python(result)
+
+
+def judge_intervals(spec: MetricSpec, judges: List[Any], options: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """Each judge's result under ``options`` (its interval at their level), warnings silenced (the ranking
+    warned once): in one vectorised call where the spec can (``spec.intervals``, the same numbers), else one by one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batched = spec.intervals(judges, options) if spec.intervals else [None] * len(judges)
+        return [found if found is not None else spec.value(judge, options) for judge, found in zip(judges, batched)]
+
+
+def maxt_pair_p_values(spec: MetricSpec, counts: JudgesCounts, pairs: List[Tuple[int, int]], covariance: Any,
+                       options: Mapping[str, Any]) -> List[float]:
+    """The paired p-value of each pair (i, j) of judges, adjusted by maxT with the correlations of the
+    differences judge i - judge j (from the judges' ``covariance``)."""
+    if not pairs:
+        return []
+    raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
+    first, second = (list(side) for side in zip(*pairs))
+    cross = (covariance[np.ix_(first, first)] - covariance[np.ix_(second, first)] - covariance[np.ix_(first, second)]
+             + covariance[np.ix_(second, second)])
+    return maxt_p_values(raw, correlation_of(cross), seed=options.get("seed")).tolist()
 
 
 def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[str, Any], finite: List[int],
@@ -165,16 +163,7 @@ def pairwise_p_values(spec: MetricSpec, counts: JudgesCounts, options: Mapping[s
     judge's value is undefined)."""
     index = {name: position for position, name in enumerate(counts.names)}
     pairs = [(i, j) for i in finite for j in finite if i < j]
-    raw = pair_p_values(spec, [counts.pair(i, j) for i, j in pairs], options)
-    adjusted: List[float] = []
-    if pairs:
-        first, second = (np.array(side) for side in zip(*pairs))
-        cross = (covariance[np.ix_(first, first)] - covariance[np.ix_(first, second)] - covariance[np.ix_(second, first)]
-                 + covariance[np.ix_(second, second)])
-        correlation = correlation_of(cross)
-        maxima = None if len(pairs) == 1 else max_abs_normal(correlation, seed=options.get("seed"))
-        adjusted = maxt_p_values(raw, correlation, maxima).tolist()
-    found = {frozenset(pair): p for pair, p in zip(pairs, adjusted)}
+    found = {frozenset(pair): p for pair, p in zip(pairs, maxt_pair_p_values(spec, counts, pairs, covariance, options))}
     return [[None if a == b else found.get(frozenset((index[a], index[b])), math.nan) for b in names] for a in names]
 
 

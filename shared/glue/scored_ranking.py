@@ -19,6 +19,7 @@ from ..counting.labels import user_stacklevel
 from ..stats.distributions import z_value
 from .options import check_threshold
 from .ranking import RANKING_METHOD
+from .ranking import judge_intervals
 from .ranking import ranking_from_counts
 from .reduction import MetricSpec
 
@@ -51,12 +52,10 @@ def check_judges_threshold(value: Any, name: str) -> Any:
     """
     if not isinstance(value, Mapping):
         return check_threshold(value, name)
-    checked = {}
-    for key, entry in value.items():
+    for key in value:
         if not isinstance(key, str):
             raise TypeError(f"{name}: expected judges' names (strings) as keys, found {key!r} ({type(key).__name__}).")
-        checked[key] = check_threshold(entry, f"{name}[{key!r}]")
-    return checked
+    return {key: check_threshold(entry, f"{name}[{key!r}]") for key, entry in value.items()}
 
 
 def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[str, Any]) -> Dict[str, Any]:
@@ -66,26 +65,17 @@ def rank_scored_judges(spec: MetricSpec, scored: ScoredJudges, options: Mapping[
     if scored.one_class is not None:
         return one_class_result(spec, scored, options)
     result = ranking_from_counts(spec, scored.counts, plain)
-    level = options["confidence_level"]
-    marginal = result.get("judge_ranking_marginal_level", level)
-    widened = None
-    if level is not None and marginal is not None:
-        z = z_value(marginal)
-        widened = min(math.erf(CROSS_FIT_WIDENING * z / math.sqrt(2.0)), 1.0 - 1e-12)
-    index = {judge: position for position, judge in enumerate(scored.counts.names)}
+    marginal = result.get("judge_ranking_marginal_level")  # there exactly when there are intervals
+    widened = (None if marginal is None
+               else min(math.erf(CROSS_FIT_WIDENING * z_value(marginal) / math.sqrt(2.0)), 1.0 - 1e-12))
     tuned = [entry for entry in result["judge_ranking"] if widened is not None and not math.isnan(entry[spec.name])
              and "optimal_threshold" in scored.thresholds.get(entry["name"], {})]
     if tuned:
         at_widened = {**plain, "confidence_level": widened, "return_per_class": False, "return_confusion_matrix": False}
-        systems = [scored.counts.judge(index[entry["name"]]) for entry in tuned]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # warned once by the ranking
-            # In one vectorised call where the spec can (the same numbers as one by one), as the ranking does.
-            batched = spec.intervals(systems, at_widened) if spec.intervals else [None] * len(systems)
-            for entry, system, found in zip(tuned, systems, batched):
-                again = found if found is not None else spec.value(system, at_widened)
-                entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
-                entry["marginal_level"] = widened
+        systems = [scored.counts.judges[scored.counts.names.index(entry["name"])] for entry in tuned]
+        for entry, again in zip(tuned, judge_intervals(spec, systems, at_widened)):
+            entry[f"{spec.name}_ci"] = again.get(f"{spec.name}_ci", entry[f"{spec.name}_ci"])
+            entry["marginal_level"] = widened
     for entry in result["judge_ranking"]:
         entry.update(scored.thresholds.get(entry["name"], {}))
     if any("optimal_threshold" in found for found in scored.thresholds.values()):
@@ -99,17 +89,8 @@ def one_class_result(spec: MetricSpec, scored: ScoredJudges, options: Mapping[st
     """NaN values and intervals with a reason, an empty best set, and a warning saying why."""
     name, level = spec.name, options["confidence_level"]
     warnings.warn(ONE_CLASS_WARNING.format(value=to_python(scored.one_class)), UserWarning, stacklevel=user_stacklevel())
-    result: Dict[str, Any] = {name: math.nan}
-    if level is not None:
-        result[f"{name}_ci"] = [math.nan, math.nan]
-    result["reason"] = ONE_CLASS_REASON
-    ranking = []
-    for judge in scored.counts.names:
-        entry: Dict[str, Any] = {"name": judge, name: math.nan}
-        if level is not None:
-            entry[f"{name}_ci"] = [math.nan, math.nan]
-        entry.update({"p_value": math.nan, "in_best_set": False, "reason": ONE_CLASS_REASON})
-        entry.update(scored.thresholds.get(judge, {}))
-        ranking.append(entry)
-    result.update({"judge_ranking": ranking, "best_judges": [], "judge_ranking_method": RANKING_METHOD})
-    return to_python(result)
+    interval = (lambda: {} if level is None else {f"{name}_ci": [math.nan, math.nan]})
+    ranking = [{"name": judge, name: math.nan, **interval(), "p_value": math.nan, "in_best_set": False,
+                "reason": ONE_CLASS_REASON, **scored.thresholds.get(judge, {})} for judge in scored.counts.names]
+    return to_python({name: math.nan, **interval(), "reason": ONE_CLASS_REASON, "judge_ranking": ranking,
+                      "best_judges": [], "judge_ranking_method": RANKING_METHOD})

@@ -72,15 +72,12 @@ def check_difference_zero_division(zero_division: Any) -> Any:
 
 
 def selected_classes(class_mask: Any, num_classes: int) -> np.ndarray:
-    selected = np.zeros(num_classes, dtype=bool)
     if class_mask is None:
-        selected[:] = True
-        return selected
+        return np.ones(num_classes, dtype=bool)
     mask = np.asarray(class_mask).ravel()
     if mask.size and (mask.dtype.kind not in "iu" or mask.min() < 0 or mask.max() >= num_classes):
         raise ValueError(f"class_mask: expected class indices in [0, {num_classes - 1}], found {mask.tolist()!r}.")
-    selected[mask.astype(np.intp)] = True
-    return selected
+    return np.isin(np.arange(num_classes), mask.astype(np.intp))
 
 
 # ----------------------------------------------------------------------------------------
@@ -110,10 +107,8 @@ def swap_orientation(joint: np.ndarray):
 def canonical(joint, joint_w2):
     orientation = swap_orientation(joint)
     flip = (orientation < 0)[..., None, None, None]
-    joint = np.where(flip, swapped(joint), joint)
-    if joint_w2 is not None:
-        joint_w2 = np.where(flip, swapped(joint_w2), joint_w2)
-    return joint, joint_w2, orientation
+    oriented = (lambda array: None if array is None else np.where(flip, swapped(array), array))
+    return oriented(joint), oriented(joint_w2), orientation
 
 
 def marginals(joint: np.ndarray):
@@ -127,10 +122,7 @@ def marginals(joint: np.ndarray):
 def row_sizes(joint, joint_w2):
     """Row totals (weight sums) and the sizes that carry their sampling error (Kish)."""
     totals = joint.sum(axis=(-2, -1))
-    if joint_w2 is None:
-        return totals, totals
-    return totals, effective_sizes(totals, joint_w2.sum(axis=(-2, -1)))
-
+    return totals, totals if joint_w2 is None else effective_sizes(totals, joint_w2.sum(axis=(-2, -1)))
 
 
 def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS):
@@ -155,8 +147,7 @@ def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS
     [[0.8333333333333334, 0.08333333333333333], [0.08333333333333333, 0.0]]
     """
     num_classes = joint.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
+    shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
     if num_classes < 2 or pseudo_items == 0:
         return shares
     spread = pseudo_items / (num_classes * (num_classes - 1)) * (1.0 - np.eye(num_classes))
@@ -201,10 +192,7 @@ def bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed, pseudo_i
             f"Pass n_resamples <= {max(1, MAX_BOOTSTRAP_JOINT_CELLS // joint.size):,}."
         )
     rates = smoothed_shares(joint, totals, sizes, pseudo_items).reshape(joint.shape[:-2] + (num_classes * num_classes,))
-
-    def on_rows(draws):
-        return statistic(draws.reshape(draws.shape[:-1] + (num_classes, num_classes)))
-
+    on_rows = (lambda draws: statistic(draws.reshape(draws.shape[:-1] + (num_classes, num_classes))))
     return bootstrap_confusion(rates, sizes, on_rows, n_resamples, seed, row_totals=totals)
 
 

@@ -8,7 +8,7 @@ Newcombe's (1998) method 10 (``newcombe_paired_interval``)
     proportion, squared and added with the correction for their correlation (phi, with
     Newcombe's n/2 continuity correction of its numerator, as published).
 The score (McNemar-type) test (``variance_terms``, ``score_p_value``)
-    A difference linearised in the items (``cell_gradient``: its per-cell gradient) has,
+    A difference linearised in the items (its gradient per joint cell) has,
     under H0 "the two systems' labels are exchangeable on every item", contributions
     that flip sign when the systems are swapped; its score variance is the sum of the
     squared antisymmetric contributions (no mean subtracted, as in McNemar's test).
@@ -135,11 +135,6 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
 # ----------------------------------------------------------------------------------------
 
 
-def cell_gradient(grad_a, grad_b):
-    """d(difference)/d joint[r, a, b] = dA/dC_A[r, a] - dB/dC_B[r, b]."""
-    return grad_a[..., :, :, None] - grad_b[..., :, None, :]
-
-
 def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
     """(delta-method variance, score variance under exchangeability) of the difference.
 
@@ -153,10 +148,9 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
     is taken at (``comparison.py`` passes ``paired_joint.smoothed_shares``); default the
     observed ones. The score variance always uses the observed shares.
     """
-    gradient = cell_gradient(grad_a, grad_b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
-        scale = np.where(sizes > 0, totals**2 / np.where(sizes > 0, sizes, 1.0), 0.0)
+    gradient = grad_a[..., :, :, None] - grad_b[..., :, None, :]  # d(difference)/d joint[r, a, b]
+    shares = np.where(totals[..., None, None] > 0, joint / np.where(totals > 0, totals, 1.0)[..., None, None], 0.0)
+    scale = np.where(sizes > 0, totals**2 / np.where(sizes > 0, sizes, 1.0), 0.0)
     spread = shares if delta_shares is None else delta_shares
     mean = (spread * gradient).sum(axis=(-2, -1))
     delta = (scale * np.maximum((spread * gradient**2).sum(axis=(-2, -1)) - mean**2, 0.0)).sum(axis=-1)
@@ -167,10 +161,8 @@ def variance_terms(joint, totals, sizes, grad_a, grad_b, delta_shares=None):
 
 def score_p_value(difference, variance):
     """Two-sided normal p-value of ``difference / sqrt(variance)``; 1 when nothing varies."""
-    difference = np.asarray(difference, dtype=np.float64)
-    variance = np.asarray(variance, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = np.abs(difference) / np.sqrt(np.where(variance > 0, variance, 1.0))
+    difference, variance = np.asarray(difference, dtype=np.float64), np.asarray(variance, dtype=np.float64)
+    z = np.abs(difference) / np.sqrt(np.where(variance > 0, variance, 1.0))
     # 2 * (1 - Phi(|z|)) = erfc(|z| / sqrt 2), accurate in the far tail (no scipy here).
     p_value = np.minimum(_erfc(z / math.sqrt(2.0)), 1.0)
     # No discordant item: the difference is 0 exactly and no data speak against H0.

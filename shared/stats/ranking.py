@@ -25,9 +25,11 @@ NumPy and the standard library only.
 
 import functools
 from statistics import NormalDist
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
+
+from .binomial import effective_sizes
 
 # Draws of the multivariate normal for the maxT distribution (a power of two, from a fixed seed).
 MAXT_DRAWS = 1 << 16
@@ -58,7 +60,7 @@ def pair_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], gradient_
     """
     joint = np.asarray(joint, dtype=np.float64)
     totals = joint.sum(axis=(-2, -1))
-    sizes = totals if joint_w2 is None else _kish(totals, np.asarray(joint_w2, dtype=np.float64).sum(axis=(-2, -1)))
+    sizes = totals if joint_w2 is None else effective_sizes(totals, np.sum(joint_w2, axis=(-2, -1), dtype=np.float64))
     num_classes = joint.shape[-1]
     used = (totals > 0) & (sizes > 0)
     safe_totals = np.where(used, totals, 1.0)
@@ -71,11 +73,6 @@ def pair_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], gradient_
     mean_b = (shares * b).sum(axis=(-2, -1))
     within = (shares * a * b).sum(axis=(-2, -1)) - mean_a * mean_b
     return np.where(used, safe_totals**2 / safe_sizes * within, 0.0).sum(axis=-1)
-
-
-def _kish(totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(squares > 0, totals**2 / np.where(squares > 0, squares, 1.0), 0.0)
 
 
 # Cells of the pairs' joint counts taken at once when the covariances are computed (bounds the temporaries).
@@ -96,11 +93,10 @@ def judge_covariance(joint: np.ndarray, joint_w2: Optional[np.ndarray], own: np.
     for start in range(0, first.size, step):
         chunk = slice(start, start + step)
         found = pair_covariance(joint[chunk], None if joint_w2 is None else joint_w2[chunk], gradients[first[chunk]], gradients[second[chunk]])
-        covariance[first[chunk], second[chunk]] = found
-        covariance[second[chunk], first[chunk]] = found
+        covariance[first[chunk], second[chunk]] = covariance[second[chunk], first[chunk]] = found
     eye = np.eye(num_classes)
-    diagonal = pair_covariance(own[:, :, :, None] * eye, None if own_w2 is None else own_w2[:, :, :, None] * eye, gradients, gradients)
-    covariance[np.arange(size), np.arange(size)] = diagonal
+    own_w2 = None if own_w2 is None else own_w2[:, :, :, None] * eye
+    np.fill_diagonal(covariance, pair_covariance(own[:, :, :, None] * eye, own_w2, gradients, gradients))
     return covariance
 
 
@@ -143,7 +139,7 @@ def max_abs_normal(correlation: Any, draws: int = MAXT_DRAWS, seed: Optional[int
     return maxima
 
 
-def maxt_quantile(level: float, correlation: Any, maxima: Optional[np.ndarray] = None, seed: Optional[int] = None) -> float:
+def maxt_quantile(level: float, correlation: Any, seed: Optional[int] = None) -> float:
     """The simultaneous two-sided critical value c: ``P(max_k |Z_k| <= c) = level``; for one
     variable the normal quantile exactly.
 
@@ -155,11 +151,10 @@ def maxt_quantile(level: float, correlation: Any, maxima: Optional[np.ndarray] =
     correlation = np.atleast_2d(np.asarray(correlation, dtype=np.float64))
     if correlation.shape[0] == 1:
         return NormalDist().inv_cdf(0.5 + level / 2.0)
-    maxima = max_abs_normal(correlation, seed=seed) if maxima is None else maxima
-    return float(np.quantile(maxima, level))
+    return float(np.quantile(max_abs_normal(correlation, seed=seed), level))
 
 
-def maxt_p_values(p_values: Any, correlation: Any, maxima: Optional[np.ndarray] = None, seed: Optional[int] = None) -> np.ndarray:
+def maxt_p_values(p_values: Any, correlation: Any, seed: Optional[int] = None) -> np.ndarray:
     """Two-sided p-values adjusted for the family's multiplicity by maxT (see the module doc).
 
     Examples
@@ -174,17 +169,14 @@ def maxt_p_values(p_values: Any, correlation: Any, maxima: Optional[np.ndarray] 
     count = correlation.shape[0]
     if count == 1:
         return p_values.copy()
-    maxima = max_abs_normal(correlation, seed=seed) if maxima is None else maxima
+    maxima = max_abs_normal(correlation, seed=seed)
     normal = NormalDist()
     adjusted = np.full(p_values.shape, np.nan)
     for index, p in np.ndenumerate(p_values):
         if not np.isfinite(p):
             continue
-        if p >= 1.0:
-            adjusted[index] = 1.0
-            continue
-        # From the lower tail: 1 - p / 2 rounds to 1 for p below about 1e-16.
-        z = -normal.inv_cdf(p / 2.0) if p / 2.0 > 0 else np.inf
+        # From the lower tail: 1 - p / 2 rounds to 1 for p below about 1e-16. p = 1: z = 0, every draw beyond: 1.
+        z = -normal.inv_cdf(min(p, 1.0) / 2.0) if p / 2.0 > 0 else np.inf
         exceeding = maxima.size - np.searchsorted(maxima, z, side="left")
         # Too few draws beyond z to resolve the tail: Bonferroni's bound, tight there.
         estimate = exceeding / maxima.size if exceeding >= MIN_TAIL_DRAWS else count * p

@@ -97,6 +97,7 @@ too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning
 and ``metrics/informedness.py``).
 """
 
+import math
 import warnings
 from dataclasses import dataclass
 from dataclasses import fields
@@ -132,7 +133,8 @@ from .prevalence_ppi import ppi_prevalence_arrays
 # ----------------------------------------------------------------------------------------
 
 
-def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
+def refusal_reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
+    """The one refusal rule (see the module doc): None, or why the estimate is NaN."""
     if (confusion.sum(axis=-1) <= 0).any():
         return "class_without_golden_references"
     if any(u.sum() <= 0 for u in unlabeled_list):
@@ -142,16 +144,22 @@ def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informed
     return None
 
 
-def _plain(values: np.ndarray, binary: bool):
+def plain_value(values: np.ndarray, binary: bool):
     """Binary: the positive class's float; multi-class: a list per class."""
     values = np.asarray(values, dtype=np.float64)
     return float(values[1]) if binary else [float(v) for v in values]
 
 
-def _plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
+def plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
+    """Binary: the positive class's ``[low, high]``; multi-class: one per class."""
     if binary:
         return [float(low[1]), float(high[1])]
     return [[float(a), float(b)] for a, b in zip(low, high)]
+
+
+def nan_interval(num_classes: int):
+    """The interval of a refused estimate: ``[nan, nan]``, or one per class."""
+    return [math.nan, math.nan] if num_classes == 2 else [[math.nan, math.nan] for _ in range(num_classes)]
 
 
 def _summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
@@ -326,23 +334,21 @@ def corrected_prevalence(
     given = PrevalenceSettings.given("corrected_prevalence", settings)
     confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")
     num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
-    if unlabeled.ndim != 1:
-        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
     checked = given.checked(num_classes)
     level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary = num_classes == 2
 
     point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
     strength = float(point["strength"])
-    reason = _reason(confusion, [unlabeled], strength, min_informedness)
+    reason = refusal_reason(confusion, [unlabeled], strength, min_informedness)
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
     result = {
-        "estimate": _plain(point["estimate"], binary),
+        "estimate": plain_value(point["estimate"], binary),
         "reason": reason,
         "clipped": bool(point["clipped"]),
-        "measured_prevalence": _plain(point["measured"], binary),
+        "measured_prevalence": plain_value(point["measured"], binary),
         **_summary(confusion, strength),
     }
     if level is None:
@@ -354,10 +360,9 @@ def corrected_prevalence(
         method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
         result["lee_weight"] = weight
     result["method"] = method
-    nan = np.full(num_classes, np.nan)
     result["interval_reason"] = None
     if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
+        result["interval"] = nan_interval(num_classes)
         return result
     if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
@@ -378,7 +383,7 @@ def corrected_prevalence(
     elif method == "delta":
         covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
         low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
-    result["interval"] = _plain_interval(low, high, binary)
+    result["interval"] = plain_interval(low, high, binary)
     if result["interval_reason"] is None and spans_all(result["interval"], 0.0):
         result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result
@@ -426,13 +431,9 @@ def ppi_prevalence(
     >>> round(result["estimate"], 4), result["interval"], result["interval_reason"]
     (0.2294, [nan, nan], 'too_few_golden_items_for_ppi')
     """
-    confusion = check_confusion(gold_confusion)
-    if confusion.ndim != 2:
-        raise ValueError("gold_confusion: expected one K x K matrix.")
+    confusion = PrevalenceSettings().golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
-    if unlabeled.ndim != 1:
-        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
     level = check_confidence_level(confidence_level)
     binary = num_classes == 2
     found = ppi_prevalence_arrays(confusion, unlabeled, level)
@@ -449,18 +450,17 @@ def ppi_prevalence(
         reason = None
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
-    nan = np.full(num_classes, np.nan)
-    estimate = found["estimate"] if reason is None else nan
+    estimate = found["estimate"] if reason is None else np.full(num_classes, np.nan)
     clipped_estimate = np.clip(estimate, 0.0, 1.0)
-    rates = confusion.sum(axis=-1)
-    strength = float(np.nan) if (rates <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
+    support = confusion.sum(axis=-1)
+    strength = float(np.nan) if (support <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
     result = {
-        "estimate": _plain(clipped_estimate, binary),
+        "estimate": plain_value(clipped_estimate, binary),
         "reason": reason,
         "clipped": bool(reason is None and np.abs(clipped_estimate - estimate).max() > 0),
-        "measured_prevalence": _plain(measured, binary),
+        "measured_prevalence": plain_value(measured, binary),
         **_summary(confusion, strength),
-        "lam": _plain(found["lam"], binary),
+        "lam": plain_value(found["lam"], binary),
         "sampling_p_value": p_value,
     }
     if level is None:
@@ -468,15 +468,14 @@ def ppi_prevalence(
     result["method"] = "ppi"
     result["interval_reason"] = None
     if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
+        result["interval"] = nan_interval(num_classes)
         return result
     # Too few golden items in a class (or outside it): PPI's normal interval falls short there.
-    support = confusion.sum(axis=-1)
     few = np.minimum(support, confusion.sum() - support) < MIN_GOLDEN_ITEMS_PER_CLASS
     if few[1] if binary else few.any():
         result["interval_reason"] = "too_few_golden_items_for_ppi"
     low, high = (np.where(few, np.nan, np.clip(bound, 0.0, 1.0)) for bound in (found["low"], found["high"]))
-    result["interval"] = _plain_interval(low, high, binary)
+    result["interval"] = plain_interval(low, high, binary)
     return result
 
 
@@ -503,10 +502,8 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     given = PrevalenceSettings.given("corrected_prevalence_difference", settings)
     confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes)
-    second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes)
-    if first.ndim != 1 or second.ndim != 1:
-        raise ValueError("unlabeled_a, unlabeled_b: expected one vector of K counts each.")
+    first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes, one=True)
+    second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes, one=True)
     checked = given.checked(num_classes, difference=True)
     level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary = num_classes == 2
@@ -514,23 +511,22 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     point_a = corrected_prevalence_arrays(confusion, first, min_informedness)
     point_b = corrected_prevalence_arrays(confusion, second, min_informedness)
     strength = float(point_a["strength"])
-    reason = _reason(confusion, [first, second], strength, min_informedness)
+    reason = refusal_reason(confusion, [first, second], strength, min_informedness)
     raw = point_a["raw"] - point_b["raw"]
     estimate = np.clip(raw, -1.0, 1.0)
     result = {
-        "estimate": _plain(estimate, binary),
+        "estimate": plain_value(estimate, binary),
         "reason": reason,
         "clipped": bool(reason is None and np.abs(estimate - raw).max() > 1e-12),
-        "measured_difference": _plain(point_a["measured"] - point_b["measured"], binary),
+        "measured_difference": plain_value(point_a["measured"] - point_b["measured"], binary),
         **_summary(confusion, strength),
     }
     if level is None:
         return result
     result["method"] = method
     result["interval_reason"] = None
-    nan = np.full(num_classes, np.nan)
     if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
+        result["interval"] = nan_interval(num_classes)
         return result
     if method == "bootstrap":
         low, high, share = bootstrap_prevalence_arrays(
@@ -541,7 +537,7 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     else:
         covariance = delta_covariance(confusion, [first, second], raw)
         low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
-    result["interval"] = _plain_interval(low, high, binary)
+    result["interval"] = plain_interval(low, high, binary)
     if spans_all(result["interval"], -1.0):
         result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result

@@ -95,10 +95,12 @@ def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
     return confusion
 
 
-def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int, one: bool = False) -> np.ndarray:
     counts = as_counts(name, unlabeled, 1)
     if counts.shape[-1] != num_classes:
         raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
+    if one and counts.ndim != 1:
+        raise ValueError(f"{name}: expected one vector of K counts.")
     return counts
 
 
@@ -425,9 +427,30 @@ def _dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
     return draws / draws.sum(axis=-1, keepdims=True)
 
 
-def _draw(rng, confusion, unlabeled_list, count):
-    """One chunk of smoothed draws: the golden rows' rates and each unlabeled vector's shares."""
-    return _dirichlet(rng, confusion, count), [_dirichlet(rng, unlabeled, count) for unlabeled in unlabeled_list]
+def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, seed: Optional[int],
+                     min_informedness: float) -> Dict[str, np.ndarray]:
+    """The joint smoothed bootstrap: ``raw`` ``(R, ..., M, K)`` (unconstrained estimates, 0 where
+    undefined), ``estimate`` (projected), ``undefined`` ``(R, ...)``. ``gold_confusion`` ``(..., K, K)``,
+    ``unlabeled`` ``(..., M, K)``. Each chunk draws the golden rows, then each model's shares, in order
+    (so one model's replicates, or two models' difference, are ``bootstrap_prevalence_arrays``')."""
+    rng = np.random.default_rng(seed)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled = np.asarray(unlabeled, dtype=np.float64)
+    models = unlabeled.shape[-2]
+    chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
+    raw = np.empty((n_resamples,) + confusion.shape[:-2] + unlabeled.shape[-2:])
+    estimate = np.empty_like(raw)
+    undefined = np.empty((n_resamples,) + confusion.shape[:-2], dtype=bool)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
+        gold = _dirichlet(rng, confusion, count)
+        shares = np.stack([_dirichlet(rng, unlabeled[..., m, :], count) for m in range(models)], axis=-2)
+        found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
+        bad = ~found["defined"].all(axis=-1)
+        raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])
+        estimate[start:start + count] = np.where(bad[..., None, None], 0.0, found["estimate"])
+        undefined[start:start + count] = bad
+    return {"raw": raw, "estimate": estimate, "undefined": undefined}
 
 
 def bootstrap_prevalence_arrays(
@@ -463,41 +486,25 @@ def bootstrap_prevalence_arrays(
     kept for the study). Returns
     ``(low, high, undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
     """
-    rng = np.random.default_rng(seed)
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled_list = [np.asarray(u, dtype=np.float64) for u in unlabeled_list]
-    per_resample = max(1, confusion.size)
-    chunk = max(1, CHUNK_VALUES // per_resample)
-    batch = confusion.shape[:-2]
-    num_classes = confusion.shape[-1]
-    replicates = np.empty((n_resamples,) + batch + (num_classes,))
-    unrestricted = np.empty((n_resamples,) + batch + (num_classes,))
-    undefined = np.empty((n_resamples,) + batch, dtype=bool)
-    for start in range(0, n_resamples, chunk):
-        count = min(chunk, n_resamples - start)
-        gold, draws = _draw(rng, confusion, unlabeled_list, count)
-        if difference:
-            first = corrected_prevalence_arrays(gold, draws[0], min_informedness)
-            second = corrected_prevalence_arrays(gold, draws[1], min_informedness)
-            raw = first["raw"] - second["raw"]
-            values = np.clip(raw, -1.0, 1.0)
-            bad = ~(first["defined"] & second["defined"])
-        else:
-            result = corrected_prevalence_arrays(gold, draws[0], min_informedness)
-            raw, values, bad = result["raw"], result["estimate"], ~result["defined"]
-        replicates[start : start + count] = np.where(bad[..., None], 0.0, values)
-        unrestricted[start : start + count] = np.where(bad[..., None], 0.0, raw)
-        undefined[start : start + count] = bad
+    unlabeled = np.stack([np.asarray(u, dtype=np.float64) for u in unlabeled_list], axis=-2)
+    drawn = joint_replicates(gold_confusion, unlabeled, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness)
+    undefined = drawn["undefined"][..., None]
     floor = -1.0 if difference else 0.0
-    if not restricted:
-        low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
-        return low, high, undefined.mean(axis=0)
-    points = [corrected_prevalence_arrays(confusion, unlabeled, min_informedness)["raw"] for unlabeled in unlabeled_list]
-    estimate = points[0] - points[1] if difference else points[0]
     if difference:
-        replicates, unrestricted = centred_differences(unrestricted, undefined[..., None], estimate)
-    low, high = replicates_interval(replicates, unrestricted, undefined[..., None], estimate, confidence_level, floor)
-    return low, high, undefined.mean(axis=0)
+        unrestricted = drawn["raw"][..., 0, :] - drawn["raw"][..., 1, :]
+        replicates = np.clip(unrestricted, -1.0, 1.0)
+    else:
+        unrestricted, replicates = drawn["raw"][..., 0, :], drawn["estimate"][..., 0, :]
+    if not restricted:
+        low, high = _conservative_percentiles(replicates, undefined, confidence_level, floor, 1.0)
+        return low, high, drawn["undefined"].mean(axis=0)
+    points = corrected_prevalence_arrays(np.asarray(gold_confusion, dtype=np.float64)[..., None, :, :], unlabeled,
+                                         min_informedness)["raw"]
+    estimate = points[..., 0, :] - points[..., 1, :] if difference else points[..., 0, :]
+    if difference:
+        replicates, unrestricted = centred_differences(unrestricted, undefined, estimate)
+    low, high = replicates_interval(replicates, unrestricted, undefined, estimate, confidence_level, floor)
+    return low, high, drawn["undefined"].mean(axis=0)
 
 
 def centred_differences(unrestricted: np.ndarray, undefined: np.ndarray, estimate: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

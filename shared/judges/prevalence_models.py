@@ -53,7 +53,6 @@ Coverage (family-wise, 2-5 models, golden sets of 30-300, J 0.3-0.95, prior shif
 clustered golden items): ``studies/prevalence_models/results.md``.
 """
 
-import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -62,17 +61,20 @@ from ..stats.distributions import chi2_sf
 from ..metrics.informedness import informedness_from_confusion
 from .prevalence import PrevalenceSettings
 from .prevalence import corrected_prevalence
+from .prevalence import nan_interval
+from .prevalence import plain_interval
+from .prevalence import plain_value
+from .prevalence import refusal_reason
 from .prevalence import spans_all
 from .prevalence import spanning_reason
 from .prevalence import warn_if_labels_look_swapped
-from .prevalence_arrays import CHUNK_VALUES
 from .prevalence_arrays import centred_differences
 from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
+from .prevalence_arrays import joint_replicates
 from .prevalence_arrays import lee_interval_arrays
 from .prevalence_arrays import lee_weight
 from .prevalence_arrays import replicates_interval
-from .prevalence_arrays import THRESHOLD_MARGIN
 
 # A check of the model names a mapping gives (unlabeled_predictions, reference_model).
 MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judge's labels on that model's outputs"
@@ -108,40 +110,6 @@ def check_model_names(names: Sequence[Any], argument: str = "unlabeled_predictio
 # ----------------------------------------------------------------------------------------
 # Vectorised building blocks
 # ----------------------------------------------------------------------------------------
-
-
-def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, seed: Optional[int],
-                     min_informedness: float) -> Dict[str, np.ndarray]:
-    """The joint smoothed bootstrap: ``raw`` ``(R, ..., M, K)`` (unconstrained estimates, 0 where
-    undefined), ``estimate`` (projected), ``undefined`` ``(R, ...)``. ``gold_confusion`` ``(..., K, K)``,
-    ``unlabeled`` ``(..., M, K)``. The draws of each chunk come in the one-model bootstrap's order
-    (the golden rows, then each model's shares), so two models' replicates are those of
-    ``bootstrap_prevalence_arrays`` for their difference."""
-    rng = np.random.default_rng(seed)
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled = np.asarray(unlabeled, dtype=np.float64)
-    models, num_classes = unlabeled.shape[-2], unlabeled.shape[-1]
-    batch = confusion.shape[:-2]
-    chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
-    raw = np.empty((n_resamples,) + batch + (models, num_classes))
-    estimate = np.empty_like(raw)
-    undefined = np.empty((n_resamples,) + batch, dtype=bool)
-    for start in range(0, n_resamples, chunk):
-        count = min(chunk, n_resamples - start)
-        gold = _joint_dirichlet(rng, confusion, count)
-        shares = np.stack([_joint_dirichlet(rng, unlabeled[..., m, :], count) for m in range(models)], axis=-2)
-        found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
-        bad = ~found["defined"].all(axis=-1)
-        raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])
-        estimate[start:start + count] = np.where(bad[..., None, None], 0.0, found["estimate"])
-        undefined[start:start + count] = bad
-    return {"raw": raw, "estimate": estimate, "undefined": undefined}
-
-
-def _joint_dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
-    # As prevalence_arrays' draws (Dirichlet(counts + 1)), in the same order of calls.
-    draws = rng.standard_gamma(counts + 1.0, size=(count,) + counts.shape)
-    return draws / draws.sum(axis=-1, keepdims=True)
 
 
 def simultaneous_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float) -> np.ndarray:
@@ -286,17 +254,6 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
 # ----------------------------------------------------------------------------------------
 
 
-def _model_value(values, binary: bool):
-    values = np.asarray(values, dtype=np.float64)
-    return float(values[1]) if binary else [float(v) for v in values]
-
-
-def _model_interval(low, high, binary: bool):
-    if binary:
-        return [float(low[1]), float(high[1])]
-    return [[float(a), float(b)] for a, b in zip(low, high)]
-
-
 def corrected_prevalences(
     gold_confusion: Any,
     unlabeled_by_model: Mapping[str, Any],
@@ -340,12 +297,8 @@ def corrected_prevalences(
     given = PrevalenceSettings.given("corrected_prevalences", settings)
     confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    vectors = []
-    for name in names:
-        vector = check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes)
-        if vector.ndim != 1:
-            raise ValueError(f"unlabeled_predicted[{name!r}]: expected one vector of K counts.")
-        vectors.append(vector)
+    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes, one=True)
+               for name in names]
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models {names}, found {reference!r}.")
     checked = given.checked(num_classes, difference=len(names) > 1)
@@ -362,7 +315,6 @@ def corrected_prevalences(
                   "min_singular_value": single["min_singular_value"]}
         if level is not None:
             entry.update(interval=single["interval"], interval_reason=single["interval_reason"])
-            _mark_spanning(entry, single.get("undefined_resample_share"), level, 0.0)
             result.update(method=single["method"], marginal_level=level, difference_marginal_level=None)
         return result
 
@@ -370,11 +322,11 @@ def corrected_prevalences(
     stacked = np.stack(vectors)
     point = corrected_prevalence_arrays(confusion[None], stacked, checked.min_informedness)
     # The one rule (prevalence.py), per model: a model with no labels is refused alone.
-    reasons = [_model_reason(confusion, vector, float(point["strength"][0]), checked.min_informedness) for vector in vectors]
+    reasons = [refusal_reason(confusion, [vector], float(point["strength"][0]), checked.min_informedness) for vector in vectors]
     if any(reason is None for reason in reasons):
         warn_if_labels_look_swapped(confusion, classes)
-    models = [{"name": name, "estimate": _model_value(point["estimate"][m], binary), "reason": reasons[m],
-               "clipped": bool(point["clipped"][m]), "measured_prevalence": _model_value(point["measured"][m], binary)}
+    models = [{"name": name, "estimate": plain_value(point["estimate"][m], binary), "reason": reasons[m],
+               "clipped": bool(point["clipped"][m]), "measured_prevalence": plain_value(point["measured"][m], binary)}
               for m, name in enumerate(names)]
     p_values = homogeneity_p_values(stacked[[i for i, _ in pairs]], stacked[[j for _, j in pairs]])
     refused = [reasons[i] or reasons[j] for i, j in pairs]
@@ -383,9 +335,9 @@ def corrected_prevalences(
     for index, (i, j) in enumerate(pairs):
         raw = point["raw"][i] - point["raw"][j]
         estimate = np.clip(raw, -1.0, 1.0)
-        differences.append({"models": [names[i], names[j]], "estimate": _model_value(estimate, binary), "reason": refused[index],
+        differences.append({"models": [names[i], names[j]], "estimate": plain_value(estimate, binary), "reason": refused[index],
                             "clipped": bool(refused[index] is None and np.abs(estimate - raw).max() > 1e-12),
-                            "measured_difference": _model_value(point["measured"][i] - point["measured"][j], binary),
+                            "measured_difference": plain_value(point["measured"][i] - point["measured"][j], binary),
                             "p_value": float(adjusted[index])})
     result = {"models": models, "differences": differences, "informedness": float(informedness_from_confusion(confusion)),
               "min_singular_value": float(abs(point["strength"][0]))}
@@ -394,41 +346,17 @@ def corrected_prevalences(
     found = simultaneous_intervals_arrays(confusion, stacked, pairs, confidence_level=level, method=method,
                                           n_resamples=checked.n_resamples, seed=checked.seed,
                                           min_informedness=checked.min_informedness)
-    marginal = float(found["level"])
     weight = float(found["lee_weight"])
-    result["method"] = ("lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap")
-    result["marginal_level"] = marginal
-    result["difference_marginal_level"] = float(found["difference_level"])
+    result.update(method="lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap",
+                  marginal_level=float(found["level"]), difference_marginal_level=float(found["difference_level"]))
     share = float(found["undefined_share"])
-    nan = [math.nan, math.nan]
-    for m, entry in enumerate(models):
-        entry["interval"] = (_model_interval(found["low"][m], found["high"][m], binary) if entry["reason"] is None
-                             else (nan if binary else [nan] * num_classes))
-        entry["interval_reason"] = None
-        if entry["reason"] is None:
-            _mark_spanning(entry, share, marginal, 0.0)
-    for index, entry in enumerate(differences):
-        entry["interval"] = (_model_interval(found["difference_low"][index], found["difference_high"][index], binary)
-                             if entry["reason"] is None else (nan if binary else [nan] * num_classes))
-        entry["interval_reason"] = None
-        if entry["reason"] is None:
-            _mark_spanning(entry, share, float(found["difference_level"]), -1.0)
+    # An interval spanning every value carries why (interval_reason).
+    for entries, prefix, at_level, floor in ((models, "", result["marginal_level"], 0.0),
+                                             (differences, "difference_", result["difference_marginal_level"], -1.0)):
+        for index, entry in enumerate(entries):
+            given = entry["reason"] is None
+            entry["interval"] = (plain_interval(found[prefix + "low"][index], found[prefix + "high"][index], binary) if given
+                                 else nan_interval(num_classes))
+            entry["interval_reason"] = (spanning_reason(share, at_level) if given and spans_all(entry["interval"], floor)
+                                        else None)
     return result
-
-
-def _model_reason(confusion: np.ndarray, unlabeled: np.ndarray, strength: float, min_informedness: float) -> Optional[str]:
-    # prevalence.py's one rule, for one model.
-    if (confusion.sum(axis=-1) <= 0).any():
-        return "class_without_golden_references"
-    if unlabeled.sum() <= 0:
-        return "no_unlabeled_predictions"
-    if abs(strength) <= min_informedness + THRESHOLD_MARGIN:
-        return "informedness_too_small"
-    return None
-
-
-def _mark_spanning(entry: Dict[str, Any], undefined_share: Optional[float], level: float, floor: float) -> None:
-    """An interval spanning every value carries why (``interval_reason``), unless it already has one."""
-    if entry.get("interval_reason") is None and entry.get("reason") is None and spans_all(entry["interval"], floor):
-        entry["interval_reason"] = spanning_reason(undefined_share, level)
-

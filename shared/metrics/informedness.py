@@ -849,33 +849,27 @@ def informedness_difference(
             n_resamples=n_resamples, seed=seed, joint_w2=joint_w2, design_factor=design_factor,
         )
         p_value = np.asarray(paired["p_value"], dtype=np.float64)
-        if method != "delta":
-            # `joint` is canonical already, so `paired` comes back unflipped.
-            low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
-        else:
-            gradient_a = _gradient(confusion_a, average, mask, zero_division)
-            gradient_b = _gradient(confusion_b, average, mask, zero_division)
-            delta_variance, _ = variance_terms(joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes))
-            half = z_value(confidence_level) * np.sqrt(delta_variance)
-            low, high = difference - half, difference + half
-    else:
+        # `joint` is canonical already, so `paired` comes back unflipped.
+        low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
+    if num_classes != 2 or method == "delta":
         gradient_a = _gradient(confusion_a, average, mask, zero_division)
         gradient_b = _gradient(confusion_b, average, mask, zero_division)
         delta_variance, score_variance = variance_terms(
             joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes)
         )
+    if num_classes != 2:
         p_value = score_p_value(difference, score_variance)
-        if method == "delta":
-            half = z_value(confidence_level) * np.sqrt(delta_variance)
-            low, high = difference - half, difference + half
-        else:
+    if method == "delta":
+        half = z_value(confidence_level) * np.sqrt(delta_variance)
+        low, high = difference - half, difference + half
+    elif method == "bootstrap" and num_classes != 2:
 
-            def statistic(resampled):
-                a, b = marginals(resampled)
-                return informedness_average(a, average, mask, zero_division) - informedness_average(b, average, mask, zero_division)
+        def statistic(resampled):
+            a, b = marginals(resampled)
+            return informedness_average(a, average, mask, zero_division) - informedness_average(b, average, mask, zero_division)
 
-            replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
-            low, high = percentile_interval(replicates, confidence_level, orientation == 0)
+        replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
+        low, high = percentile_interval(replicates, confidence_level, orientation == 0)
     low, high = np.clip(low, -2.0, 2.0), np.clip(high, -2.0, 2.0)
     undefined_ci = fewer_than_two | np.isnan(difference)
     low, high, p_value = (np.where(undefined_ci, np.nan, x) for x in (low, high, p_value))

@@ -330,18 +330,14 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
     z = z_values(confidence_level)  # one level, or one per problem (broadcast to the leading axes)
-    negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
     total = unlabeled.sum(axis=-1)
     share = (unlabeled[..., 1] + z * z / 2.0) / (total + z * z)
-    specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
-    sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
+    negatives, positives, specificity, sensitivity, spec_term, sens_term = _lee_rates(confusion)
     informedness = specificity + sensitivity - 1.0
     raw = confusion[..., 1, 1] / np.maximum(positives, 1e-300) - confusion[..., 0, 1] / np.maximum(negatives, 1e-300)
     flipped = (np.sign(informedness) != np.sign(raw)) | (informedness == 0)
     safe = np.where(flipped, 1.0, informedness)
     centre = (share + specificity - 1.0) / safe
-    spec_term = specificity * (1.0 - specificity) / (negatives + 2.0)
-    sens_term = sensitivity * (1.0 - sensitivity) / (positives + 2.0)
     shift = 2.0 * z * z * (centre * sens_term - (1.0 - centre) * spec_term)
     se = np.sqrt(share * (1.0 - share) / (total + z * z) + (1.0 - centre) ** 2 * spec_term + centre**2 * sens_term) / np.abs(safe)
     middle = centre + shift
@@ -384,12 +380,17 @@ def smoothed_informedness_in_se(gold_confusion: Any) -> np.ndarray:
     >>> round(float(smoothed_informedness_in_se([[140, 60], [20, 180]])), 2)  # J~ = 0.59
     15.31
     """
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    _, _, specificity, sensitivity, spec_term, sens_term = _lee_rates(np.asarray(gold_confusion, dtype=np.float64))
+    return np.abs(specificity + sensitivity - 1.0) / np.sqrt(spec_term + sens_term)
+
+
+def _lee_rates(confusion: np.ndarray):
+    """Lee's smoothed rates: ``(negatives, positives, q0~, q1~, q0~(1 - q0~) / (m0 + 2), q1~(1 - q1~) / (m1 + 2))``."""
     negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
     specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
     sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
-    spread = np.sqrt(specificity * (1.0 - specificity) / (negatives + 2.0) + sensitivity * (1.0 - sensitivity) / (positives + 2.0))
-    return np.abs(specificity + sensitivity - 1.0) / spread
+    return (negatives, positives, specificity, sensitivity, specificity * (1.0 - specificity) / (negatives + 2.0),
+            sensitivity * (1.0 - sensitivity) / (positives + 2.0))
 
 
 def quantiles(values: np.ndarray, probability: Any) -> np.ndarray:

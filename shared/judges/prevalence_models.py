@@ -57,7 +57,6 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..stats.distributions import chi2_sf
 from ..metrics.informedness import informedness_from_confusion
 from .prevalence import PrevalenceSettings
 from .prevalence import corrected_prevalence
@@ -75,6 +74,7 @@ from .prevalence_arrays import joint_replicates
 from .prevalence_arrays import lee_interval_arrays
 from .prevalence_arrays import lee_weight
 from .prevalence_arrays import replicates_interval
+from .prevalence_ppi import homogeneity_p_values
 
 # A check of the model names a mapping gives (unlabeled_predictions, reference_model).
 MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judge's labels on that model's outputs"
@@ -144,25 +144,6 @@ def model_pairs(names: Sequence[str], reference: Optional[str]) -> List[Tuple[in
         return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     index = list(names).index(reference)
     return [(i, index) for i in range(len(names)) if i != index]
-
-
-def homogeneity_p_values(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Pearson's chi-square test that two count vectors (last axis) come from one distribution
-    (K - 1 degrees of freedom over the classes either has); NaN where one is empty.
-
-    >>> float(homogeneity_p_values(np.array([50, 50]), np.array([50, 50])))
-    1.0
-    """
-    first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
-    table = np.stack([first, second], axis=-2)
-    rows, columns = table.sum(axis=-1, keepdims=True), table.sum(axis=-2, keepdims=True)
-    total = rows.sum(axis=-2, keepdims=True)
-    expected = rows * columns / np.where(total > 0, total, 1.0)
-    statistic = np.where(expected > 0, (table - expected) ** 2 / np.where(expected > 0, expected, 1.0), 0.0).sum(axis=(-2, -1))
-    freedom = (columns[..., 0, :] > 0).sum(axis=-1) - 1
-    empty = (rows[..., 0] <= 0).any(axis=-1)
-    flat = [chi2_sf(float(s), int(d)) if d > 0 else 1.0 for s, d in zip(np.ravel(statistic), np.ravel(freedom))]
-    return np.where(empty, np.nan, np.reshape(flat, np.shape(statistic)))
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:

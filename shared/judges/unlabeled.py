@@ -103,20 +103,13 @@ def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
             raise ValueError("unlabeled_baseline_predictions: expected it with one model's unlabeled_predictions, found "
                              "unlabeled_predictions as a mapping of models too; put the baseline in the mapping (e.g. "
                              "{'model': ..., 'baseline': ...}) and name it with reference_model='baseline'.")
-        for model in check_model_names(list(models)):
-            key = f"unlabeled_predictions[{model!r}]"
-            labels = as_labels(as_array(models[model], key).reshape(-1), key, _HINT)
-            table = CountTable([key])
-            table.add([labels])
-            store.tables[MODEL_TABLE_PREFIX + model] = table
-        return store
-    for name, table_name in UNLABELED_TABLES.items():
-        values = inputs.get(name)
-        if values is None:
-            continue
-        labels = as_labels(as_array(values, name).reshape(-1), name, _HINT)
+        labelled = {MODEL_TABLE_PREFIX + model: (f"unlabeled_predictions[{model!r}]", models[model])
+                    for model in check_model_names(list(models))}
+    else:
+        labelled = {table: (name, inputs[name]) for name, table in UNLABELED_TABLES.items() if inputs.get(name) is not None}
+    for table_name, (name, values) in labelled.items():
         table = CountTable([name])  # keyed by the input's name: errors between batches name it
-        table.add([labels])
+        table.add([as_labels(as_array(values, name).reshape(-1), name, _HINT)])
         store.tables[table_name] = table  # created even when empty: the input was given
     return store
 

@@ -690,24 +690,16 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
             f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
             "pass `labels` with the classes to average, or zero_division='skip'."
         )
-    if num_classes > 2:
-        check_multiclass_interval(ci_method, num_classes, n_resamples)
-
-
-def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
-    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
+    if num_classes <= 2:
+        return
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
             "J is then not a sum of independent rates); expected ci_method='score', 'delta', 'bootstrap' or None."
         )
-    if ci_method != "bootstrap":
-        return
-    if n_resamples is None:
-        n_resamples = auto_resamples(num_classes * num_classes)
-    # The bootstrap draws n_resamples K x K matrices.
-    cells = num_classes * num_classes
-    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
+    cells = num_classes * num_classes  # the bootstrap draws n_resamples K x K matrices
+    n_resamples = auto_resamples(cells) if n_resamples is None else n_resamples
+    if ci_method == "bootstrap" and n_resamples * cells > MAX_BOOTSTRAP_CELLS:
         fits = MAX_BOOTSTRAP_CELLS // cells
         hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
         raise ValueError(

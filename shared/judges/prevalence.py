@@ -173,7 +173,7 @@ def _name(classes: Optional[Sequence[Any]], index: int) -> str:
     return repr(classes[index]) if classes is not None else f"class {index}"
 
 
-def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None) -> None:
+def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None, stacklevel: int = 3) -> None:
     """A ``UserWarning`` when the judge gives some class less often when it is the truth than
     when it is not (per-class J_c = TPR_c - FPR_c < 0): two labels look swapped.
 
@@ -199,7 +199,7 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
             ": it gives those labels less often when they are the truth than when they are not"
     warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
                   "inverts it all the same; check that the judge's labels and the references use the same label order.",
-                  UserWarning, stacklevel=3)
+                  UserWarning, stacklevel=stacklevel)
 
 
 def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
@@ -213,7 +213,7 @@ def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: floa
                       f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
                       "short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap (method='bootstrap'; "
                       "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
-                      "class narrow both.", UserWarning, stacklevel=3)
+                      "class narrow both.", UserWarning, stacklevel=4)
 
 
 # An interval within this of both bounds spans every value: it carries a reason (``spanning_reason``).
@@ -331,31 +331,44 @@ def corrected_prevalence(
     >>> result["estimate"], result["clipped"], [round(x, 3) for x in result["interval"]], result["method"]
     (0.0, True, [0.0, 0.054], 'bootstrap')
     """
-    given = PrevalenceSettings.given("corrected_prevalence", settings)
-    confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")
-    num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
-    checked = given.checked(num_classes)
-    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
-    binary = num_classes == 2
+    return _corrected("corrected_prevalence", gold_confusion, {"unlabeled_predicted": unlabeled_predicted}, classes, settings)
 
-    point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
-    strength = float(point["strength"])
-    reason = refusal_reason(confusion, [unlabeled], strength, min_informedness)
-    if reason is None:
-        warn_if_labels_look_swapped(confusion, classes)
-    result = {
-        "estimate": plain_value(point["estimate"], binary),
-        "reason": reason,
-        "clipped": bool(point["clipped"]),
-        "measured_prevalence": plain_value(point["measured"], binary),
-        **_summary(confusion, strength),
-    }
+
+def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], classes: Optional[Sequence[Any]],
+               settings: Dict[str, Any]) -> Dict[str, Any]:
+    """``corrected_prevalence`` (one unlabeled vector) and ``corrected_prevalence_difference`` (two:
+    the first's minus the second's, unconstrained, clipped to [-1, 1])."""
+    given = PrevalenceSettings.given(owner, settings)
+    difference = len(unlabeled) == 2
+    confusion = given.golden_confusion(gold_confusion, "" if difference else " (use corrected_prevalence_arrays for batches)")
+    num_classes = confusion.shape[-1]
+    vectors = [check_unlabeled(name, value, num_classes, one=True) for name, value in unlabeled.items()]
+    checked = given.checked(num_classes, difference=difference)
+    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
+    binary, floor = num_classes == 2, -1.0 if difference else 0.0
+
+    points = [corrected_prevalence_arrays(confusion, vector, min_informedness) for vector in vectors]
+    strength = float(points[0]["strength"])
+    reason = refusal_reason(confusion, vectors, strength, min_informedness)
+    # weights: what the delta method multiplies the golden rows' noise by (a difference: unclipped).
+    if difference:
+        weights = points[0]["raw"] - points[1]["raw"]
+        estimate = np.clip(weights, -1.0, 1.0)
+        clipped = reason is None and np.abs(estimate - weights).max() > 1e-12
+        measured = {"measured_difference": plain_value(points[0]["measured"] - points[1]["measured"], binary)}
+    else:
+        if reason is None:
+            warn_if_labels_look_swapped(confusion, classes, stacklevel=4)
+        weights = estimate = points[0]["estimate"]
+        clipped = points[0]["clipped"]
+        measured = {"measured_prevalence": plain_value(points[0]["measured"], binary)}
+    result = {"estimate": plain_value(estimate, binary), "reason": reason, "clipped": bool(clipped), **measured,
+              **_summary(confusion, strength)}
     if level is None:
         return result
     weight, lee = None, None
     if method is None:  # the default for one binary prevalence: Lee's, the bootstrap's, or a blend of the two
-        lee = lee_interval_arrays(confusion, unlabeled, level)
+        lee = lee_interval_arrays(confusion, vectors[0], level)
         weight = 0.0 if bool(lee[2]) else float(lee_weight(confusion))
         method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
         result["lee_weight"] = weight
@@ -366,14 +379,14 @@ def corrected_prevalence(
         return result
     if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
-        lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, unlabeled, level)
+        lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, vectors[0], level)
         low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
             result["interval_reason"] = "too_few_golden_items"
     if method in ("bootstrap", "lee_bootstrap"):
         boot_low, boot_high, share = bootstrap_prevalence_arrays(
-            confusion, [unlabeled], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
-            min_informedness=min_informedness,
+            confusion, vectors, confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
+            min_informedness=min_informedness, difference=difference,
         )
         result["undefined_resample_share"] = float(share)
         if method == "bootstrap":
@@ -381,10 +394,9 @@ def corrected_prevalence(
         else:  # each end moves continuously from the bootstrap's to Lee's as the golden set pins J down
             low, high = weight * low + (1.0 - weight) * boot_low, weight * high + (1.0 - weight) * boot_high
     elif method == "delta":
-        covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
-        low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
+        low, high = delta_interval_arrays(estimate, delta_covariance(confusion, vectors, weights), level, (floor, 1.0))
     result["interval"] = plain_interval(low, high, binary)
-    if result["interval_reason"] is None and spans_all(result["interval"], 0.0):
+    if result["interval_reason"] is None and spans_all(result["interval"], floor):
         result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result
 
@@ -499,45 +511,5 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
     0.1
     """
-    given = PrevalenceSettings.given("corrected_prevalence_difference", settings)
-    confusion = given.golden_confusion(gold_confusion)
-    num_classes = confusion.shape[-1]
-    first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes, one=True)
-    second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes, one=True)
-    checked = given.checked(num_classes, difference=True)
-    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
-    binary = num_classes == 2
-
-    point_a = corrected_prevalence_arrays(confusion, first, min_informedness)
-    point_b = corrected_prevalence_arrays(confusion, second, min_informedness)
-    strength = float(point_a["strength"])
-    reason = refusal_reason(confusion, [first, second], strength, min_informedness)
-    raw = point_a["raw"] - point_b["raw"]
-    estimate = np.clip(raw, -1.0, 1.0)
-    result = {
-        "estimate": plain_value(estimate, binary),
-        "reason": reason,
-        "clipped": bool(reason is None and np.abs(estimate - raw).max() > 1e-12),
-        "measured_difference": plain_value(point_a["measured"] - point_b["measured"], binary),
-        **_summary(confusion, strength),
-    }
-    if level is None:
-        return result
-    result["method"] = method
-    result["interval_reason"] = None
-    if reason is not None:
-        result["interval"] = nan_interval(num_classes)
-        return result
-    if method == "bootstrap":
-        low, high, share = bootstrap_prevalence_arrays(
-            confusion, [first, second], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
-            min_informedness=min_informedness, difference=True,
-        )
-        result["undefined_resample_share"] = float(share)
-    else:
-        covariance = delta_covariance(confusion, [first, second], raw)
-        low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
-    result["interval"] = plain_interval(low, high, binary)
-    if spans_all(result["interval"], -1.0):
-        result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
-    return result
+    return _corrected("corrected_prevalence_difference", gold_confusion, {"unlabeled_a": unlabeled_a, "unlabeled_b": unlabeled_b},
+                      None, settings)

@@ -156,13 +156,6 @@ def project_to_simplex(values: Any) -> np.ndarray:
     return np.maximum(values - theta, 0.0)
 
 
-def _sum_zero_basis(num_classes: int) -> np.ndarray:
-    """Orthonormal basis ``(K, K-1)`` of the vectors summing to 0."""
-    spanning = np.eye(num_classes)[:, :-1] - 1.0 / num_classes
-    basis, _ = np.linalg.qr(spanning)
-    return basis
-
-
 def row_rates(confusion: Any) -> Tuple[np.ndarray, np.ndarray]:
     """``(C, support)``: row-normalised confusion (0 rows where a class has no reference)."""
     confusion = np.asarray(confusion, dtype=np.float64)
@@ -206,27 +199,10 @@ def conditioning(rates: Any) -> np.ndarray:
     rates = np.asarray(rates, dtype=np.float64)
     if rates.shape[-1] == 2:
         return rates[..., 1, 1] - rates[..., 0, 1]
-    basis = _sum_zero_basis(rates.shape[-1])
+    basis, _ = np.linalg.qr(np.eye(rates.shape[-1])[:, :-1] - 1.0 / rates.shape[-1])  # orthonormal, of the sum-zero vectors
     reduced = basis.T @ np.swapaxes(rates, -1, -2) @ basis
     smallest = np.linalg.svd(reduced, compute_uv=False)[..., -1]
     return np.where(np.linalg.det(reduced) < 0, -smallest, smallest)
-
-
-def _informed(rates: np.ndarray, support: np.ndarray, min_informedness: float) -> Tuple[np.ndarray, np.ndarray]:
-    """``(defined, strength)``: where the correction is allowed, and the signed conditioning
-    (J for two classes). The one rule for any K: ``|strength| > min_informedness``."""
-    strength = conditioning(rates)
-    # A rounding margin: J = 0.55 - 0.5 computes as 0.05000000000000004, and is at the threshold.
-    defined = (support > 0).all(axis=-1) & (np.abs(strength) > min_informedness + THRESHOLD_MARGIN)
-    return defined, strength
-
-
-def _solve(rates: np.ndarray, shares: np.ndarray, defined: np.ndarray) -> np.ndarray:
-    """Unconstrained solution of ``C^T p = q`` (NaN where not ``defined``)."""
-    num_classes = rates.shape[-1]
-    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(num_classes))
-    solution = np.linalg.solve(safe, shares[..., None])[..., 0]
-    return np.where(defined[..., None], solution, np.nan)
 
 
 def corrected_prevalence_arrays(
@@ -242,9 +218,13 @@ def corrected_prevalence_arrays(
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
     total = unlabeled.sum(axis=-1)
     measured = unlabeled / np.where(total > 0, total, 1.0)[..., None]
-    defined, strength = _informed(rates, support, min_informedness)
-    defined = defined & (total > 0)
-    raw = _solve(rates, measured, defined)
+    strength = conditioning(rates)  # signed: J for two classes
+    # The one rule for any K, |strength| > min_informedness, with a rounding margin: J = 0.55 - 0.5
+    # computes as 0.05000000000000004, and is at the threshold.
+    defined = (support > 0).all(axis=-1) & (np.abs(strength) > min_informedness + THRESHOLD_MARGIN) & (total > 0)
+    # The unconstrained solution of C^T p = q (solved on the identity where not defined, then NaN).
+    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(rates.shape[-1]))
+    raw = np.where(defined[..., None], np.linalg.solve(safe, measured[..., None])[..., 0], np.nan)
     estimate = np.where(defined[..., None], project_to_simplex(np.where(defined[..., None], raw, 0.5)), np.nan)
     clipped = defined & (np.abs(estimate - raw).max(axis=-1, initial=0.0) > 1e-12)
     return {"raw": raw, "estimate": estimate, "clipped": clipped, "measured": measured, "strength": strength, "defined": defined}

@@ -451,17 +451,9 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
         matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
                               n_resamples=interval["n_resamples"], seed=interval["seed"], ci_method=ci_method)
-    per_group = {}
-    for index, group_id in enumerate(ids.tolist()):
-        entry = {"support": [found["support"][index][position] for position in np.argsort(order)]}  # class order
-        if num_classes == 2:
-            entry.update(tpr=found["tpr"][index], fpr=found["fpr"][index])
-        else:
-            entry["recall"] = found["recall"][index]
-        entry["informedness"] = found["informedness"][index]
-        if "informedness_ci" in found:
-            entry["informedness_ci"] = found["informedness_ci"][index]
-        per_group[group_id] = entry
+    kept = [key for key in ("tpr", "fpr", "recall", "informedness", "informedness_ci") if key in found]
+    per_group = {group_id: {"support": [found["support"][index][position] for position in np.argsort(order)],  # class order
+                            **{key: found[key][index] for key in kept}} for index, group_id in enumerate(ids.tolist())}
     result = {"per_group": per_group, "group_heterogeneity_p_value": found["heterogeneity_p_value"]}
     if "heterogeneity_reason" in found:
         result["group_heterogeneity_reason"] = found["heterogeneity_reason"]

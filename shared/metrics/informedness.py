@@ -516,15 +516,12 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
     ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
     ``compute`` counted from samples, or a confusion matrix given to it.
     """
-    average, class_mask, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
-        "average", "class_mask", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
+    average, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
+        "average", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
     encoded = counts.encoded
     if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
         return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
-    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
-        encoded.num_classes, class_mask, zero_division,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
+    averaging = _averaging(counts, options)
     if counts.reason is not None:
         return undefined_informedness(counts.reason, confidence_level, return_markedness)
     if return_per_class:
@@ -549,9 +546,7 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
         if confidence_level is not None:
             result["informedness_ci"] = [math.nan, math.nan]
     elif confidence_level is not None:
-        result.update(informedness_interval_outputs(
-            [(counts, class_counts, value, averaging)], average=average, confidence_level=confidence_level,
-            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"])[0])
+        result.update(informedness_interval_outputs([(counts, class_counts, value, averaging)], options)[0])
     per_class = {"per_class_informedness": per_class_informedness}
     if return_markedness:
         markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
@@ -566,32 +561,32 @@ def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
     (``MetricSpec.intervals``: the judges ranked by ``glue.ranking``), all of them in one call of
     ``informedness_interval_outputs``. None for a system left to ``informedness_from_counts``: an
     undefined value."""
-    average, class_mask, zero_division, confidence_level = (options[name] for name in (
-        "average", "class_mask", "zero_division", "confidence_level"))
     found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    if confidence_level is None:
+    if options["confidence_level"] is None:
         return found
-    positions, batch = [], []
+    batch = {}
     for index, counts in enumerate(systems):
-        encoded = counts.encoded
         if counts.reason is not None:
             continue
-        averaging = Averaging.over(encoded.num_classes, class_mask, zero_division,
-                                   observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved)
-        check_informedness_interval(encoded, average, zero_division, options["ci_method"], options["n_resamples"])
+        averaging = _averaging(counts, options)
+        check_informedness_interval(counts.encoded, options["average"], options["zero_division"], options["ci_method"],
+                                    options["n_resamples"])
         class_counts = counts.class_counts()
-        if not class_counts.total > 0:
-            continue
-        value, averaged, _ = informedness(class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
-        if averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
-            continue
-        positions.append(index)
-        batch.append((counts, class_counts, value, averaging))
-    for index, outputs in zip(positions, informedness_interval_outputs(
-            batch, average=average, confidence_level=confidence_level, ci_method=options["ci_method"],
-            n_resamples=options["n_resamples"], seed=options["seed"])):
+        if class_counts.total > 0:
+            value, averaged, _ = informedness(class_counts.tp, class_counts.support, class_counts.predicted,
+                                              options["average"], averaging)
+            if not averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
+                batch[index] = (counts, class_counts, value, averaging)
+    for index, outputs in zip(batch, informedness_interval_outputs(list(batch.values()), options)):
         found[index] = outputs
     return found
+
+
+def _averaging(counts: ConfusionCounts, options) -> Averaging:
+    """The classes informedness averages (checks class_mask against the classes, as the other modules do)."""
+    encoded = counts.encoded
+    return Averaging.over(encoded.num_classes, options["class_mask"], options["zero_division"],
+                          observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved)
 
 
 def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
@@ -622,15 +617,17 @@ def informedness_interval_inputs(counts, class_counts, average: str, averaging: 
     return matrix, squared_weights, influence, support
 
 
-def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], *, average: str, confidence_level: float,
-                                  ci_method: Optional[str], n_resamples: Optional[int], seed: Optional[int]) -> List[Dict[str, Any]]:
+def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], options) -> List[Dict[str, Any]]:
     """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined, the clusters' outputs)
-    of each system ``(counts, class_counts, value, averaging)`` of a defined value, through the one
+    of each system ``(counts, class_counts, value, averaging)`` of a defined value (``options``: as
+    ``informedness_from_counts`` takes them), through the one
     interval step (``reduction.clustered_intervals``): the default score intervals of systems of one
     class order in one vectorised call (the judges ranked by ``glue.ranking``: J intervals for about
     the cost of one; each problem on the leading axis computed as it is alone), any other method,
     and a system whose batched interval is NaN (for its reason), one system at a time."""
-    key, method = "informedness_ci", ci_method or DEFAULT_CI_METHOD
+    key, method = "informedness_ci", options["ci_method"] or DEFAULT_CI_METHOD
+    average, confidence_level = options["average"], options["confidence_level"]
+    n_resamples, seed = options["n_resamples"], options["seed"]
     found: List[Dict[str, Any]] = [{}] * len(systems)
     inputs: Dict[int, Any] = {}
     for index, (counts, class_counts, _, averaging) in enumerate(systems):

@@ -128,11 +128,6 @@ from .prevalence_ppi import SAMPLE_TEST_LEVEL
 from .prevalence_ppi import ppi_prevalence_arrays
 
 
-# ----------------------------------------------------------------------------------------
-# Public API
-# ----------------------------------------------------------------------------------------
-
-
 def refusal_reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
     """The one refusal rule (see the module doc): None, or why the estimate is NaN."""
     if (confusion.sum(axis=-1) <= 0).any():
@@ -162,11 +157,9 @@ def nan_interval(num_classes: int):
     return [math.nan, math.nan] if num_classes == 2 else [[math.nan, math.nan] for _ in range(num_classes)]
 
 
-def _summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
-    return {
-        "informedness": float(informedness_from_confusion(confusion)),
-        "min_singular_value": float(abs(strength)),
-    }
+def strength_summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
+    """The judge's ``informedness`` and ``min_singular_value`` (``|strength|``), as every result gives them."""
+    return {"informedness": float(informedness_from_confusion(confusion)), "min_singular_value": float(abs(strength))}
 
 
 def _name(classes: Optional[Sequence[Any]], index: int) -> str:
@@ -363,7 +356,7 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
         clipped = points[0]["clipped"]
         measured = {"measured_prevalence": plain_value(points[0]["measured"], binary)}
     result = {"estimate": plain_value(estimate, binary), "reason": reason, "clipped": bool(clipped), **measured,
-              **_summary(confusion, strength)}
+              **strength_summary(confusion, strength)}
     if level is None:
         return result
     weight, lee = None, None
@@ -450,7 +443,6 @@ def ppi_prevalence(
     binary = num_classes == 2
     found = ppi_prevalence_arrays(confusion, unlabeled, level)
     total = unlabeled.sum()
-    measured = unlabeled / total if total > 0 else np.zeros(num_classes)
     p_value = float(found["sampling_p_value"])
     if confusion.sum() < 2:
         reason = "too_few_golden_items"
@@ -464,14 +456,14 @@ def ppi_prevalence(
         warn_if_labels_look_swapped(confusion, classes)
     estimate = found["estimate"] if reason is None else np.full(num_classes, np.nan)
     clipped_estimate = np.clip(estimate, 0.0, 1.0)
-    support = confusion.sum(axis=-1)
-    strength = float(np.nan) if (support <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
+    point, support = corrected_prevalence_arrays(confusion, unlabeled), confusion.sum(axis=-1)
+    strength = float(np.nan) if (support <= 0).any() else float(point["strength"])
     result = {
         "estimate": plain_value(clipped_estimate, binary),
         "reason": reason,
         "clipped": bool(reason is None and np.abs(clipped_estimate - estimate).max() > 0),
-        "measured_prevalence": plain_value(measured, binary),
-        **_summary(confusion, strength),
+        "measured_prevalence": plain_value(point["measured"], binary),
+        **strength_summary(confusion, strength),
         "lam": plain_value(found["lam"], binary),
         "sampling_p_value": p_value,
     }

@@ -57,8 +57,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..metrics.informedness import informedness_from_confusion
 from .prevalence import PrevalenceSettings
+from .prevalence import strength_summary
 from .prevalence import corrected_prevalence
 from .prevalence import nan_interval
 from .prevalence import plain_interval
@@ -309,19 +309,17 @@ def corrected_prevalences(
     models = [{"name": name, "estimate": plain_value(point["estimate"][m], binary), "reason": reasons[m],
                "clipped": bool(point["clipped"][m]), "measured_prevalence": plain_value(point["measured"][m], binary)}
               for m, name in enumerate(names)]
-    p_values = homogeneity_p_values(stacked[[i for i, _ in pairs]], stacked[[j for _, j in pairs]])
+    first, second = [i for i, _ in pairs], [j for _, j in pairs]
     refused = [reasons[i] or reasons[j] for i, j in pairs]
-    adjusted = holm(np.where([reason is None for reason in refused], p_values, np.nan))
-    differences = []
-    for index, (i, j) in enumerate(pairs):
-        raw = point["raw"][i] - point["raw"][j]
-        estimate = np.clip(raw, -1.0, 1.0)
-        differences.append({"models": [names[i], names[j]], "estimate": plain_value(estimate, binary), "reason": refused[index],
-                            "clipped": bool(refused[index] is None and np.abs(estimate - raw).max() > 1e-12),
-                            "measured_difference": plain_value(point["measured"][i] - point["measured"][j], binary),
-                            "p_value": float(adjusted[index])})
-    result = {"models": models, "differences": differences, "informedness": float(informedness_from_confusion(confusion)),
-              "min_singular_value": float(abs(point["strength"][0]))}
+    adjusted = holm(np.where([reason is None for reason in refused], homogeneity_p_values(stacked[first], stacked[second]),
+                             np.nan))
+    raw = point["raw"][first] - point["raw"][second]
+    estimate, measured = np.clip(raw, -1.0, 1.0), point["measured"][first] - point["measured"][second]
+    differences = [{"models": [names[i], names[j]], "estimate": plain_value(estimate[k], binary), "reason": refused[k],
+                    "clipped": bool(refused[k] is None and np.abs(estimate[k] - raw[k]).max() > 1e-12),
+                    "measured_difference": plain_value(measured[k], binary), "p_value": float(adjusted[k])}
+                   for k, (i, j) in enumerate(pairs)]
+    result = {"models": models, "differences": differences, **strength_summary(confusion, float(point["strength"][0]))}
     if level is None:
         return result
     found = simultaneous_intervals_arrays(confusion, stacked, pairs, confidence_level=level, method=method,

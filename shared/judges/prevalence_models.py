@@ -215,8 +215,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         low, high = np.concatenate([1.0 - high, low], axis=-1), np.concatenate([1.0 - low, high], axis=-1)
     found.update(low=low, high=high, lee_weight=weight)
     if len(pairs):
-        first = np.array([i for i, _ in pairs], dtype=np.int64)
-        second = np.array([j for _, j in pairs], dtype=np.int64)
+        first, second = np.array(pairs, dtype=np.int64).T
         differences = replicated[..., first, :] - replicated[..., second, :]
         difference_level = family_level(differences.reshape(differences.shape[:-2] + (-1,)), undefined, confidence_level,
                                         calibration, len(pairs))

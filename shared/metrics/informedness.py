@@ -333,14 +333,11 @@ def informedness_delta_interval(
     if averaging is None:
         averaging = Averaging(num_classes, class_indices(class_mask), zero_division=zero_division)
     cells = confusion if squared_weights is None else np.asarray(squared_weights, dtype=np.float64)
-    smoothed, smoothed_cells = confusion, cells
-    if pseudo_items:
-        support = confusion.sum(axis=-1, keepdims=True)
-        # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
-        item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
-        share = pseudo_items / num_classes
-        smoothed = confusion + share * item_weight
-        smoothed_cells = cells + share * item_weight**2
+    support = confusion.sum(axis=-1, keepdims=True)
+    # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
+    item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
+    share = pseudo_items / num_classes
+    smoothed, smoothed_cells = confusion + share * item_weight, cells + share * item_weight**2
     gradient = informedness_gradient(smoothed, average, averaging)
     variance = np.asarray(variance_scale, dtype=np.float64) * (smoothed_cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
     if estimate is None:
@@ -609,10 +606,9 @@ def informedness_interval_inputs(counts, class_counts, average: str, averaging: 
         np.add.at(squared_weights, (counts.reference, counts.prediction),
                   counts.w2 * np.ldexp(1.0 / mantissa, counts.w2_exponent - exponent) ** 2)
     # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
-    if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
-        influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
-    else:
-        influence = (lambda: informedness_gradient(matrix, average, averaging))
+    # Binary: J = 2 BA - 1, a mean of recalls' influence, scaled (D does not see scale).
+    influence = ((lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
+                 if counts.encoded.num_classes == 2 else (lambda: informedness_gradient(matrix, average, averaging)))
     support = counts.effective_sizes() if counts.w is not None else class_counts.support
     return matrix, squared_weights, influence, support
 
@@ -746,12 +742,6 @@ def informedness_influence(counts: ConfusionCounts, options):
 INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")
 
 
-def _gradient(confusion, average, mask, zero_division):
-    """``informedness_gradient`` with the comparison's class mask; 0 where the value is undefined."""
-    averaging = Averaging(confusion.shape[-1], mask, zero_division=zero_division)
-    return np.nan_to_num(informedness_gradient(confusion, average, averaging))
-
-
 def informedness_difference(
     joint: Any,
     *,
@@ -841,8 +831,9 @@ def informedness_difference(
         # `joint` is canonical already, so `paired` comes back unflipped.
         low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
     if num_classes != 2 or method == "delta":
-        gradient_a = _gradient(confusion_a, average, mask, zero_division)
-        gradient_b = _gradient(confusion_b, average, mask, zero_division)
+        # Each system's gradient with the comparison's class mask; 0 where its value is undefined.
+        averaging = Averaging(num_classes, mask, zero_division=zero_division)
+        gradient_a, gradient_b = (np.nan_to_num(informedness_gradient(c, average, averaging)) for c in (confusion_a, confusion_b))
         delta_variance, score_variance = variance_terms(
             joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes)
         )

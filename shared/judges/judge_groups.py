@@ -112,7 +112,8 @@ def group_diagnostics(
         result["recall"] = np.diagonal(rates, axis1=-2, axis2=-1).tolist()
     result["informedness"] = informedness_from_confusion(counts).tolist()
     if level is not None:
-        interval = informedness_interval(counts, confidence_level=level, method=ci_method, n_resamples=n_resamples, seed=seed)
+        interval = informedness_interval(counts, confidence_level=level, method=ci_method, n_resamples=n_resamples,
+                                         seed=seed)
         result["informedness_ci"] = [[float(a), float(b)] for a, b in zip(np.atleast_1d(interval.low), np.atleast_1d(interval.high))]
     statistic, dof = homogeneity_statistic(counts)
     statistic, dof = float(statistic), int(dof)

@@ -166,7 +166,8 @@ def _name(classes: Optional[Sequence[Any]], index: int) -> str:
     return repr(classes[index]) if classes is not None else f"class {index}"
 
 
-def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None, stacklevel: int = 3) -> None:
+def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None,
+                                stacklevel: int = 3) -> None:
     """A ``UserWarning`` when the judge gives some class less often when it is the truth than
     when it is not (per-class J_c = TPR_c - FPR_c < 0): two labels look swapped.
 
@@ -324,7 +325,8 @@ def corrected_prevalence(
     >>> result["estimate"], result["clipped"], [round(x, 3) for x in result["interval"]], result["method"]
     (0.0, True, [0.0, 0.054], 'bootstrap')
     """
-    return _corrected("corrected_prevalence", gold_confusion, {"unlabeled_predicted": unlabeled_predicted}, classes, settings)
+    return _corrected("corrected_prevalence", gold_confusion, {"unlabeled_predicted": unlabeled_predicted}, classes,
+                      settings)
 
 
 def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], classes: Optional[Sequence[Any]],
@@ -333,7 +335,8 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
     the first's minus the second's, unconstrained, clipped to [-1, 1])."""
     given = PrevalenceSettings.given(owner, settings)
     difference = len(unlabeled) == 2
-    confusion = given.golden_confusion(gold_confusion, "" if difference else " (use corrected_prevalence_arrays for batches)")
+    batches_hint = "" if difference else " (use corrected_prevalence_arrays for batches)"
+    confusion = given.golden_confusion(gold_confusion, batches_hint)
     num_classes = confusion.shape[-1]
     vectors = [check_unlabeled(name, value, num_classes, one=True) for name, value in unlabeled.items()]
     checked = given.checked(num_classes, difference=difference)
@@ -503,5 +506,5 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
     0.1
     """
-    return _corrected("corrected_prevalence_difference", gold_confusion, {"unlabeled_a": unlabeled_a, "unlabeled_b": unlabeled_b},
-                      None, settings)
+    return _corrected("corrected_prevalence_difference", gold_confusion,
+                      {"unlabeled_a": unlabeled_a, "unlabeled_b": unlabeled_b}, None, settings)

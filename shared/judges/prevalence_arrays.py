@@ -199,7 +199,8 @@ def conditioning(rates: Any) -> np.ndarray:
     rates = np.asarray(rates, dtype=np.float64)
     if rates.shape[-1] == 2:
         return rates[..., 1, 1] - rates[..., 0, 1]
-    basis, _ = np.linalg.qr(np.eye(rates.shape[-1])[:, :-1] - 1.0 / rates.shape[-1])  # orthonormal, of the sum-zero vectors
+    # An orthonormal basis of the vectors summing to 0.
+    basis, _ = np.linalg.qr(np.eye(rates.shape[-1])[:, :-1] - 1.0 / rates.shape[-1])
     reduced = basis.T @ np.swapaxes(rates, -1, -2) @ basis
     smallest = np.linalg.svd(reduced, compute_uv=False)[..., -1]
     return np.where(np.linalg.det(reduced) < 0, -smallest, smallest)
@@ -397,9 +398,8 @@ def z_values(confidence_level: Any) -> Any:
 def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: Any, floor: float, ceiling: float):
     """Percentile interval with undefined replicates at ``floor`` (for low) and ``ceiling`` (for high)."""
     alpha = 1.0 - np.asarray(level, dtype=np.float64) if np.ndim(level) else 1.0 - level
-    low = quantiles(np.where(undefined, floor, replicates), alpha / 2.0)
-    high = quantiles(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0)
-    return low, high
+    return (quantiles(np.where(undefined, floor, replicates), alpha / 2.0),
+            quantiles(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0))
 
 
 def _dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
@@ -468,7 +468,8 @@ def bootstrap_prevalence_arrays(
     ``(low, high, undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
     """
     unlabeled = np.stack([np.asarray(u, dtype=np.float64) for u in unlabeled_list], axis=-2)
-    drawn = joint_replicates(gold_confusion, unlabeled, n_resamples=n_resamples, seed=seed, min_informedness=min_informedness)
+    drawn = joint_replicates(gold_confusion, unlabeled, n_resamples=n_resamples, seed=seed,
+                             min_informedness=min_informedness)
     undefined = drawn["undefined"][..., None]
     floor = -1.0 if difference else 0.0
     if difference:

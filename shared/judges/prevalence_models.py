@@ -302,7 +302,8 @@ def corrected_prevalences(
     stacked = np.stack(vectors)
     point = corrected_prevalence_arrays(confusion[None], stacked, checked.min_informedness)
     # The one rule (prevalence.py), per model: a model with no labels is refused alone.
-    reasons = [refusal_reason(confusion, [vector], float(point["strength"][0]), checked.min_informedness) for vector in vectors]
+    strength = float(point["strength"][0])
+    reasons = [refusal_reason(confusion, [vector], strength, checked.min_informedness) for vector in vectors]
     if any(reason is None for reason in reasons):
         warn_if_labels_look_swapped(confusion, classes)
     models = [{"name": name, "estimate": plain_value(point["estimate"][m], binary), "reason": reasons[m],
@@ -310,15 +311,15 @@ def corrected_prevalences(
               for m, name in enumerate(names)]
     first, second = [i for i, _ in pairs], [j for _, j in pairs]
     refused = [reasons[i] or reasons[j] for i, j in pairs]
-    adjusted = holm(np.where([reason is None for reason in refused], homogeneity_p_values(stacked[first], stacked[second]),
-                             np.nan))
+    p_values = homogeneity_p_values(stacked[first], stacked[second])
+    adjusted = holm(np.where([reason is None for reason in refused], p_values, np.nan))
     raw = point["raw"][first] - point["raw"][second]
     estimate, measured = np.clip(raw, -1.0, 1.0), point["measured"][first] - point["measured"][second]
     differences = [{"models": [names[i], names[j]], "estimate": plain_value(estimate[k], binary), "reason": refused[k],
                     "clipped": bool(refused[k] is None and np.abs(estimate[k] - raw[k]).max() > 1e-12),
                     "measured_difference": plain_value(measured[k], binary), "p_value": float(adjusted[k])}
                    for k, (i, j) in enumerate(pairs)]
-    result = {"models": models, "differences": differences, **strength_summary(confusion, float(point["strength"][0]))}
+    result = {"models": models, "differences": differences, **strength_summary(confusion, strength)}
     if level is None:
         return result
     found = simultaneous_intervals_arrays(confusion, stacked, pairs, confidence_level=level, method=method,
@@ -333,8 +334,8 @@ def corrected_prevalences(
                                              (differences, "difference_", result["difference_marginal_level"], -1.0)):
         for index, entry in enumerate(entries):
             given = entry["reason"] is None
-            entry["interval"] = (plain_interval(found[prefix + "low"][index], found[prefix + "high"][index], binary) if given
-                                 else nan_interval(num_classes))
-            entry["interval_reason"] = (spanning_reason(share, at_level) if given and spans_all(entry["interval"], floor)
-                                        else None)
+            low, high = found[prefix + "low"][index], found[prefix + "high"][index]
+            entry["interval"] = plain_interval(low, high, binary) if given else nan_interval(num_classes)
+            spans = given and spans_all(entry["interval"], floor)
+            entry["interval_reason"] = spanning_reason(share, at_level) if spans else None
     return result

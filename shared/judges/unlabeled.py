@@ -106,7 +106,8 @@ def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
         labelled = {MODEL_TABLE_PREFIX + model: (f"unlabeled_predictions[{model!r}]", models[model])
                     for model in check_model_names(list(models))}
     else:
-        labelled = {table: (name, inputs[name]) for name, table in UNLABELED_TABLES.items() if inputs.get(name) is not None}
+        labelled = {table: (name, inputs[name]) for name, table in UNLABELED_TABLES.items()
+                    if inputs.get(name) is not None}
     for table_name, (name, values) in labelled.items():
         table = CountTable([name])  # keyed by the input's name: errors between batches name it
         table.add([as_labels(as_array(values, name).reshape(-1), name, _HINT)])
@@ -149,16 +150,12 @@ class JudgedCounts:
 def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, Any]) -> JudgedCounts:
     """The stored unlabeled and group tables next to the golden set's counts, ``ignore_index`` applied."""
     ignore_index = options.get("ignore_index")
-    unlabeled = {}
-    for name, table_name in UNLABELED_TABLES.items():
-        if table_name in stored.tables:
-            counts = stored.tables[table_name].result()
-            unlabeled[name] = counts.drop_matching(name, ignore_index)  # padding among the judge's labels
-    models = {}
-    for table_name, table in stored.tables.items():
-        if table_name.startswith(MODEL_TABLE_PREFIX):
-            model = table_name[len(MODEL_TABLE_PREFIX):]
-            models[model] = table.result().drop_matching(f"unlabeled_predictions[{model!r}]", ignore_index)
+    # Padding among the judge's labels dropped, per input (and per model of a mapping).
+    unlabeled = {name: stored.tables[table].result().drop_matching(name, ignore_index)
+                 for name, table in UNLABELED_TABLES.items() if table in stored.tables}
+    names = [table[len(MODEL_TABLE_PREFIX):] for table in stored.tables if table.startswith(MODEL_TABLE_PREFIX)]
+    models = {model: stored.tables[MODEL_TABLE_PREFIX + model].result().drop_matching(
+        f"unlabeled_predictions[{model!r}]", ignore_index) for model in names}
     if models and unlabeled:
         found = " and ".join(unlabeled)
         raise ValueError(f"unlabeled_predictions: expected one form in every batch, found a mapping of models in some and "
@@ -207,8 +204,8 @@ def _golden(judged: JudgedCounts, unlabeled: List[np.ndarray], order: np.ndarray
     effect = NO_CLUSTERS
     if level is not None:
         # Golden items of one conversation are worth fewer independent ones.
-        effect = design_effect(confusion, lambda: [part for vector in unlabeled for part in golden_influence(gold, vector)],
-                               level)
+        effect = design_effect(
+            confusion, lambda: [part for vector in unlabeled for part in golden_influence(gold, vector)], level)
         if ppi and effect.num_clusters is not None:  # PPI++'s tuning and variance take the golden items as independent
             effect = DesignEffect.refused("ppi_needs_independent_golden_items", effect.num_clusters)
         if effect.num_clusters is not None and effect.reason is None:
@@ -306,7 +303,8 @@ def _estimate_entry(found: Dict[str, Any], key: str, level: Optional[float], eff
     entry[f"{key}_clipped"] = found["clipped"]
     if measured is not None:  # no unlabeled labels measure nothing (prevalence.py reports shares of 0)
         empty = found["reason"] == "no_unlabeled_predictions"
-        entry[measured] = (math.nan if num_classes == 2 else [math.nan] * num_classes) if empty else found["measured_prevalence"]
+        nan = math.nan if num_classes == 2 else [math.nan] * num_classes
+        entry[measured] = nan if empty else found["measured_prevalence"]
     return entry
 
 
@@ -355,7 +353,8 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     # for one binary prevalence where it holds, the smoothed bootstrap elsewhere).
     method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else None
     arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": weighted_gold}
-    measured = {"corrected_prevalence": "measured_prevalence", "baseline_corrected_prevalence": "baseline_measured_prevalence"}
+    measured = {"corrected_prevalence": "measured_prevalence",
+                "baseline_corrected_prevalence": "baseline_measured_prevalence"}
     for key, inputs in outputs.items():
         if ppi:
             found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=level, classes=names)
@@ -393,15 +392,17 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
         entries = [{"name": name, "corrected_prevalence": math.nan, "corrected_prevalence_reason": "fewer_than_two_classes"}
                    for name in names]
         return {"model_prevalences": entries, "prevalence_differences": []}
-    counts = [_class_counts(found, classes, f"unlabeled_predictions[{name!r}]") for name, found in judged.models.items()]
+    counts = [_class_counts(judged.models[name], classes, f"unlabeled_predictions[{name!r}]") for name in names]
     gold, weighted_gold, effect = _golden(judged, counts, order, level)
     method = "bootstrap" if options.get("ci_method") == "bootstrap" else None
-    found = corrected_prevalences(gold, {name: vector[order] for name, vector in zip(names, counts)}, reference=reference,
-                                  method=method, classes=[to_python(classes[index]) for index in order],
+    by_model = {name: vector[order] for name, vector in zip(names, counts)}
+    found = corrected_prevalences(gold, by_model, reference=reference, method=method,
+                                  classes=[to_python(classes[index]) for index in order],
                                   min_informedness=DEFAULT_MIN_INFORMEDNESS, weighted_gold=weighted_gold, **interval)
     entries = [{"name": model["name"], **_estimate_entry(model, "corrected_prevalence", level, effect, num_classes,
                                                          "measured_prevalence")} for model in found["models"]]
-    differences = [{"models": pair["models"], **_estimate_entry(pair, "corrected_prevalence_difference", level, effect, num_classes),
+    differences = [{"models": pair["models"],
+                    **_estimate_entry(pair, "corrected_prevalence_difference", level, effect, num_classes),
                     "p_value": pair["p_value"]} for pair in found["differences"]]
     result: Dict[str, Any] = {"model_prevalences": entries, "prevalence_differences": differences}
     if level is not None:
@@ -426,10 +427,9 @@ def _one_model_ppi(judged: JudgedCounts, name: str, classes: np.ndarray, order: 
     single = JointCounts({"unlabeled_predictions": counts.keys[argument]}, counts.n)
     found = _prevalence_results(replace(judged, unlabeled={"unlabeled_predictions": single}, models=None), classes, order,
                                 interval, options)
-    entry = {"name": name}
-    entry.update((key, value) for key, value in found.items() if key in MODEL_ENTRY_KEYS)
-    result = {"model_prevalences": [entry], "prevalence_differences": []}
-    result.update((key, value) for key, value in found.items() if key not in MODEL_ENTRY_KEYS)
+    entry = {"name": name, **{key: value for key, value in found.items() if key in MODEL_ENTRY_KEYS}}
+    result = {"model_prevalences": [entry], "prevalence_differences": [],
+              **{key: value for key, value in found.items() if key not in MODEL_ENTRY_KEYS}}
     if interval["confidence_level"] is not None and len(classes) >= 2:
         result["prevalence_marginal_level"] = interval["confidence_level"]  # one model: the level itself
     return result
@@ -452,8 +452,9 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
                               n_resamples=interval["n_resamples"], seed=interval["seed"], ci_method=ci_method)
     kept = [key for key in ("tpr", "fpr", "recall", "informedness", "informedness_ci") if key in found]
-    per_group = {group_id: {"support": [found["support"][index][position] for position in np.argsort(order)],  # class order
-                            **{key: found[key][index] for key in kept}} for index, group_id in enumerate(ids.tolist())}
+    per_group = {group_id: {"support": [found["support"][index][position] for position in np.argsort(order)],
+                            **{key: found[key][index] for key in kept}}  # support in class order
+                 for index, group_id in enumerate(ids.tolist())}
     result = {"per_group": per_group, "group_heterogeneity_p_value": found["heterogeneity_p_value"]}
     if "heterogeneity_reason" in found:
         result["group_heterogeneity_reason"] = found["heterogeneity_reason"]

@@ -129,10 +129,10 @@ def informedness_weights(average: str, support: Any, predicted: Any) -> Tuple[Op
     "macro" equally, "weighted" the other way round."""
     # As shares of the total (prevalence, bias): the weighted mean then sums the same products as
     # Powers' formula sum_c beta_c * J_c, to the last digit.
-    support, predicted = np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
     # Per problem (leading axes: e.g. bootstrap resamples): one without samples keeps its zeros.
-    prevalence = np.divide(support, support.sum(axis=-1, keepdims=True), out=np.zeros_like(support), where=support.sum(axis=-1, keepdims=True) > 0)
-    bias = np.divide(predicted, predicted.sum(axis=-1, keepdims=True), out=np.zeros_like(predicted), where=predicted.sum(axis=-1, keepdims=True) > 0)
+    shares = [np.asarray(x, dtype=np.float64) for x in (support, predicted)]
+    prevalence, bias = (np.divide(x, x.sum(axis=-1, keepdims=True), out=np.zeros_like(x),
+                                  where=x.sum(axis=-1, keepdims=True) > 0) for x in shares)
     return {"bookmaker": (bias, prevalence), "macro": (None, None), "weighted": (prevalence, bias)}[average]
 
 
@@ -146,7 +146,7 @@ def informedness(tp: Any, support: Any, predicted: Any, average: str, averaging:
     (0.6833, 3)
     """
     per_class = apply_zero_division(one_vs_rest_difference(tp, support, predicted), averaging.zero_division)
-    weights, _ = informedness_weights(average, np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64))
+    weights, _ = informedness_weights(average, support, predicted)
     value, count = averaging.combine(per_class, weights)
     return value, count, per_class
 
@@ -833,7 +833,8 @@ def informedness_difference(
     if num_classes != 2 or method == "delta":
         # Each system's gradient with the comparison's class mask; 0 where its value is undefined.
         averaging = Averaging(num_classes, mask, zero_division=zero_division)
-        gradient_a, gradient_b = (np.nan_to_num(informedness_gradient(c, average, averaging)) for c in (confusion_a, confusion_b))
+        gradient_a, gradient_b = (np.nan_to_num(informedness_gradient(confusion, average, averaging))
+                                  for confusion in (confusion_a, confusion_b))
         delta_variance, score_variance = variance_terms(
             joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes)
         )
@@ -846,7 +847,8 @@ def informedness_difference(
 
         def statistic(resampled):
             a, b = marginals(resampled)
-            return informedness_average(a, average, mask, zero_division) - informedness_average(b, average, mask, zero_division)
+            return (informedness_average(a, average, mask, zero_division)
+                    - informedness_average(b, average, mask, zero_division))
 
         replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
         low, high = percentile_interval(replicates, confidence_level, orientation == 0)

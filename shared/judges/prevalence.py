@@ -447,14 +447,8 @@ def ppi_prevalence(
     found = ppi_prevalence_arrays(confusion, unlabeled, level)
     total = unlabeled.sum()
     p_value = float(found["sampling_p_value"])
-    if confusion.sum() < 2:
-        reason = "too_few_golden_items"
-    elif total <= 0:
-        reason = "no_unlabeled_predictions"
-    elif p_value < SAMPLE_TEST_LEVEL:
-        reason = "golden_set_unlike_unlabeled_data"
-    else:
-        reason = None
+    reason = ("too_few_golden_items" if confusion.sum() < 2 else "no_unlabeled_predictions" if total <= 0
+              else "golden_set_unlike_unlabeled_data" if p_value < SAMPLE_TEST_LEVEL else None)
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
     estimate = found["estimate"] if reason is None else np.full(num_classes, np.nan)

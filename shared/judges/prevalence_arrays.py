@@ -310,7 +310,8 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
-    z = z_values(confidence_level)  # one level, or one per problem (broadcast to the leading axes)
+    level = confidence_level  # one level, or one per problem (broadcast to the leading axes)
+    z = np.vectorize(z_value, otypes=[np.float64])(level) if np.ndim(level) else z_value(level)
     total = unlabeled.sum(axis=-1)
     share = (unlabeled[..., 1] + z * z / 2.0) / (total + z * z)
     negatives, positives, specificity, sensitivity, spec_term, sens_term = _lee_rates(confusion)
@@ -386,13 +387,6 @@ def quantiles(values: np.ndarray, probability: Any) -> np.ndarray:
     above = np.minimum(below + 1, values.shape[0] - 1)
     low, high = (np.take_along_axis(ordered, index[None], axis=0)[0] for index in (below, above))
     return low + (high - low) * (position - below)
-
-
-def z_values(confidence_level: Any) -> Any:
-    """``z_value`` of one level, or of each of an array of levels."""
-    if np.ndim(confidence_level) == 0:
-        return z_value(confidence_level)
-    return np.vectorize(z_value, otypes=[np.float64])(confidence_level)
 
 
 def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: Any, floor: float, ceiling: float):

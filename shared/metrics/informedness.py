@@ -492,13 +492,10 @@ def informedness_interval(
         )
     if method != "bootstrap":
         raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")
-
-    def statistic(matrices):
-        return informedness_average(matrices, average, averaging=averaging)
-
     interval = confusion_interval(
-        confusion, statistic, confidence_level=confidence_level, n_resamples=n_resamples,
-        seed=seed, bounds=(-1.0, 1.0), effective_support=effective_support,
+        confusion, lambda matrices: informedness_average(matrices, average, averaging=averaging),
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0),
+        effective_support=effective_support,
     )
     return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined | np.isnan(np.asarray(interval.low)), reason)
 

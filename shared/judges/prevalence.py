@@ -111,6 +111,7 @@ from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
 from ..metrics.informedness import informedness_from_confusion
 from ..metrics.informedness import informedness_interval
+from ..metrics.informedness import one_vs_rest_difference
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
 from .prevalence_arrays import bootstrap_prevalence_arrays
@@ -175,16 +176,9 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
     the warning is for the label order, which is more often wrong than a judge is perverse.
     """
     confusion = np.asarray(confusion, dtype=np.float64)
-    support = confusion.sum(axis=-1)
-    predicted = confusion.sum(axis=-2)
-    total = support.sum()
-    hits = np.diagonal(confusion)
-    others = total - support
-    defined = (support > 0) & (others > 0)
-    per_class = np.divide(hits, support, out=np.zeros_like(hits), where=defined) - np.divide(
-        predicted - hits, others, out=np.zeros_like(hits), where=defined)
-    swapped = [index for index in np.flatnonzero(defined & (per_class < -THRESHOLD_MARGIN))]
-    if not swapped:
+    per_class = one_vs_rest_difference(np.diagonal(confusion), confusion.sum(axis=-1), confusion.sum(axis=-2))
+    swapped = np.flatnonzero(per_class < -THRESHOLD_MARGIN)  # NaN (a class without items, or with all) is not
+    if not swapped.size:
         return
     if confusion.shape[-1] == 2:
         described = f"J = {per_class[1]:.3f} < 0: it says {_name(classes, 1)} more often when the truth is {_name(classes, 0)}"
@@ -368,8 +362,7 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
         weight = 0.0 if bool(lee[2]) else float(lee_weight(confusion))
         method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
         result["lee_weight"] = weight
-    result["method"] = method
-    result["interval_reason"] = None
+    result.update(method=method, interval_reason=None)
     if reason is not None:
         result["interval"] = nan_interval(num_classes)
         return result
@@ -466,8 +459,7 @@ def ppi_prevalence(
     }
     if level is None:
         return result
-    result["method"] = "ppi"
-    result["interval_reason"] = None
+    result.update(method="ppi", interval_reason=None)
     if reason is not None:
         result["interval"] = nan_interval(num_classes)
         return result

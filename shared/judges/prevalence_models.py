@@ -208,9 +208,8 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         lee_low, lee_high, flipped = lee_interval_arrays(confusion[..., None, :, :], unlabeled, level[..., None])
         weight = np.where(flipped.any(axis=-1), 0.0, lee_weight(confusion))  # flipped: the golden set alone decides
         w = weight[..., None, None]
-        lee_low, lee_high = np.nan_to_num(lee_low)[..., None], np.nan_to_num(lee_high)[..., None]
-        low = np.where(w > 0, w * lee_low + (1.0 - w) * low, low)
-        high = np.where(w > 0, w * lee_high + (1.0 - w) * high, high)
+        low, high = (np.where(w > 0, w * np.nan_to_num(lee)[..., None] + (1.0 - w) * boot, boot)
+                     for lee, boot in ((lee_low, low), (lee_high, high)))
     if binary:
         low, high = np.concatenate([1.0 - high, low], axis=-1), np.concatenate([1.0 - low, high], axis=-1)
     found.update(low=low, high=high, lee_weight=weight)

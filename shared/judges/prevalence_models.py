@@ -164,15 +164,16 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return np.where(finite, result, np.nan)
 
 
-def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float, calibration: str,
-                 members: int) -> np.ndarray:
-    """A family's marginal level: Bonferroni's ``1 - (1 - confidence_level) / members`` (its models, or
-    pairs; each class's interval at that level, as one model's are each at ``confidence_level``:
-    ``"bonferroni"``, the default), or the joint bootstrap's over the ``(R, ..., C)`` ``components``
-    (``"min_p"``, ``simultaneous_level``; measured and not adopted: studies/prevalence_models/results.md)."""
+def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float,
+                 calibration: str) -> np.ndarray:
+    """A family's marginal level from the replicates ``(R, ..., C, K)`` of its C members' classes (its models,
+    or pairs): Bonferroni's ``1 - (1 - confidence_level) / C`` (each class's interval at that level, as one
+    model's are each at ``confidence_level``: ``"bonferroni"``, the default), or the joint bootstrap's over
+    the components (``"min_p"``, ``simultaneous_level``; measured and not adopted:
+    studies/prevalence_models/results.md)."""
     if calibration == "min_p":
-        return simultaneous_level(components, undefined, confidence_level)
-    return np.full(components.shape[1:-1], 1.0 - (1.0 - confidence_level) / members)
+        return simultaneous_level(components.reshape(components.shape[:-2] + (-1,)), undefined, confidence_level)
+    return np.full(components.shape[1:-2], 1.0 - (1.0 - confidence_level) / components.shape[-2])
 
 
 def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Sequence[Tuple[int, int]], *,
@@ -197,8 +198,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     # Two classes: class 1 alone (class 0's interval is its mirror image); more: every class.
     kept = slice(1, 2) if binary else slice(None)
     replicated, projected, point = drawn["raw"][..., kept], drawn["estimate"][..., kept], raw[..., kept]
-    level = family_level(replicated.reshape(replicated.shape[:-2] + (-1,)), undefined, confidence_level, calibration,
-                         unlabeled.shape[-2])
+    level = family_level(replicated, undefined, confidence_level, calibration)
     where = undefined[..., None, None]
     share = undefined.mean(axis=0)
     found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
@@ -216,8 +216,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     if len(pairs):
         first, second = np.array(pairs, dtype=np.int64).T
         differences = replicated[..., first, :] - replicated[..., second, :]
-        difference_level = family_level(differences.reshape(differences.shape[:-2] + (-1,)), undefined, confidence_level,
-                                        calibration, len(pairs))
+        difference_level = family_level(differences, undefined, confidence_level, calibration)
         estimate = point[..., first, :] - point[..., second, :]
         clipped, differences = centred_differences(differences, where, estimate)  # as corrected_prevalence_difference
         d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)

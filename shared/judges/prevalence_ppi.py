@@ -70,16 +70,15 @@ def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confide
     (0.2294, 0.4896)
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
+    new = np.asarray(unlabeled_predicted, dtype=np.float64)  # sum of Yhat per class on the new data
     golden = confusion.sum(axis=(-2, -1))[..., None]
-    total = unlabeled.sum(axis=-1)[..., None]
+    total = new.sum(axis=-1)[..., None]
     usable = (golden >= 2) & (total >= 1)
     n = np.where(usable, golden, 2.0)
     big_n = np.where(usable, total, 1.0)
     truth = confusion.sum(axis=-1)  # sum of Y per class
     judged = confusion.sum(axis=-2)  # sum of Yhat per class on the golden set
     both = np.diagonal(confusion, axis1=-2, axis2=-1)  # sum of Y * Yhat
-    new = unlabeled  # sum of Yhat per class on the new data
 
     covariance = both / n - (truth / n) * (judged / n)
     pooled = n + big_n

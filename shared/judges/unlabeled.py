@@ -477,11 +477,9 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
                                  "then pass the chosen judge's labels as predictions.")
             return count_judge_rows(count_labels, predictions, references, inputs, options, scores=False,
                                     scores_hint=SCORES_HINT_LABELS_ONLY)
-        if predictions is None and references is None:
-            store = Store()  # a batch of the judge's labels on unlabeled data only
-        else:
-            store = count_judges_batch(count_labels, predictions, references, inputs, scores=False,
-                                       scores_hint=SCORES_HINT_LABELS_ONLY)
+        # No predictions and references: a batch of the judge's labels on unlabeled data only.
+        store = Store() if predictions is None and references is None else count_judges_batch(
+            count_labels, predictions, references, inputs, scores=False, scores_hint=SCORES_HINT_LABELS_ONLY)
         count_groups(store, predictions, references, inputs.get("groups"))
         return count_unlabeled(store, inputs)
 

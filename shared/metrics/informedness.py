@@ -189,8 +189,7 @@ def informedness_average(confusion: Any, average: str = "bookmaker", class_mask:
     tp, support, predicted, _ = matrix_class_counts(confusion)
     if averaging is None:
         averaging = Averaging(tp.shape[-1], class_indices(class_mask), zero_division=zero_division)
-    value, _, _ = informedness(tp, support, predicted, average, averaging)
-    return value
+    return informedness(tp, support, predicted, average, averaging)[0]
 
 
 def informedness_from_confusion(confusion: Any) -> np.ndarray:

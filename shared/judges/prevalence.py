@@ -237,8 +237,7 @@ class PrevalenceSettings:
     @classmethod
     def given(cls, owner: str, keywords: Dict[str, Any]) -> "PrevalenceSettings":
         """The settings ``owner`` was called with; an unknown keyword is refused as Python refuses it."""
-        known = {field.name for field in fields(cls)}
-        unknown = [name for name in keywords if name not in known]
+        unknown = [name for name in keywords if name not in {field.name for field in fields(cls)}]
         if unknown:
             raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
         return cls(**keywords)

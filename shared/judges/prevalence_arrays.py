@@ -160,8 +160,7 @@ def row_rates(confusion: Any) -> Tuple[np.ndarray, np.ndarray]:
     """``(C, support)``: row-normalised confusion (0 rows where a class has no reference)."""
     confusion = np.asarray(confusion, dtype=np.float64)
     support = confusion.sum(axis=-1)
-    rates = confusion / np.where(support > 0, support, 1.0)[..., None]
-    return rates, support
+    return confusion / np.where(support > 0, support, 1.0)[..., None], support
 
 
 def invertibility(rates: Any) -> np.ndarray:
@@ -411,7 +410,6 @@ def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, s
     rng = np.random.default_rng(seed)
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled, dtype=np.float64)
-    models = unlabeled.shape[-2]
     chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
     raw = np.empty((n_resamples,) + confusion.shape[:-2] + unlabeled.shape[-2:])
     estimate = np.empty_like(raw)
@@ -419,7 +417,7 @@ def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, s
     for start in range(0, n_resamples, chunk):
         count = min(chunk, n_resamples - start)
         gold = _dirichlet(rng, confusion, count)
-        shares = np.stack([_dirichlet(rng, unlabeled[..., m, :], count) for m in range(models)], axis=-2)
+        shares = np.stack([_dirichlet(rng, unlabeled[..., m, :], count) for m in range(unlabeled.shape[-2])], axis=-2)
         found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
         bad = ~found["defined"].all(axis=-1)
         raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])

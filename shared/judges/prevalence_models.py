@@ -82,9 +82,7 @@ MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judg
 
 def check_reference_model(value: Any, name: str = "reference_model") -> Optional[str]:
     """None (every pair of models compared) or the name of the model the others are compared with."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
+    if value is not None and (not isinstance(value, str) or not value):
         raise TypeError(f"{name}: expected the name (a string) of one of the models in unlabeled_predictions, found {value!r}.")
     return value
 

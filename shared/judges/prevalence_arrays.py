@@ -462,7 +462,7 @@ def bootstrap_prevalence_arrays(
     unlabeled = np.stack([np.asarray(u, dtype=np.float64) for u in unlabeled_list], axis=-2)
     drawn = joint_replicates(gold_confusion, unlabeled, n_resamples=n_resamples, seed=seed,
                              min_informedness=min_informedness)
-    undefined = drawn["undefined"][..., None]
+    undefined, share = drawn["undefined"][..., None], drawn["undefined"].mean(axis=0)
     floor = -1.0 if difference else 0.0
     if difference:
         unrestricted = drawn["raw"][..., 0, :] - drawn["raw"][..., 1, :]
@@ -470,15 +470,13 @@ def bootstrap_prevalence_arrays(
     else:
         unrestricted, replicates = drawn["raw"][..., 0, :], drawn["estimate"][..., 0, :]
     if not restricted:
-        low, high = _conservative_percentiles(replicates, undefined, confidence_level, floor, 1.0)
-        return low, high, drawn["undefined"].mean(axis=0)
+        return (*_conservative_percentiles(replicates, undefined, confidence_level, floor, 1.0), share)
     points = corrected_prevalence_arrays(np.asarray(gold_confusion, dtype=np.float64)[..., None, :, :], unlabeled,
                                          min_informedness)["raw"]
     estimate = points[..., 0, :] - points[..., 1, :] if difference else points[..., 0, :]
     if difference:
         replicates, unrestricted = centred_differences(unrestricted, undefined, estimate)
-    low, high = replicates_interval(replicates, unrestricted, undefined, estimate, confidence_level, floor)
-    return low, high, drawn["undefined"].mean(axis=0)
+    return (*replicates_interval(replicates, unrestricted, undefined, estimate, confidence_level, floor), share)
 
 
 def centred_differences(unrestricted: np.ndarray, undefined: np.ndarray, estimate: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -109,8 +109,7 @@ def homogeneity_p_values(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     >>> float(homogeneity_p_values(np.array([50, 50]), np.array([50, 50])))
     1.0
     """
-    first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
-    table = np.stack([first, second], axis=-2)
+    table = np.stack([np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)], axis=-2)
     rows, columns = table.sum(axis=-1, keepdims=True), table.sum(axis=-2, keepdims=True)
     total = rows.sum(axis=-2, keepdims=True)
     expected = rows * columns / np.where(total > 0, total, 1.0)

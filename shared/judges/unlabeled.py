@@ -386,7 +386,6 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     if ppi:
         return _one_model_ppi(judged, names[0], classes, order, interval, options)
     num_classes = len(classes)
-    binary = num_classes == 2
     level = interval["confidence_level"]
     if num_classes < 2:
         entries = [{"name": name, "corrected_prevalence": math.nan, "corrected_prevalence_reason": "fewer_than_two_classes"}
@@ -412,7 +411,7 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
             result["prevalence_difference_marginal_level"] = found["difference_marginal_level"]
         if effect.num_clusters is not None and effect.reason is None:
             result["corrected_prevalence_design_effect"] = float(effect.measured)
-    if binary:
+    if num_classes == 2:
         result["corrected_prevalence_class"] = to_python(classes[order[1]])
     return result
 

@@ -107,15 +107,13 @@ def group_diagnostics(
     rates = np.where(support[..., None] > 0, rates, np.nan)
     result: Dict[str, Any] = {"support": support.astype(int).tolist()}
     if num_classes == 2:
-        result["tpr"] = [float(v) for v in rates[:, 1, 1]]
-        result["fpr"] = [float(v) for v in rates[:, 0, 1]]
+        result.update(tpr=rates[:, 1, 1].tolist(), fpr=rates[:, 0, 1].tolist())
     else:
         result["recall"] = np.diagonal(rates, axis1=-2, axis2=-1).tolist()
-    result["informedness"] = [float(v) for v in informedness_from_confusion(counts)]
+    result["informedness"] = informedness_from_confusion(counts).tolist()
     if level is not None:
-        interval = informedness_interval(
-            counts, confidence_level=level, method=ci_method, n_resamples=n_resamples, seed=seed,
-        )
+        interval = informedness_interval(counts, confidence_level=level, method=ci_method, n_resamples=n_resamples,
+                                         seed=seed)
         result["informedness_ci"] = [[float(a), float(b)] for a, b in zip(np.atleast_1d(interval.low), np.atleast_1d(interval.high))]
     statistic, dof = homogeneity_statistic(counts)
     statistic, dof = float(statistic), int(dof)

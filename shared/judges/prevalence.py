@@ -97,6 +97,7 @@ too; judge diagnostics per group are in ``judge_groups.py``, golden-set planning
 and ``metrics/informedness.py``).
 """
 
+import math
 import warnings
 from dataclasses import dataclass
 from dataclasses import fields
@@ -110,6 +111,7 @@ from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
 from ..metrics.informedness import informedness_from_confusion
 from ..metrics.informedness import informedness_interval
+from ..metrics.informedness import one_vs_rest_difference
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
 from .prevalence_arrays import bootstrap_prevalence_arrays
@@ -127,12 +129,8 @@ from .prevalence_ppi import SAMPLE_TEST_LEVEL
 from .prevalence_ppi import ppi_prevalence_arrays
 
 
-# ----------------------------------------------------------------------------------------
-# Public API
-# ----------------------------------------------------------------------------------------
-
-
-def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
+def refusal_reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informedness: float) -> Optional[str]:
+    """The one refusal rule (see the module doc): None, or why the estimate is NaN."""
     if (confusion.sum(axis=-1) <= 0).any():
         return "class_without_golden_references"
     if any(u.sum() <= 0 for u in unlabeled_list):
@@ -142,30 +140,35 @@ def _reason(confusion: np.ndarray, unlabeled_list, strength: float, min_informed
     return None
 
 
-def _plain(values: np.ndarray, binary: bool):
+def plain_value(values: np.ndarray, binary: bool):
     """Binary: the positive class's float; multi-class: a list per class."""
     values = np.asarray(values, dtype=np.float64)
     return float(values[1]) if binary else [float(v) for v in values]
 
 
-def _plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
+def plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
+    """Binary: the positive class's ``[low, high]``; multi-class: one per class."""
     if binary:
         return [float(low[1]), float(high[1])]
     return [[float(a), float(b)] for a, b in zip(low, high)]
 
 
-def _summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
-    return {
-        "informedness": float(informedness_from_confusion(confusion)),
-        "min_singular_value": float(abs(strength)),
-    }
+def nan_interval(num_classes: int):
+    """The interval of a refused estimate: ``[nan, nan]``, or one per class."""
+    return [math.nan, math.nan] if num_classes == 2 else [[math.nan, math.nan] for _ in range(num_classes)]
+
+
+def strength_summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
+    """The judge's ``informedness`` and ``min_singular_value`` (``|strength|``), as every result gives them."""
+    return {"informedness": float(informedness_from_confusion(confusion)), "min_singular_value": float(abs(strength))}
 
 
 def _name(classes: Optional[Sequence[Any]], index: int) -> str:
     return repr(classes[index]) if classes is not None else f"class {index}"
 
 
-def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None) -> None:
+def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequence[Any]] = None,
+                                stacklevel: int = 3) -> None:
     """A ``UserWarning`` when the judge gives some class less often when it is the truth than
     when it is not (per-class J_c = TPR_c - FPR_c < 0): two labels look swapped.
 
@@ -173,16 +176,9 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
     the warning is for the label order, which is more often wrong than a judge is perverse.
     """
     confusion = np.asarray(confusion, dtype=np.float64)
-    support = confusion.sum(axis=-1)
-    predicted = confusion.sum(axis=-2)
-    total = support.sum()
-    hits = np.diagonal(confusion)
-    others = total - support
-    defined = (support > 0) & (others > 0)
-    per_class = np.divide(hits, support, out=np.zeros_like(hits), where=defined) - np.divide(
-        predicted - hits, others, out=np.zeros_like(hits), where=defined)
-    swapped = [index for index in np.flatnonzero(defined & (per_class < -THRESHOLD_MARGIN))]
-    if not swapped:
+    per_class = one_vs_rest_difference(np.diagonal(confusion), confusion.sum(axis=-1), confusion.sum(axis=-2))
+    swapped = np.flatnonzero(per_class < -THRESHOLD_MARGIN)  # NaN (a class without items, or with all) is not
+    if not swapped.size:
         return
     if confusion.shape[-1] == 2:
         described = f"J = {per_class[1]:.3f} < 0: it says {_name(classes, 1)} more often when the truth is {_name(classes, 0)}"
@@ -191,7 +187,7 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
             ": it gives those labels less often when they are the truth than when they are not"
     warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
                   "inverts it all the same; check that the judge's labels and the references use the same label order.",
-                  UserWarning, stacklevel=3)
+                  UserWarning, stacklevel=stacklevel)
 
 
 def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
@@ -205,7 +201,7 @@ def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: floa
                       f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
                       "short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap (method='bootstrap'; "
                       "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
-                      "class narrow both.", UserWarning, stacklevel=3)
+                      "class narrow both.", UserWarning, stacklevel=4)
 
 
 # An interval within this of both bounds spans every value: it carries a reason (``spanning_reason``).
@@ -241,8 +237,7 @@ class PrevalenceSettings:
     @classmethod
     def given(cls, owner: str, keywords: Dict[str, Any]) -> "PrevalenceSettings":
         """The settings ``owner`` was called with; an unknown keyword is refused as Python refuses it."""
-        known = {field.name for field in fields(cls)}
-        unknown = [name for name in keywords if name not in known]
+        unknown = [name for name in keywords if name not in {field.name for field in fields(cls)}]
         if unknown:
             raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
         return cls(**keywords)
@@ -323,52 +318,63 @@ def corrected_prevalence(
     >>> result["estimate"], result["clipped"], [round(x, 3) for x in result["interval"]], result["method"]
     (0.0, True, [0.0, 0.054], 'bootstrap')
     """
-    given = PrevalenceSettings.given("corrected_prevalence", settings)
-    confusion = given.golden_confusion(gold_confusion, " (use corrected_prevalence_arrays for batches)")
-    num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
-    if unlabeled.ndim != 1:
-        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
-    checked = given.checked(num_classes)
-    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
-    binary = num_classes == 2
+    return _corrected("corrected_prevalence", gold_confusion, {"unlabeled_predicted": unlabeled_predicted}, classes,
+                      settings)
 
-    point = corrected_prevalence_arrays(confusion, unlabeled, min_informedness)
-    strength = float(point["strength"])
-    reason = _reason(confusion, [unlabeled], strength, min_informedness)
-    if reason is None:
-        warn_if_labels_look_swapped(confusion, classes)
-    result = {
-        "estimate": _plain(point["estimate"], binary),
-        "reason": reason,
-        "clipped": bool(point["clipped"]),
-        "measured_prevalence": _plain(point["measured"], binary),
-        **_summary(confusion, strength),
-    }
+
+def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], classes: Optional[Sequence[Any]],
+               settings: Dict[str, Any]) -> Dict[str, Any]:
+    """``corrected_prevalence`` (one unlabeled vector) and ``corrected_prevalence_difference`` (two:
+    the first's minus the second's, unconstrained, clipped to [-1, 1])."""
+    given = PrevalenceSettings.given(owner, settings)
+    difference = len(unlabeled) == 2
+    batches_hint = "" if difference else " (use corrected_prevalence_arrays for batches)"
+    confusion = given.golden_confusion(gold_confusion, batches_hint)
+    num_classes = confusion.shape[-1]
+    vectors = [check_unlabeled(name, value, num_classes, one=True) for name, value in unlabeled.items()]
+    checked = given.checked(num_classes, difference=difference)
+    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
+    binary, floor = num_classes == 2, -1.0 if difference else 0.0
+
+    points = [corrected_prevalence_arrays(confusion, vector, min_informedness) for vector in vectors]
+    strength = float(points[0]["strength"])
+    reason = refusal_reason(confusion, vectors, strength, min_informedness)
+    # weights: what the delta method multiplies the golden rows' noise by (a difference: unclipped).
+    if difference:
+        weights = points[0]["raw"] - points[1]["raw"]
+        estimate = np.clip(weights, -1.0, 1.0)
+        clipped = reason is None and np.abs(estimate - weights).max() > 1e-12
+        measured = {"measured_difference": plain_value(points[0]["measured"] - points[1]["measured"], binary)}
+    else:
+        if reason is None:
+            warn_if_labels_look_swapped(confusion, classes, stacklevel=4)
+        weights = estimate = points[0]["estimate"]
+        clipped = points[0]["clipped"]
+        measured = {"measured_prevalence": plain_value(points[0]["measured"], binary)}
+    result = {"estimate": plain_value(estimate, binary), "reason": reason, "clipped": bool(clipped), **measured,
+              **strength_summary(confusion, strength)}
     if level is None:
         return result
     weight, lee = None, None
     if method is None:  # the default for one binary prevalence: Lee's, the bootstrap's, or a blend of the two
-        lee = lee_interval_arrays(confusion, unlabeled, level)
+        lee = lee_interval_arrays(confusion, vectors[0], level)
         weight = 0.0 if bool(lee[2]) else float(lee_weight(confusion))
         method = "lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap"
         result["lee_weight"] = weight
-    result["method"] = method
-    nan = np.full(num_classes, np.nan)
-    result["interval_reason"] = None
+    result.update(method=method, interval_reason=None)
     if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
+        result["interval"] = nan_interval(num_classes)
         return result
     if method in ("lee", "lee_bootstrap"):
         _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
-        lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, unlabeled, level)
+        lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, vectors[0], level)
         low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
             result["interval_reason"] = "too_few_golden_items"
     if method in ("bootstrap", "lee_bootstrap"):
         boot_low, boot_high, share = bootstrap_prevalence_arrays(
-            confusion, [unlabeled], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
-            min_informedness=min_informedness,
+            confusion, vectors, confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
+            min_informedness=min_informedness, difference=difference,
         )
         result["undefined_resample_share"] = float(share)
         if method == "bootstrap":
@@ -376,10 +382,9 @@ def corrected_prevalence(
         else:  # each end moves continuously from the bootstrap's to Lee's as the golden set pins J down
             low, high = weight * low + (1.0 - weight) * boot_low, weight * high + (1.0 - weight) * boot_high
     elif method == "delta":
-        covariance = delta_covariance(confusion, [unlabeled], point["estimate"])
-        low, high = delta_interval_arrays(point["estimate"], covariance, level, (0.0, 1.0))
-    result["interval"] = _plain_interval(low, high, binary)
-    if result["interval_reason"] is None and spans_all(result["interval"], 0.0):
+        low, high = delta_interval_arrays(estimate, delta_covariance(confusion, vectors, weights), level, (floor, 1.0))
+    result["interval"] = plain_interval(low, high, binary)
+    if result["interval_reason"] is None and spans_all(result["interval"], floor):
         result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
     return result
 
@@ -426,57 +431,43 @@ def ppi_prevalence(
     >>> round(result["estimate"], 4), result["interval"], result["interval_reason"]
     (0.2294, [nan, nan], 'too_few_golden_items_for_ppi')
     """
-    confusion = check_confusion(gold_confusion)
-    if confusion.ndim != 2:
-        raise ValueError("gold_confusion: expected one K x K matrix.")
+    confusion = PrevalenceSettings().golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
-    if unlabeled.ndim != 1:
-        raise ValueError("unlabeled_predicted: expected one vector of K counts.")
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
     level = check_confidence_level(confidence_level)
     binary = num_classes == 2
     found = ppi_prevalence_arrays(confusion, unlabeled, level)
     total = unlabeled.sum()
-    measured = unlabeled / total if total > 0 else np.zeros(num_classes)
     p_value = float(found["sampling_p_value"])
-    if confusion.sum() < 2:
-        reason = "too_few_golden_items"
-    elif total <= 0:
-        reason = "no_unlabeled_predictions"
-    elif p_value < SAMPLE_TEST_LEVEL:
-        reason = "golden_set_unlike_unlabeled_data"
-    else:
-        reason = None
+    reason = ("too_few_golden_items" if confusion.sum() < 2 else "no_unlabeled_predictions" if total <= 0
+              else "golden_set_unlike_unlabeled_data" if p_value < SAMPLE_TEST_LEVEL else None)
     if reason is None:
         warn_if_labels_look_swapped(confusion, classes)
-    nan = np.full(num_classes, np.nan)
-    estimate = found["estimate"] if reason is None else nan
+    estimate = found["estimate"] if reason is None else np.full(num_classes, np.nan)
     clipped_estimate = np.clip(estimate, 0.0, 1.0)
-    rates = confusion.sum(axis=-1)
-    strength = float(np.nan) if (rates <= 0).any() else float(corrected_prevalence_arrays(confusion, unlabeled)["strength"])
+    point, support = corrected_prevalence_arrays(confusion, unlabeled), confusion.sum(axis=-1)
+    strength = float(np.nan) if (support <= 0).any() else float(point["strength"])
     result = {
-        "estimate": _plain(clipped_estimate, binary),
+        "estimate": plain_value(clipped_estimate, binary),
         "reason": reason,
         "clipped": bool(reason is None and np.abs(clipped_estimate - estimate).max() > 0),
-        "measured_prevalence": _plain(measured, binary),
-        **_summary(confusion, strength),
-        "lam": _plain(found["lam"], binary),
+        "measured_prevalence": plain_value(point["measured"], binary),
+        **strength_summary(confusion, strength),
+        "lam": plain_value(found["lam"], binary),
         "sampling_p_value": p_value,
     }
     if level is None:
         return result
-    result["method"] = "ppi"
-    result["interval_reason"] = None
+    result.update(method="ppi", interval_reason=None)
     if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
+        result["interval"] = nan_interval(num_classes)
         return result
     # Too few golden items in a class (or outside it): PPI's normal interval falls short there.
-    support = confusion.sum(axis=-1)
     few = np.minimum(support, confusion.sum() - support) < MIN_GOLDEN_ITEMS_PER_CLASS
     if few[1] if binary else few.any():
         result["interval_reason"] = "too_few_golden_items_for_ppi"
     low, high = (np.where(few, np.nan, np.clip(bound, 0.0, 1.0)) for bound in (found["low"], found["high"]))
-    result["interval"] = _plain_interval(low, high, binary)
+    result["interval"] = plain_interval(low, high, binary)
     return result
 
 
@@ -500,48 +491,5 @@ def corrected_prevalence_difference(gold_confusion: Any, unlabeled_a: Any, unlab
     >>> round(result["estimate"], 12)  # (0.24 - 0.17) / 0.7
     0.1
     """
-    given = PrevalenceSettings.given("corrected_prevalence_difference", settings)
-    confusion = given.golden_confusion(gold_confusion)
-    num_classes = confusion.shape[-1]
-    first = check_unlabeled("unlabeled_a", unlabeled_a, num_classes)
-    second = check_unlabeled("unlabeled_b", unlabeled_b, num_classes)
-    if first.ndim != 1 or second.ndim != 1:
-        raise ValueError("unlabeled_a, unlabeled_b: expected one vector of K counts each.")
-    checked = given.checked(num_classes, difference=True)
-    level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
-    binary = num_classes == 2
-
-    point_a = corrected_prevalence_arrays(confusion, first, min_informedness)
-    point_b = corrected_prevalence_arrays(confusion, second, min_informedness)
-    strength = float(point_a["strength"])
-    reason = _reason(confusion, [first, second], strength, min_informedness)
-    raw = point_a["raw"] - point_b["raw"]
-    estimate = np.clip(raw, -1.0, 1.0)
-    result = {
-        "estimate": _plain(estimate, binary),
-        "reason": reason,
-        "clipped": bool(reason is None and np.abs(estimate - raw).max() > 1e-12),
-        "measured_difference": _plain(point_a["measured"] - point_b["measured"], binary),
-        **_summary(confusion, strength),
-    }
-    if level is None:
-        return result
-    result["method"] = method
-    result["interval_reason"] = None
-    nan = np.full(num_classes, np.nan)
-    if reason is not None:
-        result["interval"] = _plain_interval(nan, nan, binary)
-        return result
-    if method == "bootstrap":
-        low, high, share = bootstrap_prevalence_arrays(
-            confusion, [first, second], confidence_level=level, n_resamples=checked.n_resamples, seed=checked.seed,
-            min_informedness=min_informedness, difference=True,
-        )
-        result["undefined_resample_share"] = float(share)
-    else:
-        covariance = delta_covariance(confusion, [first, second], raw)
-        low, high = delta_interval_arrays(estimate, covariance, level, (-1.0, 1.0))
-    result["interval"] = _plain_interval(low, high, binary)
-    if spans_all(result["interval"], -1.0):
-        result["interval_reason"] = spanning_reason(result.get("undefined_resample_share"), level)
-    return result
+    return _corrected("corrected_prevalence_difference", gold_confusion,
+                      {"unlabeled_a": unlabeled_a, "unlabeled_b": unlabeled_b}, None, settings)

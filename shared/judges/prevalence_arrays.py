@@ -95,10 +95,12 @@ def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
     return confusion
 
 
-def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int, one: bool = False) -> np.ndarray:
     counts = as_counts(name, unlabeled, 1)
     if counts.shape[-1] != num_classes:
         raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
+    if one and counts.ndim != 1:
+        raise ValueError(f"{name}: expected one vector of K counts.")
     return counts
 
 
@@ -154,19 +156,11 @@ def project_to_simplex(values: Any) -> np.ndarray:
     return np.maximum(values - theta, 0.0)
 
 
-def _sum_zero_basis(num_classes: int) -> np.ndarray:
-    """Orthonormal basis ``(K, K-1)`` of the vectors summing to 0."""
-    spanning = np.eye(num_classes)[:, :-1] - 1.0 / num_classes
-    basis, _ = np.linalg.qr(spanning)
-    return basis
-
-
 def row_rates(confusion: Any) -> Tuple[np.ndarray, np.ndarray]:
     """``(C, support)``: row-normalised confusion (0 rows where a class has no reference)."""
     confusion = np.asarray(confusion, dtype=np.float64)
     support = confusion.sum(axis=-1)
-    rates = confusion / np.where(support > 0, support, 1.0)[..., None]
-    return rates, support
+    return confusion / np.where(support > 0, support, 1.0)[..., None], support
 
 
 def invertibility(rates: Any) -> np.ndarray:
@@ -204,27 +198,11 @@ def conditioning(rates: Any) -> np.ndarray:
     rates = np.asarray(rates, dtype=np.float64)
     if rates.shape[-1] == 2:
         return rates[..., 1, 1] - rates[..., 0, 1]
-    basis = _sum_zero_basis(rates.shape[-1])
+    # An orthonormal basis of the vectors summing to 0.
+    basis, _ = np.linalg.qr(np.eye(rates.shape[-1])[:, :-1] - 1.0 / rates.shape[-1])
     reduced = basis.T @ np.swapaxes(rates, -1, -2) @ basis
     smallest = np.linalg.svd(reduced, compute_uv=False)[..., -1]
     return np.where(np.linalg.det(reduced) < 0, -smallest, smallest)
-
-
-def _informed(rates: np.ndarray, support: np.ndarray, min_informedness: float) -> Tuple[np.ndarray, np.ndarray]:
-    """``(defined, strength)``: where the correction is allowed, and the signed conditioning
-    (J for two classes). The one rule for any K: ``|strength| > min_informedness``."""
-    strength = conditioning(rates)
-    # A rounding margin: J = 0.55 - 0.5 computes as 0.05000000000000004, and is at the threshold.
-    defined = (support > 0).all(axis=-1) & (np.abs(strength) > min_informedness + THRESHOLD_MARGIN)
-    return defined, strength
-
-
-def _solve(rates: np.ndarray, shares: np.ndarray, defined: np.ndarray) -> np.ndarray:
-    """Unconstrained solution of ``C^T p = q`` (NaN where not ``defined``)."""
-    num_classes = rates.shape[-1]
-    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(num_classes))
-    solution = np.linalg.solve(safe, shares[..., None])[..., 0]
-    return np.where(defined[..., None], solution, np.nan)
 
 
 def corrected_prevalence_arrays(
@@ -240,9 +218,13 @@ def corrected_prevalence_arrays(
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
     total = unlabeled.sum(axis=-1)
     measured = unlabeled / np.where(total > 0, total, 1.0)[..., None]
-    defined, strength = _informed(rates, support, min_informedness)
-    defined = defined & (total > 0)
-    raw = _solve(rates, measured, defined)
+    strength = conditioning(rates)  # signed: J for two classes
+    # The one rule for any K, |strength| > min_informedness, with a rounding margin: J = 0.55 - 0.5
+    # computes as 0.05000000000000004, and is at the threshold.
+    defined = (support > 0).all(axis=-1) & (np.abs(strength) > min_informedness + THRESHOLD_MARGIN) & (total > 0)
+    # The unconstrained solution of C^T p = q (solved on the identity where not defined, then NaN).
+    safe = np.where(defined[..., None, None], np.swapaxes(rates, -1, -2), np.eye(rates.shape[-1]))
+    raw = np.where(defined[..., None], np.linalg.solve(safe, measured[..., None])[..., 0], np.nan)
     estimate = np.where(defined[..., None], project_to_simplex(np.where(defined[..., None], raw, 0.5)), np.nan)
     clipped = defined & (np.abs(estimate - raw).max(axis=-1, initial=0.0) > 1e-12)
     return {"raw": raw, "estimate": estimate, "clipped": clipped, "measured": measured, "strength": strength, "defined": defined}
@@ -327,19 +309,16 @@ def lee_interval_arrays(gold_confusion: Any, unlabeled_predicted: Any, confidenc
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
-    z = z_values(confidence_level)  # one level, or one per problem (broadcast to the leading axes)
-    negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
+    level = confidence_level  # one level, or one per problem (broadcast to the leading axes)
+    z = np.vectorize(z_value, otypes=[np.float64])(level) if np.ndim(level) else z_value(level)
     total = unlabeled.sum(axis=-1)
     share = (unlabeled[..., 1] + z * z / 2.0) / (total + z * z)
-    specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
-    sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
+    negatives, positives, specificity, sensitivity, spec_term, sens_term = _lee_rates(confusion)
     informedness = specificity + sensitivity - 1.0
     raw = confusion[..., 1, 1] / np.maximum(positives, 1e-300) - confusion[..., 0, 1] / np.maximum(negatives, 1e-300)
     flipped = (np.sign(informedness) != np.sign(raw)) | (informedness == 0)
     safe = np.where(flipped, 1.0, informedness)
     centre = (share + specificity - 1.0) / safe
-    spec_term = specificity * (1.0 - specificity) / (negatives + 2.0)
-    sens_term = sensitivity * (1.0 - sensitivity) / (positives + 2.0)
     shift = 2.0 * z * z * (centre * sens_term - (1.0 - centre) * spec_term)
     se = np.sqrt(share * (1.0 - share) / (total + z * z) + (1.0 - centre) ** 2 * spec_term + centre**2 * sens_term) / np.abs(safe)
     middle = centre + shift
@@ -382,12 +361,17 @@ def smoothed_informedness_in_se(gold_confusion: Any) -> np.ndarray:
     >>> round(float(smoothed_informedness_in_se([[140, 60], [20, 180]])), 2)  # J~ = 0.59
     15.31
     """
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    _, _, specificity, sensitivity, spec_term, sens_term = _lee_rates(np.asarray(gold_confusion, dtype=np.float64))
+    return np.abs(specificity + sensitivity - 1.0) / np.sqrt(spec_term + sens_term)
+
+
+def _lee_rates(confusion: np.ndarray):
+    """Lee's smoothed rates: ``(negatives, positives, q0~, q1~, q0~(1 - q0~) / (m0 + 2), q1~(1 - q1~) / (m1 + 2))``."""
     negatives, positives = confusion[..., 0, :].sum(axis=-1), confusion[..., 1, :].sum(axis=-1)
     specificity = (confusion[..., 0, 0] + 1.0) / (negatives + 2.0)
     sensitivity = (confusion[..., 1, 1] + 1.0) / (positives + 2.0)
-    spread = np.sqrt(specificity * (1.0 - specificity) / (negatives + 2.0) + sensitivity * (1.0 - sensitivity) / (positives + 2.0))
-    return np.abs(specificity + sensitivity - 1.0) / spread
+    return (negatives, positives, specificity, sensitivity, specificity * (1.0 - specificity) / (negatives + 2.0),
+            sensitivity * (1.0 - sensitivity) / (positives + 2.0))
 
 
 def quantiles(values: np.ndarray, probability: Any) -> np.ndarray:
@@ -404,19 +388,11 @@ def quantiles(values: np.ndarray, probability: Any) -> np.ndarray:
     return low + (high - low) * (position - below)
 
 
-def z_values(confidence_level: Any) -> Any:
-    """``z_value`` of one level, or of each of an array of levels."""
-    if np.ndim(confidence_level) == 0:
-        return z_value(confidence_level)
-    return np.vectorize(z_value, otypes=[np.float64])(confidence_level)
-
-
 def _conservative_percentiles(replicates: np.ndarray, undefined: np.ndarray, level: Any, floor: float, ceiling: float):
     """Percentile interval with undefined replicates at ``floor`` (for low) and ``ceiling`` (for high)."""
     alpha = 1.0 - np.asarray(level, dtype=np.float64) if np.ndim(level) else 1.0 - level
-    low = quantiles(np.where(undefined, floor, replicates), alpha / 2.0)
-    high = quantiles(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0)
-    return low, high
+    return (quantiles(np.where(undefined, floor, replicates), alpha / 2.0),
+            quantiles(np.where(undefined, ceiling, replicates), 1.0 - alpha / 2.0))
 
 
 def _dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
@@ -425,9 +401,29 @@ def _dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
     return draws / draws.sum(axis=-1, keepdims=True)
 
 
-def _draw(rng, confusion, unlabeled_list, count):
-    """One chunk of smoothed draws: the golden rows' rates and each unlabeled vector's shares."""
-    return _dirichlet(rng, confusion, count), [_dirichlet(rng, unlabeled, count) for unlabeled in unlabeled_list]
+def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, seed: Optional[int],
+                     min_informedness: float) -> Dict[str, np.ndarray]:
+    """The joint smoothed bootstrap: ``raw`` ``(R, ..., M, K)`` (unconstrained estimates, 0 where
+    undefined), ``estimate`` (projected), ``undefined`` ``(R, ...)``. ``gold_confusion`` ``(..., K, K)``,
+    ``unlabeled`` ``(..., M, K)``. Each chunk draws the golden rows, then each model's shares, in order
+    (so one model's replicates, or two models' difference, are ``bootstrap_prevalence_arrays``')."""
+    rng = np.random.default_rng(seed)
+    confusion = np.asarray(gold_confusion, dtype=np.float64)
+    unlabeled = np.asarray(unlabeled, dtype=np.float64)
+    chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
+    raw = np.empty((n_resamples,) + confusion.shape[:-2] + unlabeled.shape[-2:])
+    estimate = np.empty_like(raw)
+    undefined = np.empty((n_resamples,) + confusion.shape[:-2], dtype=bool)
+    for start in range(0, n_resamples, chunk):
+        count = min(chunk, n_resamples - start)
+        gold = _dirichlet(rng, confusion, count)
+        shares = np.stack([_dirichlet(rng, unlabeled[..., m, :], count) for m in range(unlabeled.shape[-2])], axis=-2)
+        found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
+        bad = ~found["defined"].all(axis=-1)
+        raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])
+        estimate[start:start + count] = np.where(bad[..., None, None], 0.0, found["estimate"])
+        undefined[start:start + count] = bad
+    return {"raw": raw, "estimate": estimate, "undefined": undefined}
 
 
 def bootstrap_prevalence_arrays(
@@ -463,41 +459,24 @@ def bootstrap_prevalence_arrays(
     kept for the study). Returns
     ``(low, high, undefined_share)`` with shapes ``(..., K)``, ``(..., K)``, ``(...)``.
     """
-    rng = np.random.default_rng(seed)
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled_list = [np.asarray(u, dtype=np.float64) for u in unlabeled_list]
-    per_resample = max(1, confusion.size)
-    chunk = max(1, CHUNK_VALUES // per_resample)
-    batch = confusion.shape[:-2]
-    num_classes = confusion.shape[-1]
-    replicates = np.empty((n_resamples,) + batch + (num_classes,))
-    unrestricted = np.empty((n_resamples,) + batch + (num_classes,))
-    undefined = np.empty((n_resamples,) + batch, dtype=bool)
-    for start in range(0, n_resamples, chunk):
-        count = min(chunk, n_resamples - start)
-        gold, draws = _draw(rng, confusion, unlabeled_list, count)
-        if difference:
-            first = corrected_prevalence_arrays(gold, draws[0], min_informedness)
-            second = corrected_prevalence_arrays(gold, draws[1], min_informedness)
-            raw = first["raw"] - second["raw"]
-            values = np.clip(raw, -1.0, 1.0)
-            bad = ~(first["defined"] & second["defined"])
-        else:
-            result = corrected_prevalence_arrays(gold, draws[0], min_informedness)
-            raw, values, bad = result["raw"], result["estimate"], ~result["defined"]
-        replicates[start : start + count] = np.where(bad[..., None], 0.0, values)
-        unrestricted[start : start + count] = np.where(bad[..., None], 0.0, raw)
-        undefined[start : start + count] = bad
+    unlabeled = np.stack([np.asarray(u, dtype=np.float64) for u in unlabeled_list], axis=-2)
+    drawn = joint_replicates(gold_confusion, unlabeled, n_resamples=n_resamples, seed=seed,
+                             min_informedness=min_informedness)
+    undefined, share = drawn["undefined"][..., None], drawn["undefined"].mean(axis=0)
     floor = -1.0 if difference else 0.0
-    if not restricted:
-        low, high = _conservative_percentiles(replicates, undefined[..., None], confidence_level, floor, 1.0)
-        return low, high, undefined.mean(axis=0)
-    points = [corrected_prevalence_arrays(confusion, unlabeled, min_informedness)["raw"] for unlabeled in unlabeled_list]
-    estimate = points[0] - points[1] if difference else points[0]
     if difference:
-        replicates, unrestricted = centred_differences(unrestricted, undefined[..., None], estimate)
-    low, high = replicates_interval(replicates, unrestricted, undefined[..., None], estimate, confidence_level, floor)
-    return low, high, undefined.mean(axis=0)
+        unrestricted = drawn["raw"][..., 0, :] - drawn["raw"][..., 1, :]
+        replicates = np.clip(unrestricted, -1.0, 1.0)
+    else:
+        unrestricted, replicates = drawn["raw"][..., 0, :], drawn["estimate"][..., 0, :]
+    if not restricted:
+        return (*_conservative_percentiles(replicates, undefined, confidence_level, floor, 1.0), share)
+    points = corrected_prevalence_arrays(np.asarray(gold_confusion, dtype=np.float64)[..., None, :, :], unlabeled,
+                                         min_informedness)["raw"]
+    estimate = points[..., 0, :] - points[..., 1, :] if difference else points[..., 0, :]
+    if difference:
+        replicates, unrestricted = centred_differences(unrestricted, undefined, estimate)
+    return (*replicates_interval(replicates, unrestricted, undefined, estimate, confidence_level, floor), share)
 
 
 def centred_differences(unrestricted: np.ndarray, undefined: np.ndarray, estimate: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -53,26 +53,28 @@ Coverage (family-wise, 2-5 models, golden sets of 30-300, J 0.3-0.95, prior shif
 clustered golden items): ``studies/prevalence_models/results.md``.
 """
 
-import math
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..stats.distributions import chi2_sf
-from ..metrics.informedness import informedness_from_confusion
 from .prevalence import PrevalenceSettings
+from .prevalence import strength_summary
 from .prevalence import corrected_prevalence
+from .prevalence import nan_interval
+from .prevalence import plain_interval
+from .prevalence import plain_value
+from .prevalence import refusal_reason
 from .prevalence import spans_all
 from .prevalence import spanning_reason
 from .prevalence import warn_if_labels_look_swapped
-from .prevalence_arrays import CHUNK_VALUES
 from .prevalence_arrays import centred_differences
 from .prevalence_arrays import check_unlabeled
 from .prevalence_arrays import corrected_prevalence_arrays
+from .prevalence_arrays import joint_replicates
 from .prevalence_arrays import lee_interval_arrays
 from .prevalence_arrays import lee_weight
 from .prevalence_arrays import replicates_interval
-from .prevalence_arrays import THRESHOLD_MARGIN
+from .prevalence_ppi import homogeneity_p_values
 
 # A check of the model names a mapping gives (unlabeled_predictions, reference_model).
 MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judge's labels on that model's outputs"
@@ -80,9 +82,7 @@ MODELS_HINT = "a mapping from each evaluated model's name (a string) to the judg
 
 def check_reference_model(value: Any, name: str = "reference_model") -> Optional[str]:
     """None (every pair of models compared) or the name of the model the others are compared with."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
+    if value is not None and (not isinstance(value, str) or not value):
         raise TypeError(f"{name}: expected the name (a string) of one of the models in unlabeled_predictions, found {value!r}.")
     return value
 
@@ -108,40 +108,6 @@ def check_model_names(names: Sequence[Any], argument: str = "unlabeled_predictio
 # ----------------------------------------------------------------------------------------
 # Vectorised building blocks
 # ----------------------------------------------------------------------------------------
-
-
-def joint_replicates(gold_confusion: Any, unlabeled: Any, *, n_resamples: int, seed: Optional[int],
-                     min_informedness: float) -> Dict[str, np.ndarray]:
-    """The joint smoothed bootstrap: ``raw`` ``(R, ..., M, K)`` (unconstrained estimates, 0 where
-    undefined), ``estimate`` (projected), ``undefined`` ``(R, ...)``. ``gold_confusion`` ``(..., K, K)``,
-    ``unlabeled`` ``(..., M, K)``. The draws of each chunk come in the one-model bootstrap's order
-    (the golden rows, then each model's shares), so two models' replicates are those of
-    ``bootstrap_prevalence_arrays`` for their difference."""
-    rng = np.random.default_rng(seed)
-    confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled = np.asarray(unlabeled, dtype=np.float64)
-    models, num_classes = unlabeled.shape[-2], unlabeled.shape[-1]
-    batch = confusion.shape[:-2]
-    chunk = max(1, CHUNK_VALUES // max(1, confusion.size))
-    raw = np.empty((n_resamples,) + batch + (models, num_classes))
-    estimate = np.empty_like(raw)
-    undefined = np.empty((n_resamples,) + batch, dtype=bool)
-    for start in range(0, n_resamples, chunk):
-        count = min(chunk, n_resamples - start)
-        gold = _joint_dirichlet(rng, confusion, count)
-        shares = np.stack([_joint_dirichlet(rng, unlabeled[..., m, :], count) for m in range(models)], axis=-2)
-        found = corrected_prevalence_arrays(gold[..., None, :, :], shares, min_informedness)
-        bad = ~found["defined"].all(axis=-1)
-        raw[start:start + count] = np.where(bad[..., None, None], 0.0, found["raw"])
-        estimate[start:start + count] = np.where(bad[..., None, None], 0.0, found["estimate"])
-        undefined[start:start + count] = bad
-    return {"raw": raw, "estimate": estimate, "undefined": undefined}
-
-
-def _joint_dirichlet(rng, counts: np.ndarray, count: int) -> np.ndarray:
-    # As prevalence_arrays' draws (Dirichlet(counts + 1)), in the same order of calls.
-    draws = rng.standard_gamma(counts + 1.0, size=(count,) + counts.shape)
-    return draws / draws.sum(axis=-1, keepdims=True)
 
 
 def simultaneous_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float) -> np.ndarray:
@@ -178,25 +144,6 @@ def model_pairs(names: Sequence[str], reference: Optional[str]) -> List[Tuple[in
     return [(i, index) for i in range(len(names)) if i != index]
 
 
-def homogeneity_p_values(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Pearson's chi-square test that two count vectors (last axis) come from one distribution
-    (K - 1 degrees of freedom over the classes either has); NaN where one is empty.
-
-    >>> float(homogeneity_p_values(np.array([50, 50]), np.array([50, 50])))
-    1.0
-    """
-    first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
-    table = np.stack([first, second], axis=-2)
-    rows, columns = table.sum(axis=-1, keepdims=True), table.sum(axis=-2, keepdims=True)
-    total = rows.sum(axis=-2, keepdims=True)
-    expected = rows * columns / np.where(total > 0, total, 1.0)
-    statistic = np.where(expected > 0, (table - expected) ** 2 / np.where(expected > 0, expected, 1.0), 0.0).sum(axis=(-2, -1))
-    freedom = (columns[..., 0, :] > 0).sum(axis=-1) - 1
-    empty = (rows[..., 0] <= 0).any(axis=-1)
-    flat = [chi2_sf(float(s), int(d)) if d > 0 else 1.0 for s, d in zip(np.ravel(statistic), np.ravel(freedom))]
-    return np.where(empty, np.nan, np.reshape(flat, np.shape(statistic)))
-
-
 def holm(p_values: np.ndarray) -> np.ndarray:
     """Holm's step-down adjustment over the last axis (NaN stays NaN and is not counted).
 
@@ -215,15 +162,16 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return np.where(finite, result, np.nan)
 
 
-def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float, calibration: str,
-                 members: int) -> np.ndarray:
-    """A family's marginal level: Bonferroni's ``1 - (1 - confidence_level) / members`` (its models, or
-    pairs; each class's interval at that level, as one model's are each at ``confidence_level``:
-    ``"bonferroni"``, the default), or the joint bootstrap's over the ``(R, ..., C)`` ``components``
-    (``"min_p"``, ``simultaneous_level``; measured and not adopted: studies/prevalence_models/results.md)."""
+def family_level(components: np.ndarray, undefined: np.ndarray, confidence_level: float,
+                 calibration: str) -> np.ndarray:
+    """A family's marginal level from the replicates ``(R, ..., C, K)`` of its C members' classes (its models,
+    or pairs): Bonferroni's ``1 - (1 - confidence_level) / C`` (each class's interval at that level, as one
+    model's are each at ``confidence_level``: ``"bonferroni"``, the default), or the joint bootstrap's over
+    the components (``"min_p"``, ``simultaneous_level``; measured and not adopted:
+    studies/prevalence_models/results.md)."""
     if calibration == "min_p":
-        return simultaneous_level(components, undefined, confidence_level)
-    return np.full(components.shape[1:-1], 1.0 - (1.0 - confidence_level) / members)
+        return simultaneous_level(components.reshape(components.shape[:-2] + (-1,)), undefined, confidence_level)
+    return np.full(components.shape[1:-2], 1.0 - (1.0 - confidence_level) / components.shape[-2])
 
 
 def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Sequence[Tuple[int, int]], *,
@@ -248,8 +196,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     # Two classes: class 1 alone (class 0's interval is its mirror image); more: every class.
     kept = slice(1, 2) if binary else slice(None)
     replicated, projected, point = drawn["raw"][..., kept], drawn["estimate"][..., kept], raw[..., kept]
-    level = family_level(replicated.reshape(replicated.shape[:-2] + (-1,)), undefined, confidence_level, calibration,
-                         unlabeled.shape[-2])
+    level = family_level(replicated, undefined, confidence_level, calibration)
     where = undefined[..., None, None]
     share = undefined.mean(axis=0)
     found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
@@ -259,18 +206,15 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         lee_low, lee_high, flipped = lee_interval_arrays(confusion[..., None, :, :], unlabeled, level[..., None])
         weight = np.where(flipped.any(axis=-1), 0.0, lee_weight(confusion))  # flipped: the golden set alone decides
         w = weight[..., None, None]
-        lee_low, lee_high = np.nan_to_num(lee_low)[..., None], np.nan_to_num(lee_high)[..., None]
-        low = np.where(w > 0, w * lee_low + (1.0 - w) * low, low)
-        high = np.where(w > 0, w * lee_high + (1.0 - w) * high, high)
+        low, high = (np.where(w > 0, w * np.nan_to_num(lee)[..., None] + (1.0 - w) * boot, boot)
+                     for lee, boot in ((lee_low, low), (lee_high, high)))
     if binary:
         low, high = np.concatenate([1.0 - high, low], axis=-1), np.concatenate([1.0 - low, high], axis=-1)
     found.update(low=low, high=high, lee_weight=weight)
     if len(pairs):
-        first = np.array([i for i, _ in pairs], dtype=np.int64)
-        second = np.array([j for _, j in pairs], dtype=np.int64)
+        first, second = np.array(pairs, dtype=np.int64).T
         differences = replicated[..., first, :] - replicated[..., second, :]
-        difference_level = family_level(differences.reshape(differences.shape[:-2] + (-1,)), undefined, confidence_level,
-                                        calibration, len(pairs))
+        difference_level = family_level(differences, undefined, confidence_level, calibration)
         estimate = point[..., first, :] - point[..., second, :]
         clipped, differences = centred_differences(differences, where, estimate)  # as corrected_prevalence_difference
         d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)
@@ -284,17 +228,6 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
 # ----------------------------------------------------------------------------------------
 # Public API
 # ----------------------------------------------------------------------------------------
-
-
-def _model_value(values, binary: bool):
-    values = np.asarray(values, dtype=np.float64)
-    return float(values[1]) if binary else [float(v) for v in values]
-
-
-def _model_interval(low, high, binary: bool):
-    if binary:
-        return [float(low[1]), float(high[1])]
-    return [[float(a), float(b)] for a, b in zip(low, high)]
 
 
 def corrected_prevalences(
@@ -340,12 +273,8 @@ def corrected_prevalences(
     given = PrevalenceSettings.given("corrected_prevalences", settings)
     confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    vectors = []
-    for name in names:
-        vector = check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes)
-        if vector.ndim != 1:
-            raise ValueError(f"unlabeled_predicted[{name!r}]: expected one vector of K counts.")
-        vectors.append(vector)
+    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes, one=True)
+               for name in names]
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models {names}, found {reference!r}.")
     checked = given.checked(num_classes, difference=len(names) > 1)
@@ -362,7 +291,6 @@ def corrected_prevalences(
                   "min_singular_value": single["min_singular_value"]}
         if level is not None:
             entry.update(interval=single["interval"], interval_reason=single["interval_reason"])
-            _mark_spanning(entry, single.get("undefined_resample_share"), level, 0.0)
             result.update(method=single["method"], marginal_level=level, difference_marginal_level=None)
         return result
 
@@ -370,65 +298,40 @@ def corrected_prevalences(
     stacked = np.stack(vectors)
     point = corrected_prevalence_arrays(confusion[None], stacked, checked.min_informedness)
     # The one rule (prevalence.py), per model: a model with no labels is refused alone.
-    reasons = [_model_reason(confusion, vector, float(point["strength"][0]), checked.min_informedness) for vector in vectors]
+    strength = float(point["strength"][0])
+    reasons = [refusal_reason(confusion, [vector], strength, checked.min_informedness) for vector in vectors]
     if any(reason is None for reason in reasons):
         warn_if_labels_look_swapped(confusion, classes)
-    models = [{"name": name, "estimate": _model_value(point["estimate"][m], binary), "reason": reasons[m],
-               "clipped": bool(point["clipped"][m]), "measured_prevalence": _model_value(point["measured"][m], binary)}
+    models = [{"name": name, "estimate": plain_value(point["estimate"][m], binary), "reason": reasons[m],
+               "clipped": bool(point["clipped"][m]), "measured_prevalence": plain_value(point["measured"][m], binary)}
               for m, name in enumerate(names)]
-    p_values = homogeneity_p_values(stacked[[i for i, _ in pairs]], stacked[[j for _, j in pairs]])
+    first, second = [i for i, _ in pairs], [j for _, j in pairs]
     refused = [reasons[i] or reasons[j] for i, j in pairs]
+    p_values = homogeneity_p_values(stacked[first], stacked[second])
     adjusted = holm(np.where([reason is None for reason in refused], p_values, np.nan))
-    differences = []
-    for index, (i, j) in enumerate(pairs):
-        raw = point["raw"][i] - point["raw"][j]
-        estimate = np.clip(raw, -1.0, 1.0)
-        differences.append({"models": [names[i], names[j]], "estimate": _model_value(estimate, binary), "reason": refused[index],
-                            "clipped": bool(refused[index] is None and np.abs(estimate - raw).max() > 1e-12),
-                            "measured_difference": _model_value(point["measured"][i] - point["measured"][j], binary),
-                            "p_value": float(adjusted[index])})
-    result = {"models": models, "differences": differences, "informedness": float(informedness_from_confusion(confusion)),
-              "min_singular_value": float(abs(point["strength"][0]))}
+    raw = point["raw"][first] - point["raw"][second]
+    estimate, measured = np.clip(raw, -1.0, 1.0), point["measured"][first] - point["measured"][second]
+    differences = [{"models": [names[i], names[j]], "estimate": plain_value(estimate[k], binary), "reason": refused[k],
+                    "clipped": bool(refused[k] is None and np.abs(estimate[k] - raw[k]).max() > 1e-12),
+                    "measured_difference": plain_value(measured[k], binary), "p_value": float(adjusted[k])}
+                   for k, (i, j) in enumerate(pairs)]
+    result = {"models": models, "differences": differences, **strength_summary(confusion, strength)}
     if level is None:
         return result
     found = simultaneous_intervals_arrays(confusion, stacked, pairs, confidence_level=level, method=method,
                                           n_resamples=checked.n_resamples, seed=checked.seed,
                                           min_informedness=checked.min_informedness)
-    marginal = float(found["level"])
     weight = float(found["lee_weight"])
-    result["method"] = ("lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap")
-    result["marginal_level"] = marginal
-    result["difference_marginal_level"] = float(found["difference_level"])
+    result.update(method="lee" if weight == 1.0 else "bootstrap" if weight == 0.0 else "lee_bootstrap",
+                  marginal_level=float(found["level"]), difference_marginal_level=float(found["difference_level"]))
     share = float(found["undefined_share"])
-    nan = [math.nan, math.nan]
-    for m, entry in enumerate(models):
-        entry["interval"] = (_model_interval(found["low"][m], found["high"][m], binary) if entry["reason"] is None
-                             else (nan if binary else [nan] * num_classes))
-        entry["interval_reason"] = None
-        if entry["reason"] is None:
-            _mark_spanning(entry, share, marginal, 0.0)
-    for index, entry in enumerate(differences):
-        entry["interval"] = (_model_interval(found["difference_low"][index], found["difference_high"][index], binary)
-                             if entry["reason"] is None else (nan if binary else [nan] * num_classes))
-        entry["interval_reason"] = None
-        if entry["reason"] is None:
-            _mark_spanning(entry, share, float(found["difference_level"]), -1.0)
+    # An interval spanning every value carries why (interval_reason).
+    for entries, prefix, at_level, floor in ((models, "", result["marginal_level"], 0.0),
+                                             (differences, "difference_", result["difference_marginal_level"], -1.0)):
+        for index, entry in enumerate(entries):
+            given = entry["reason"] is None
+            low, high = found[prefix + "low"][index], found[prefix + "high"][index]
+            entry["interval"] = plain_interval(low, high, binary) if given else nan_interval(num_classes)
+            spans = given and spans_all(entry["interval"], floor)
+            entry["interval_reason"] = spanning_reason(share, at_level) if spans else None
     return result
-
-
-def _model_reason(confusion: np.ndarray, unlabeled: np.ndarray, strength: float, min_informedness: float) -> Optional[str]:
-    # prevalence.py's one rule, for one model.
-    if (confusion.sum(axis=-1) <= 0).any():
-        return "class_without_golden_references"
-    if unlabeled.sum() <= 0:
-        return "no_unlabeled_predictions"
-    if abs(strength) <= min_informedness + THRESHOLD_MARGIN:
-        return "informedness_too_small"
-    return None
-
-
-def _mark_spanning(entry: Dict[str, Any], undefined_share: Optional[float], level: float, floor: float) -> None:
-    """An interval spanning every value carries why (``interval_reason``), unless it already has one."""
-    if entry.get("interval_reason") is None and entry.get("reason") is None and spans_all(entry["interval"], floor):
-        entry["interval_reason"] = spanning_reason(undefined_share, level)
-

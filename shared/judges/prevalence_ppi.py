@@ -70,16 +70,15 @@ def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confide
     (0.2294, 0.4896)
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
-    unlabeled = np.asarray(unlabeled_predicted, dtype=np.float64)
+    new = np.asarray(unlabeled_predicted, dtype=np.float64)  # sum of Yhat per class on the new data
     golden = confusion.sum(axis=(-2, -1))[..., None]
-    total = unlabeled.sum(axis=-1)[..., None]
+    total = new.sum(axis=-1)[..., None]
     usable = (golden >= 2) & (total >= 1)
     n = np.where(usable, golden, 2.0)
     big_n = np.where(usable, total, 1.0)
     truth = confusion.sum(axis=-1)  # sum of Y per class
     judged = confusion.sum(axis=-2)  # sum of Yhat per class on the golden set
     both = np.diagonal(confusion, axis1=-2, axis2=-1)  # sum of Y * Yhat
-    new = unlabeled  # sum of Yhat per class on the new data
 
     covariance = both / n - (truth / n) * (judged / n)
     pooled = n + big_n
@@ -92,7 +91,7 @@ def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confide
     rectifier_mean = (truth - lam * judged) / n
     estimate = lam * new_share + rectifier_mean
     result = {"estimate": np.where(usable, estimate, np.nan), "lam": np.where(usable, lam, np.nan),
-              "sampling_p_value": _sampling_p_value(judged, new)}
+              "sampling_p_value": homogeneity_p_values(judged, new)}
     if confidence_level is not None:
         imputed = lam**2 * new_share * (1.0 - new_share) / big_n
         rectifier_square = (truth - 2.0 * lam * both + lam**2 * judged) / n
@@ -103,20 +102,19 @@ def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confide
     return result
 
 
-def _sampling_p_value(golden_judged: np.ndarray, new_judged: np.ndarray) -> np.ndarray:
-    """Pearson's chi-square test that the judge's labels on both sets share one distribution
-    (a 2 x K table; classes the judge never gives on either set are left out)."""
-    table = np.stack([golden_judged, new_judged], axis=-2)
-    rows = table.sum(axis=-1, keepdims=True)
-    columns = table.sum(axis=-2, keepdims=True)
-    grand = rows.sum(axis=-2, keepdims=True)
-    expected = rows * columns / np.where(grand > 0, grand, 1.0)
-    cells = np.where(expected > 0, (table - expected) ** 2 / np.where(expected > 0, expected, 1.0), 0.0)
-    statistic = cells.sum(axis=(-2, -1))
-    dof = (columns[..., 0, :] > 0).sum(axis=-1) - 1
-    defined = (rows[..., 0] > 0).all(axis=-1) & (dof > 0)
-    p_value = np.ones(statistic.shape)
-    for degrees in np.unique(dof[defined]) if np.any(defined) else []:
-        mine = defined & (dof == degrees)
-        p_value[mine] = [chi2_sf(float(x), int(degrees)) for x in statistic[mine]]
-    return np.where(defined, p_value, np.where((rows[..., 0] > 0).all(axis=-1), 1.0, np.nan))
+def homogeneity_p_values(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pearson's chi-square test that two count vectors (last axis) come from one distribution
+    (K - 1 degrees of freedom over the classes either has); NaN where one is empty.
+
+    >>> float(homogeneity_p_values(np.array([50, 50]), np.array([50, 50])))
+    1.0
+    """
+    table = np.stack([np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)], axis=-2)
+    rows, columns = table.sum(axis=-1, keepdims=True), table.sum(axis=-2, keepdims=True)
+    total = rows.sum(axis=-2, keepdims=True)
+    expected = rows * columns / np.where(total > 0, total, 1.0)
+    statistic = np.where(expected > 0, (table - expected) ** 2 / np.where(expected > 0, expected, 1.0), 0.0).sum(axis=(-2, -1))
+    freedom = (columns[..., 0, :] > 0).sum(axis=-1) - 1
+    empty = (rows[..., 0] <= 0).any(axis=-1)
+    flat = [chi2_sf(float(s), int(d)) if d > 0 else 1.0 for s, d in zip(np.ravel(statistic), np.ravel(freedom))]
+    return np.where(empty, np.nan, np.reshape(flat, np.shape(statistic)))

@@ -30,7 +30,7 @@ import abc
 import math
 from dataclasses import dataclass
 from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from ..counting.labels import positions
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence import corrected_prevalence
 from .prevalence import corrected_prevalence_difference
+from .prevalence import nan_interval
 from .prevalence import ppi_prevalence
 from .prevalence_models import check_model_names
 from .prevalence_models import corrected_prevalences
@@ -102,20 +103,14 @@ def count_unlabeled(store: Store, inputs: Dict[str, Any]) -> Store:
             raise ValueError("unlabeled_baseline_predictions: expected it with one model's unlabeled_predictions, found "
                              "unlabeled_predictions as a mapping of models too; put the baseline in the mapping (e.g. "
                              "{'model': ..., 'baseline': ...}) and name it with reference_model='baseline'.")
-        for model in check_model_names(list(models)):
-            key = f"unlabeled_predictions[{model!r}]"
-            labels = as_labels(as_array(models[model], key).reshape(-1), key, _HINT)
-            table = CountTable([key])
-            table.add([labels])
-            store.tables[MODEL_TABLE_PREFIX + model] = table
-        return store
-    for name, table_name in UNLABELED_TABLES.items():
-        values = inputs.get(name)
-        if values is None:
-            continue
-        labels = as_labels(as_array(values, name).reshape(-1), name, _HINT)
+        labelled = {MODEL_TABLE_PREFIX + model: (f"unlabeled_predictions[{model!r}]", models[model])
+                    for model in check_model_names(list(models))}
+    else:
+        labelled = {table: (name, inputs[name]) for name, table in UNLABELED_TABLES.items()
+                    if inputs.get(name) is not None}
+    for table_name, (name, values) in labelled.items():
         table = CountTable([name])  # keyed by the input's name: errors between batches name it
-        table.add([labels])
+        table.add([as_labels(as_array(values, name).reshape(-1), name, _HINT)])
         store.tables[table_name] = table  # created even when empty: the input was given
     return store
 
@@ -155,16 +150,12 @@ class JudgedCounts:
 def judged_counts(stored: Store, confusion: ConfusionCounts, options: Dict[str, Any]) -> JudgedCounts:
     """The stored unlabeled and group tables next to the golden set's counts, ``ignore_index`` applied."""
     ignore_index = options.get("ignore_index")
-    unlabeled = {}
-    for name, table_name in UNLABELED_TABLES.items():
-        if table_name in stored.tables:
-            counts = stored.tables[table_name].result()
-            unlabeled[name] = counts.drop_matching(name, ignore_index)  # padding among the judge's labels
-    models = {}
-    for table_name, table in stored.tables.items():
-        if table_name.startswith(MODEL_TABLE_PREFIX):
-            model = table_name[len(MODEL_TABLE_PREFIX):]
-            models[model] = table.result().drop_matching(f"unlabeled_predictions[{model!r}]", ignore_index)
+    # Padding among the judge's labels dropped, per input (and per model of a mapping).
+    unlabeled = {name: stored.tables[table].result().drop_matching(name, ignore_index)
+                 for name, table in UNLABELED_TABLES.items() if table in stored.tables}
+    names = [table[len(MODEL_TABLE_PREFIX):] for table in stored.tables if table.startswith(MODEL_TABLE_PREFIX)]
+    models = {model: stored.tables[MODEL_TABLE_PREFIX + model].result().drop_matching(
+        f"unlabeled_predictions[{model!r}]", ignore_index) for model in names}
     if models and unlabeled:
         found = " and ".join(unlabeled)
         raise ValueError(f"unlabeled_predictions: expected one form in every batch, found a mapping of models in some and "
@@ -197,15 +188,31 @@ def _class_counts(counts: JointCounts, classes: np.ndarray, name: str) -> np.nda
     return np.bincount(index, weights=counts.n, minlength=len(classes)).astype(np.int64)
 
 
-def _gold_matrix(confusion: ConfusionCounts) -> np.ndarray:
-    """The golden confusion matrix for the correction: counts, or, weighted, each row's weighted
-    shares times its Kish effective size (what the interval treats as the row's sample size)."""
-    matrix = confusion.matrix("unlabeled_predictions").astype(np.float64)
-    if confusion.w is None:
-        return matrix
-    rows = matrix.sum(axis=1, keepdims=True)
-    shares = np.divide(matrix, rows, out=np.zeros_like(matrix), where=rows > 0)
-    return shares * confusion.effective_sizes()[:, None]
+def _golden(judged: JudgedCounts, unlabeled: List[np.ndarray], order: np.ndarray, level: Optional[float],
+            ppi: bool = False) -> Tuple[np.ndarray, bool, DesignEffect]:
+    """``(gold, weighted_gold, effect)``: the golden matrix for the correction, in ``order`` (counts, or,
+    weighted, each row's weighted shares times its Kish effective size: what the interval treats as
+    the row's sample size), and the golden set's design effect with ``level`` over the corrections
+    of ``unlabeled`` (class-order counts; the largest over them: every model's correction rests on
+    the same golden set). Each row's size is shrunk by that effect."""
+    confusion = judged.confusion
+    gold = confusion.matrix("unlabeled_predictions").astype(np.float64)
+    if confusion.w is not None:
+        rows = gold.sum(axis=1, keepdims=True)
+        gold = np.divide(gold, rows, out=np.zeros_like(gold), where=rows > 0) * confusion.effective_sizes()[:, None]
+    weighted_gold = confusion.w is not None
+    effect = NO_CLUSTERS
+    if level is not None:
+        # Golden items of one conversation are worth fewer independent ones.
+        effect = design_effect(
+            confusion, lambda: [part for vector in unlabeled for part in golden_influence(gold, vector)], level)
+        if ppi and effect.num_clusters is not None:  # PPI++'s tuning and variance take the golden items as independent
+            effect = DesignEffect.refused("ppi_needs_independent_golden_items", effect.num_clusters)
+        if effect.num_clusters is not None and effect.reason is None:
+            gold, weighted_gold = gold / effect.factor, True
+    if order[0] != 0:  # binary with the first class positive
+        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    return gold, weighted_gold, effect
 
 
 def golden_influence(gold: np.ndarray, unlabeled: np.ndarray) -> List[np.ndarray]:
@@ -275,28 +282,30 @@ def check_positive_class(classes: np.ndarray, prevalence: bool, groups: bool) ->
                      f"and pos_label=None. Pass pos_label={values[0]!r} (or {values[1]!r}).")
 
 
-def _nan_like(num_classes: int, binary: bool):
-    return math.nan if binary else [math.nan] * num_classes
-
-
-def _estimate_entry(found: Dict[str, Any], key: str, level: Optional[float], effect: Any, nan: Any) -> Dict[str, Any]:
-    """One model's corrected prevalence (or one pair's difference) as the result gives it, under
-    ``key``: the estimate, with ``level`` its interval (NaN when the golden set's clusters refuse
-    one) and the reasons, and whether it was clipped."""
+def _estimate_entry(found: Dict[str, Any], key: str, level: Optional[float], effect: DesignEffect, num_classes: int,
+                    measured: Optional[str] = None, with_method: bool = False) -> Dict[str, Any]:
+    """One corrected prevalence (or difference) as the result gives it, under ``key``: the estimate,
+    with ``level`` its interval (NaN when the golden set's clusters refuse one; ``with_method``: its
+    method and design effect too) and the reasons, whether it was clipped and, under ``measured``,
+    the judge's measured shares."""
     entry = {key: found["estimate"]}
     if level is not None:
-        entry[f"{key}_ci"] = found["interval"] if effect.reason is None else nan
+        entry[f"{key}_ci"] = found["interval"] if effect.reason is None else nan_interval(num_classes)
+        if with_method:
+            entry[f"{key}_ci_method"] = found["method"]
         reason = effect.reason or found["interval_reason"]
         if reason is not None:
             entry[f"{key}_ci_reason"] = reason
+        if with_method and effect.reason is None and effect.num_clusters is not None:
+            entry[f"{key}_design_effect"] = float(effect.measured)
     if found["reason"] is not None:
         entry[f"{key}_reason"] = found["reason"]
     entry[f"{key}_clipped"] = found["clipped"]
+    if measured is not None:  # no unlabeled labels measure nothing (prevalence.py reports shares of 0)
+        empty = found["reason"] == "no_unlabeled_predictions"
+        nan = math.nan if num_classes == 2 else [math.nan] * num_classes
+        entry[measured] = nan if empty else found["measured_prevalence"]
     return entry
-
-
-def _nan_interval(num_classes: int, binary: bool):
-    return [math.nan, math.nan] if binary else [[math.nan, math.nan] for _ in range(num_classes)]
 
 
 def _check_ppi_inputs(judged: JudgedCounts) -> None:
@@ -326,60 +335,34 @@ def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.nda
     if "unlabeled_baseline_predictions" in judged.unlabeled:
         outputs["corrected_prevalence_difference"] = ["unlabeled_predictions", "unlabeled_baseline_predictions"]
         outputs["baseline_corrected_prevalence"] = ["unlabeled_baseline_predictions"]  # the baseline's own, marginal
+    level = interval["confidence_level"]
     if num_classes < 2:
         for key in outputs:
             result.update({key: math.nan, f"{key}_reason": "fewer_than_two_classes"})
-            if interval["confidence_level"] is not None:
+            if level is not None:
                 result[f"{key}_ci"] = [math.nan, math.nan]
         return result
-    gold = _gold_matrix(judged.confusion)
-    vectors = {name: _class_counts(counts, classes, name)[order] for name, counts in judged.unlabeled.items()}
-    weighted_gold = judged.confusion.w is not None
-    effect = NO_CLUSTERS
-    if interval["confidence_level"] is not None:
-        # Golden items of one conversation are worth fewer independent ones: each row's size shrinks by the design
-        # effect. The baseline's correction rests on the same golden set: the largest over both models' influences,
-        # as for a mapping of models (_models_results), so that {A, B} and A with baseline B give one interval.
-        unlabeled = [vectors[name][np.argsort(order)] for name in UNLABELED_TABLES if name in vectors]
-        effect = design_effect(judged.confusion, lambda: [
-            part for vector in unlabeled for part in golden_influence(gold, vector)], interval["confidence_level"])
-        if effect.num_clusters is not None and effect.reason is None and not ppi:
-            gold, weighted_gold = gold / effect.factor, True
-    if order[0] != 0:  # binary with the first class positive
-        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    counts = {name: _class_counts(found, classes, name) for name, found in judged.unlabeled.items()}
+    # The baseline's correction rests on the same golden set: the largest design effect over both models'
+    # influences, as for a mapping of models (_models_results), so that {A, B} and A with baseline B give one interval.
+    gold, weighted_gold, effect = _golden(judged, [counts[name] for name in UNLABELED_TABLES if name in counts], order,
+                                          level, ppi)
+    vectors = {name: vector[order] for name, vector in counts.items()}
     names = [to_python(classes[index]) for index in order]
     # Rogan-Gladen's interval: the bootstrap if asked for; else prevalence.py's default (Lee et al.'s
     # for one binary prevalence where it holds, the smoothed bootstrap elsewhere).
     method = "bootstrap" if options.get("ci_method") == "bootstrap" or not binary else None
     arguments = {**interval, "min_informedness": DEFAULT_MIN_INFORMEDNESS, "weighted_gold": weighted_gold}
+    measured = {"corrected_prevalence": "measured_prevalence",
+                "baseline_corrected_prevalence": "baseline_measured_prevalence"}
     for key, inputs in outputs.items():
         if ppi:
-            found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=interval["confidence_level"], classes=names)
-        elif key in ("corrected_prevalence", "baseline_corrected_prevalence"):
+            found = ppi_prevalence(gold, vectors[inputs[0]], confidence_level=level, classes=names)
+        elif key in measured:
             found = corrected_prevalence(gold, vectors[inputs[0]], method=method, classes=names, **arguments)
         else:
             found = corrected_prevalence_difference(gold, vectors[inputs[0]], vectors[inputs[1]], **arguments)
-        result[key] = found["estimate"]
-        if interval["confidence_level"] is not None:
-            result[f"{key}_ci"] = found["interval"]
-            result[f"{key}_ci_method"] = found["method"]
-            if found["interval_reason"] is not None:
-                result[f"{key}_ci_reason"] = found["interval_reason"]
-            if effect.num_clusters is not None and ppi:  # PPI++'s tuning and variance take the golden items as independent
-                effect = DesignEffect.refused("ppi_needs_independent_golden_items", effect.num_clusters)
-            if effect.reason is not None:
-                result[f"{key}_ci"] = _nan_interval(num_classes, binary)
-                result[f"{key}_ci_reason"] = effect.reason
-            elif effect.num_clusters is not None:
-                result[f"{key}_design_effect"] = float(effect.measured)
-        if found["reason"] is not None:
-            result[f"{key}_reason"] = found["reason"]
-        result[f"{key}_clipped"] = found["clipped"]
-        if key in ("corrected_prevalence", "baseline_corrected_prevalence"):
-            # No unlabeled labels measure nothing (prevalence.py reports shares of 0).
-            empty = found["reason"] == "no_unlabeled_predictions"
-            measured = "measured_prevalence" if key == "corrected_prevalence" else "baseline_measured_prevalence"
-            result[measured] = _nan_like(num_classes, binary) if empty else found["measured_prevalence"]
+        result.update(_estimate_entry(found, key, level, effect, num_classes, measured.get(key), with_method=True))
     if binary:
         result["corrected_prevalence_class"] = to_python(classes[order[1]])
     return result
@@ -403,36 +386,22 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
     if ppi:
         return _one_model_ppi(judged, names[0], classes, order, interval, options)
     num_classes = len(classes)
-    binary = num_classes == 2
     level = interval["confidence_level"]
     if num_classes < 2:
         entries = [{"name": name, "corrected_prevalence": math.nan, "corrected_prevalence_reason": "fewer_than_two_classes"}
                    for name in names]
         return {"model_prevalences": entries, "prevalence_differences": []}
-    gold = _gold_matrix(judged.confusion)
-    vectors = [_class_counts(counts, classes, f"unlabeled_predictions[{name!r}]")[order] for name, counts in judged.models.items()]
-    weighted_gold = judged.confusion.w is not None
-    effect = NO_CLUSTERS
-    if level is not None:
-        # Golden items of one conversation: each row shrinks by the largest design effect over the models' corrections.
-        effect = design_effect(judged.confusion, lambda: [
-            part for vector in vectors for part in golden_influence(gold, vector[np.argsort(order)])], level)
-        if effect.num_clusters is not None and effect.reason is None:
-            gold, weighted_gold = gold / effect.factor, True
-    if order[0] != 0:
-        gold = np.ascontiguousarray(gold[::-1, ::-1])
+    counts = [_class_counts(judged.models[name], classes, f"unlabeled_predictions[{name!r}]") for name in names]
+    gold, weighted_gold, effect = _golden(judged, counts, order, level)
     method = "bootstrap" if options.get("ci_method") == "bootstrap" else None
-    found = corrected_prevalences(gold, dict(zip(names, vectors)), reference=reference, method=method,
+    by_model = {name: vector[order] for name, vector in zip(names, counts)}
+    found = corrected_prevalences(gold, by_model, reference=reference, method=method,
                                   classes=[to_python(classes[index]) for index in order],
                                   min_informedness=DEFAULT_MIN_INFORMEDNESS, weighted_gold=weighted_gold, **interval)
-    nan = _nan_interval(num_classes, binary)
-    entries = []
-    for model in found["models"]:
-        entry = {"name": model["name"], **_estimate_entry(model, "corrected_prevalence", level, effect, nan)}
-        empty = model["reason"] == "no_unlabeled_predictions"
-        entry["measured_prevalence"] = _nan_like(num_classes, binary) if empty else model["measured_prevalence"]
-        entries.append(entry)
-    differences = [{"models": pair["models"], **_estimate_entry(pair, "corrected_prevalence_difference", level, effect, nan),
+    entries = [{"name": model["name"], **_estimate_entry(model, "corrected_prevalence", level, effect, num_classes,
+                                                         "measured_prevalence")} for model in found["models"]]
+    differences = [{"models": pair["models"],
+                    **_estimate_entry(pair, "corrected_prevalence_difference", level, effect, num_classes),
                     "p_value": pair["p_value"]} for pair in found["differences"]]
     result: Dict[str, Any] = {"model_prevalences": entries, "prevalence_differences": differences}
     if level is not None:
@@ -442,7 +411,7 @@ def _models_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray
             result["prevalence_difference_marginal_level"] = found["difference_marginal_level"]
         if effect.num_clusters is not None and effect.reason is None:
             result["corrected_prevalence_design_effect"] = float(effect.measured)
-    if binary:
+    if num_classes == 2:
         result["corrected_prevalence_class"] = to_python(classes[order[1]])
     return result
 
@@ -457,10 +426,9 @@ def _one_model_ppi(judged: JudgedCounts, name: str, classes: np.ndarray, order: 
     single = JointCounts({"unlabeled_predictions": counts.keys[argument]}, counts.n)
     found = _prevalence_results(replace(judged, unlabeled={"unlabeled_predictions": single}, models=None), classes, order,
                                 interval, options)
-    entry = {"name": name}
-    entry.update((key, value) for key, value in found.items() if key in MODEL_ENTRY_KEYS)
-    result = {"model_prevalences": [entry], "prevalence_differences": []}
-    result.update((key, value) for key, value in found.items() if key not in MODEL_ENTRY_KEYS)
+    entry = {"name": name, **{key: value for key, value in found.items() if key in MODEL_ENTRY_KEYS}}
+    result = {"model_prevalences": [entry], "prevalence_differences": [],
+              **{key: value for key, value in found.items() if key not in MODEL_ENTRY_KEYS}}
     if interval["confidence_level"] is not None and len(classes) >= 2:
         result["prevalence_marginal_level"] = interval["confidence_level"]  # one model: the level itself
     return result
@@ -482,17 +450,10 @@ def _group_results(groups: JointCounts, classes: np.ndarray, order: np.ndarray, 
         matrices = np.ascontiguousarray(matrices[:, ::-1, ::-1])
     found = group_diagnostics(matrices, confidence_level=interval["confidence_level"],
                               n_resamples=interval["n_resamples"], seed=interval["seed"], ci_method=ci_method)
-    per_group = {}
-    for index, group_id in enumerate(ids.tolist()):
-        entry = {"support": [found["support"][index][position] for position in np.argsort(order)]}  # class order
-        if num_classes == 2:
-            entry.update(tpr=found["tpr"][index], fpr=found["fpr"][index])
-        else:
-            entry["recall"] = found["recall"][index]
-        entry["informedness"] = found["informedness"][index]
-        if "informedness_ci" in found:
-            entry["informedness_ci"] = found["informedness_ci"][index]
-        per_group[group_id] = entry
+    kept = [key for key in ("tpr", "fpr", "recall", "informedness", "informedness_ci") if key in found]
+    per_group = {group_id: {"support": [found["support"][index][position] for position in np.argsort(order)],
+                            **{key: found[key][index] for key in kept}}  # support in class order
+                 for index, group_id in enumerate(ids.tolist())}
     result = {"per_group": per_group, "group_heterogeneity_p_value": found["heterogeneity_p_value"]}
     if "heterogeneity_reason" in found:
         result["group_heterogeneity_reason"] = found["heterogeneity_reason"]
@@ -515,11 +476,9 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
                                  "then pass the chosen judge's labels as predictions.")
             return count_judge_rows(count_labels, predictions, references, inputs, options, scores=False,
                                     scores_hint=SCORES_HINT_LABELS_ONLY)
-        if predictions is None and references is None:
-            store = Store()  # a batch of the judge's labels on unlabeled data only
-        else:
-            store = count_judges_batch(count_labels, predictions, references, inputs, scores=False,
-                                       scores_hint=SCORES_HINT_LABELS_ONLY)
+        # No predictions and references: a batch of the judge's labels on unlabeled data only.
+        store = Store() if predictions is None and references is None else count_judges_batch(
+            count_labels, predictions, references, inputs, scores=False, scores_hint=SCORES_HINT_LABELS_ONLY)
         count_groups(store, predictions, references, inputs.get("groups"))
         return count_unlabeled(store, inputs)
 

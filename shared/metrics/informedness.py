@@ -129,10 +129,10 @@ def informedness_weights(average: str, support: Any, predicted: Any) -> Tuple[Op
     "macro" equally, "weighted" the other way round."""
     # As shares of the total (prevalence, bias): the weighted mean then sums the same products as
     # Powers' formula sum_c beta_c * J_c, to the last digit.
-    support, predicted = np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64)
     # Per problem (leading axes: e.g. bootstrap resamples): one without samples keeps its zeros.
-    prevalence = np.divide(support, support.sum(axis=-1, keepdims=True), out=np.zeros_like(support), where=support.sum(axis=-1, keepdims=True) > 0)
-    bias = np.divide(predicted, predicted.sum(axis=-1, keepdims=True), out=np.zeros_like(predicted), where=predicted.sum(axis=-1, keepdims=True) > 0)
+    shares = [np.asarray(x, dtype=np.float64) for x in (support, predicted)]
+    prevalence, bias = (np.divide(x, x.sum(axis=-1, keepdims=True), out=np.zeros_like(x),
+                                  where=x.sum(axis=-1, keepdims=True) > 0) for x in shares)
     return {"bookmaker": (bias, prevalence), "macro": (None, None), "weighted": (prevalence, bias)}[average]
 
 
@@ -146,9 +146,8 @@ def informedness(tp: Any, support: Any, predicted: Any, average: str, averaging:
     (0.6833, 3)
     """
     per_class = apply_zero_division(one_vs_rest_difference(tp, support, predicted), averaging.zero_division)
-    weights, _ = informedness_weights(average, np.asarray(support, dtype=np.float64), np.asarray(predicted, dtype=np.float64))
-    value, count = averaging.combine(per_class, weights)
-    return value, count, per_class
+    weights, _ = informedness_weights(average, support, predicted)
+    return (*averaging.combine(per_class, weights), per_class)
 
 
 def matrix_class_counts(confusion: Any):
@@ -189,8 +188,7 @@ def informedness_average(confusion: Any, average: str = "bookmaker", class_mask:
     tp, support, predicted, _ = matrix_class_counts(confusion)
     if averaging is None:
         averaging = Averaging(tp.shape[-1], class_indices(class_mask), zero_division=zero_division)
-    value, _, _ = informedness(tp, support, predicted, average, averaging)
-    return value
+    return informedness(tp, support, predicted, average, averaging)[0]
 
 
 def informedness_from_confusion(confusion: Any) -> np.ndarray:
@@ -333,14 +331,11 @@ def informedness_delta_interval(
     if averaging is None:
         averaging = Averaging(num_classes, class_indices(class_mask), zero_division=zero_division)
     cells = confusion if squared_weights is None else np.asarray(squared_weights, dtype=np.float64)
-    smoothed, smoothed_cells = confusion, cells
-    if pseudo_items:
-        support = confusion.sum(axis=-1, keepdims=True)
-        # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
-        item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
-        share = pseudo_items / num_classes
-        smoothed = confusion + share * item_weight
-        smoothed_cells = cells + share * item_weight**2
+    support = confusion.sum(axis=-1, keepdims=True)
+    # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
+    item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
+    share = pseudo_items / num_classes
+    smoothed, smoothed_cells = confusion + share * item_weight, cells + share * item_weight**2
     gradient = informedness_gradient(smoothed, average, averaging)
     variance = np.asarray(variance_scale, dtype=np.float64) * (smoothed_cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
     if estimate is None:
@@ -495,13 +490,10 @@ def informedness_interval(
         )
     if method != "bootstrap":
         raise ValueError(f"ci_method: expected one of {CI_METHODS}, found {method!r}.")
-
-    def statistic(matrices):
-        return informedness_average(matrices, average, averaging=averaging)
-
     interval = confusion_interval(
-        confusion, statistic, confidence_level=confidence_level, n_resamples=n_resamples,
-        seed=seed, bounds=(-1.0, 1.0), effective_support=effective_support,
+        confusion, lambda matrices: informedness_average(matrices, average, averaging=averaging),
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0),
+        effective_support=effective_support,
     )
     return finish_interval(np.asarray(interval.low), np.asarray(interval.high), undefined | np.isnan(np.asarray(interval.low)), reason)
 
@@ -516,15 +508,12 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
     ``options``: every option of ``compute``, resolved and checked; ``counts`` is what
     ``compute`` counted from samples, or a confusion matrix given to it.
     """
-    average, class_mask, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
-        "average", "class_mask", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
+    average, zero_division, confidence_level, return_markedness, return_per_class = (options[name] for name in (
+        "average", "zero_division", "confidence_level", "return_markedness", "return_per_class"))
     encoded = counts.encoded
     if counts.reason is not None and not (encoded.num_classes or encoded.unobserved):
         return undefined_informedness(counts.reason, confidence_level, return_markedness)  # no class to check class_mask against
-    averaging = Averaging.over(  # checks class_mask against the classes, as the other modules do
-        encoded.num_classes, class_mask, zero_division,
-        observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved,
-    )
+    averaging = _averaging(counts, options)
     if counts.reason is not None:
         return undefined_informedness(counts.reason, confidence_level, return_markedness)
     if return_per_class:
@@ -549,9 +538,7 @@ def informedness_from_counts(counts: ConfusionCounts, options) -> dict:
         if confidence_level is not None:
             result["informedness_ci"] = [math.nan, math.nan]
     elif confidence_level is not None:
-        result.update(informedness_interval_outputs(
-            [(counts, class_counts, value, averaging)], average=average, confidence_level=confidence_level,
-            ci_method=options["ci_method"], n_resamples=options["n_resamples"], seed=options["seed"])[0])
+        result.update(informedness_interval_outputs([(counts, class_counts, value, averaging)], options)[0])
     per_class = {"per_class_informedness": per_class_informedness}
     if return_markedness:
         markedness, per_class["per_class_markedness"] = markedness_outputs(class_counts, average, averaging, zero_division)
@@ -566,32 +553,32 @@ def informedness_intervals(systems, options) -> List[Optional[Dict[str, Any]]]:
     (``MetricSpec.intervals``: the judges ranked by ``glue.ranking``), all of them in one call of
     ``informedness_interval_outputs``. None for a system left to ``informedness_from_counts``: an
     undefined value."""
-    average, class_mask, zero_division, confidence_level = (options[name] for name in (
-        "average", "class_mask", "zero_division", "confidence_level"))
     found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    if confidence_level is None:
+    if options["confidence_level"] is None:
         return found
-    positions, batch = [], []
+    batch = {}
     for index, counts in enumerate(systems):
-        encoded = counts.encoded
         if counts.reason is not None:
             continue
-        averaging = Averaging.over(encoded.num_classes, class_mask, zero_division,
-                                   observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved)
-        check_informedness_interval(encoded, average, zero_division, options["ci_method"], options["n_resamples"])
+        averaging = _averaging(counts, options)
+        check_informedness_interval(counts.encoded, options["average"], options["zero_division"], options["ci_method"],
+                                    options["n_resamples"])
         class_counts = counts.class_counts()
-        if not class_counts.total > 0:
-            continue
-        value, averaged, _ = informedness(class_counts.tp, class_counts.support, class_counts.predicted, average, averaging)
-        if averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
-            continue
-        positions.append(index)
-        batch.append((counts, class_counts, value, averaging))
-    for index, outputs in zip(positions, informedness_interval_outputs(
-            batch, average=average, confidence_level=confidence_level, ci_method=options["ci_method"],
-            n_resamples=options["n_resamples"], seed=options["seed"])):
+        if class_counts.total > 0:
+            value, averaged, _ = informedness(class_counts.tp, class_counts.support, class_counts.predicted,
+                                              options["average"], averaging)
+            if not averaging.reason(int(averaged), "fewer_than_two_reference_classes", float(value)):
+                batch[index] = (counts, class_counts, value, averaging)
+    for index, outputs in zip(batch, informedness_interval_outputs(list(batch.values()), options)):
         found[index] = outputs
     return found
+
+
+def _averaging(counts: ConfusionCounts, options) -> Averaging:
+    """The classes informedness averages (checks class_mask against the classes, as the other modules do)."""
+    encoded = counts.encoded
+    return Averaging.over(encoded.num_classes, options["class_mask"], options["zero_division"],
+                          observed=encoded.classes if encoded.unobserved else None, unobserved=encoded.unobserved)
 
 
 def informedness_interval_inputs(counts, class_counts, average: str, averaging: Averaging):
@@ -614,23 +601,24 @@ def informedness_interval_inputs(counts, class_counts, average: str, averaging: 
         np.add.at(squared_weights, (counts.reference, counts.prediction),
                   counts.w2 * np.ldexp(1.0 / mantissa, counts.w2_exponent - exponent) ** 2)
     # Clustered samples (sequences, images, conversations) are worth fewer independent ones.
-    if counts.encoded.num_classes == 2:  # J = 2 BA - 1: a mean of recalls' influence, scaled (D does not see scale)
-        influence = (lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
-    else:
-        influence = (lambda: informedness_gradient(matrix, average, averaging))
+    # Binary: J = 2 BA - 1, a mean of recalls' influence, scaled (D does not see scale).
+    influence = ((lambda: recall_influence(class_counts.tp, class_counts.support, Averaging(2)))
+                 if counts.encoded.num_classes == 2 else (lambda: informedness_gradient(matrix, average, averaging)))
     support = counts.effective_sizes() if counts.w is not None else class_counts.support
     return matrix, squared_weights, influence, support
 
 
-def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], *, average: str, confidence_level: float,
-                                  ci_method: Optional[str], n_resamples: Optional[int], seed: Optional[int]) -> List[Dict[str, Any]]:
+def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging]], options) -> List[Dict[str, Any]]:
     """``informedness_ci`` (and ``informedness_ci_reason`` when it is undefined, the clusters' outputs)
-    of each system ``(counts, class_counts, value, averaging)`` of a defined value, through the one
+    of each system ``(counts, class_counts, value, averaging)`` of a defined value (``options``: as
+    ``informedness_from_counts`` takes them), through the one
     interval step (``reduction.clustered_intervals``): the default score intervals of systems of one
     class order in one vectorised call (the judges ranked by ``glue.ranking``: J intervals for about
     the cost of one; each problem on the leading axis computed as it is alone), any other method,
     and a system whose batched interval is NaN (for its reason), one system at a time."""
-    key, method = "informedness_ci", ci_method or DEFAULT_CI_METHOD
+    key, method = "informedness_ci", options["ci_method"] or DEFAULT_CI_METHOD
+    average, confidence_level = options["average"], options["confidence_level"]
+    n_resamples, seed = options["n_resamples"], options["seed"]
     found: List[Dict[str, Any]] = [{}] * len(systems)
     inputs: Dict[int, Any] = {}
     for index, (counts, class_counts, _, averaging) in enumerate(systems):
@@ -690,24 +678,16 @@ def check_informedness_interval(encoded, average: str, zero_division: Any, ci_me
             f"num_classes={num_classes + encoded.unobserved:,} classes, found too many to materialise; "
             "pass `labels` with the classes to average, or zero_division='skip'."
         )
-    if num_classes > 2:
-        check_multiclass_interval(ci_method, num_classes, n_resamples)
-
-
-def check_multiclass_interval(ci_method: Optional[str], num_classes: int, n_resamples: Optional[int]) -> None:
-    """Refuse an interval that multi-class informedness cannot have (before the dense matrix is built)."""
+    if num_classes <= 2:
+        return
     if ci_method in ("agresti_coull", "wilson"):
         raise ValueError(
             f"ci_method: {ci_method!r} has no analytic form for multi-class informedness ({num_classes} classes: "
             "J is then not a sum of independent rates); expected ci_method='score', 'delta', 'bootstrap' or None."
         )
-    if ci_method != "bootstrap":
-        return
-    if n_resamples is None:
-        n_resamples = auto_resamples(num_classes * num_classes)
-    # The bootstrap draws n_resamples K x K matrices.
-    cells = num_classes * num_classes
-    if n_resamples * cells > MAX_BOOTSTRAP_CELLS:
+    cells = num_classes * num_classes  # the bootstrap draws n_resamples K x K matrices
+    n_resamples = auto_resamples(cells) if n_resamples is None else n_resamples
+    if ci_method == "bootstrap" and n_resamples * cells > MAX_BOOTSTRAP_CELLS:
         fits = MAX_BOOTSTRAP_CELLS // cells
         hint = f"Pass n_resamples <= {fits:,}." if fits else "No bootstrap fits: pass confidence_level=None."
         raise ValueError(
@@ -755,12 +735,6 @@ def informedness_influence(counts: ConfusionCounts, options):
 
 
 INFORMEDNESS_METHODS = ("newcombe", "delta", "bootstrap")
-
-
-def _gradient(confusion, average, mask, zero_division):
-    """``informedness_gradient`` with the comparison's class mask; 0 where the value is undefined."""
-    averaging = Averaging(confusion.shape[-1], mask, zero_division=zero_division)
-    return np.nan_to_num(informedness_gradient(confusion, average, averaging))
 
 
 def informedness_difference(
@@ -815,9 +789,7 @@ def informedness_difference(
     >>> bool(np.allclose(result["difference_ci"], np.multiply(2, paired["difference_ci"])))
     True
     """
-    if average not in INFORMEDNESS_AVERAGES:
-        raise ValueError(f"average: expected one of {INFORMEDNESS_AVERAGES}, found {average!r}.")
-    confidence_level = check_confidence_level(confidence_level)
+    confidence_level = check_confidence_level(confidence_level)  # an unknown average: informedness_average refuses it
     if confidence_level is None:
         raise ValueError("confidence_level: expected a number in (0, 1) such as 0.95, found None.")
     n_resamples = check_n_resamples(n_resamples)
@@ -849,33 +821,30 @@ def informedness_difference(
             n_resamples=n_resamples, seed=seed, joint_w2=joint_w2, design_factor=design_factor,
         )
         p_value = np.asarray(paired["p_value"], dtype=np.float64)
-        if method != "delta":
-            # `joint` is canonical already, so `paired` comes back unflipped.
-            low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
-        else:
-            gradient_a = _gradient(confusion_a, average, mask, zero_division)
-            gradient_b = _gradient(confusion_b, average, mask, zero_division)
-            delta_variance, _ = variance_terms(joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes))
-            half = z_value(confidence_level) * np.sqrt(delta_variance)
-            low, high = difference - half, difference + half
-    else:
-        gradient_a = _gradient(confusion_a, average, mask, zero_division)
-        gradient_b = _gradient(confusion_b, average, mask, zero_division)
+        # `joint` is canonical already, so `paired` comes back unflipped.
+        low, high = (2.0 * np.asarray(x) for x in paired["difference_ci"])
+    if num_classes != 2 or method == "delta":
+        # Each system's gradient with the comparison's class mask; 0 where its value is undefined.
+        averaging = Averaging(num_classes, mask, zero_division=zero_division)
+        gradient_a, gradient_b = (np.nan_to_num(informedness_gradient(confusion, average, averaging))
+                                  for confusion in (confusion_a, confusion_b))
         delta_variance, score_variance = variance_terms(
             joint, totals, sizes, gradient_a, gradient_b, smoothed_shares(joint, totals, sizes)
         )
+    if num_classes != 2:
         p_value = score_p_value(difference, score_variance)
-        if method == "delta":
-            half = z_value(confidence_level) * np.sqrt(delta_variance)
-            low, high = difference - half, difference + half
-        else:
+    if method == "delta":
+        half = z_value(confidence_level) * np.sqrt(delta_variance)
+        low, high = difference - half, difference + half
+    elif method == "bootstrap" and num_classes != 2:
 
-            def statistic(resampled):
-                a, b = marginals(resampled)
-                return informedness_average(a, average, mask, zero_division) - informedness_average(b, average, mask, zero_division)
+        def statistic(resampled):
+            a, b = marginals(resampled)
+            return (informedness_average(a, average, mask, zero_division)
+                    - informedness_average(b, average, mask, zero_division))
 
-            replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
-            low, high = percentile_interval(replicates, confidence_level, orientation == 0)
+        replicates = bootstrap_joint(joint, totals, sizes, statistic, n_resamples, seed)
+        low, high = percentile_interval(replicates, confidence_level, orientation == 0)
     low, high = np.clip(low, -2.0, 2.0), np.clip(high, -2.0, 2.0)
     undefined_ci = fewer_than_two | np.isnan(difference)
     low, high, p_value = (np.where(undefined_ci, np.nan, x) for x in (low, high, p_value))

@@ -331,11 +331,13 @@ def informedness_delta_interval(
     if averaging is None:
         averaging = Averaging(num_classes, class_indices(class_mask), zero_division=zero_division)
     cells = confusion if squared_weights is None else np.asarray(squared_weights, dtype=np.float64)
-    support = confusion.sum(axis=-1, keepdims=True)
-    # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
-    item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
-    share = pseudo_items / num_classes
-    smoothed, smoothed_cells = confusion + share * item_weight, cells + share * item_weight**2
+    smoothed, smoothed_cells = confusion, cells
+    if pseudo_items:  # none: skipped, as 0 * an overflowed item_weight**2 would be NaN
+        support = confusion.sum(axis=-1, keepdims=True)
+        # A pseudo-item's weight: the row's effective item weight sum w^2 / sum w (1 unweighted).
+        item_weight = np.divide(cells.sum(axis=-1, keepdims=True), support, out=np.zeros_like(support), where=support > 0)
+        share = pseudo_items / num_classes
+        smoothed, smoothed_cells = confusion + share * item_weight, cells + share * item_weight**2
     gradient = informedness_gradient(smoothed, average, averaging)
     variance = np.asarray(variance_scale, dtype=np.float64) * (smoothed_cells * np.nan_to_num(gradient) ** 2).sum(axis=(-2, -1))
     if estimate is None:

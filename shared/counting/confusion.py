@@ -55,11 +55,12 @@ from .thresholds import youden_thresholds
 PAIRS = "pairs"
 
 
-def are_labels(values: np.ndarray) -> bool:
-    """Whether values can be counted as labels: integers, strings, or floats that are whole numbers."""
+def are_labels(values: np.ndarray, name: str = "predictions") -> bool:
+    """Whether values can be counted as labels: integers, strings, or floats that are whole numbers
+    (below 2^53, where a float still tells integers apart). Non-finite values raise, naming ``name``."""
     if values.dtype.kind != "f":
         return True
-    check_finite(values, "predictions")
+    check_finite(values, name)
     return bool(np.array_equal(np.rint(values), values) and (not values.size or np.abs(values).max() < EXACT_INTEGERS))
 
 

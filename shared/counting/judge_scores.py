@@ -90,10 +90,7 @@ def count_judge_rows(count_single: Any, predictions: Any, references: Any, input
         return count_judges_batch(count_single, predictions, references, inputs, **count_options)
     array = as_array(references, "references")
     checked = check_judges(judges, array, predictions)
-    for name, values in checked:
-        if values.dtype.kind == "f":  # checked here, naming the judge (are_labels would name predictions)
-            check_finite(values, f"judges[{name!r}]")
-    scores = any(not are_labels(values.reshape(-1)) for _, values in checked)  # non-integral numbers
+    scores = any([not are_labels(values.reshape(-1), f"judges[{name!r}]") for name, values in checked])  # non-integral
     if len(checked) < 2 or (options.get("threshold") is None and not scores):
         store = count_judges_batch(count_single, predictions, references, inputs, **count_options)
         if len(checked) > 1:

@@ -92,22 +92,20 @@ def count_paired_labels(predictions: Any, references: Any, baseline_predictions:
     references = as_labels(references.reshape(-1), "references", "References are class labels; scores belong in `predictions`.")
     shape = predictions.shape
     predictions, baseline = predictions.reshape(-1), baseline.reshape(-1)
-    if are_labels(predictions) and are_labels(baseline):
-        table = CountTable(list(PAIRED_KEYS))
-        predictions, baseline = as_labels(predictions, "predictions"), as_labels(baseline, "baseline_predictions")
+    if not scores or (are_labels(predictions) and are_labels(baseline, "baseline_predictions")):
+        table = CountTable(list(PAIRED_KEYS))  # without scores, as_labels refuses non-integral values with the hint
+        predictions = as_labels(predictions, "predictions", scores_hint)
+        baseline = as_labels(baseline, "baseline_predictions", scores_hint)
         table.add([references, predictions, baseline], weights)
         store.tables[PAIRED] = table
         count_clusters(store, clusters, shape, dict(zip(PAIRED_KEYS, (references, predictions, baseline))), weights)
-    elif scores:
+    else:
         for name, values in (("predictions", predictions), ("baseline_predictions", baseline)):
             if values.dtype.kind not in "iuf":  # strings too
                 raise TypeError(f"{name}: expected numeric scores like the other system's, found values of dtype {values.dtype}.")
         store.keep_raw(raw_with_clusters(store, clusters, shape, {
             "references": references, "predictions": predictions.astype(np.float64),
             "baseline_predictions": baseline.astype(np.float64), "sample_weight": weights}))
-    else:
-        as_labels(predictions, "predictions", scores_hint)  # raises, naming the non-integral values
-        as_labels(baseline, "baseline_predictions", scores_hint)
     return store
 
 

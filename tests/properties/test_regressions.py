@@ -496,3 +496,17 @@ def test_whole_number_float_labels_from_2_to_the_53_are_counted_not_dropped(metr
     streamed = metric.compute()["informedness"]
     whole = metric.compute(predictions=[0, 1, 1, big, 1, 0], references=[0, 1, 0, 0, 1, 0])["informedness"]
     assert streamed == whole
+
+
+@pytest.mark.parametrize("name", ["balanced_accuracy", "informedness"])
+def test_a_baseline_s_non_finite_or_huge_whole_number_values(metrics, name):
+    # Before: a NaN in baseline_predictions was reported as "predictions: expected finite values", and
+    # (informedness) whole-number floats from 2^53 up in it counted the batch as nothing ('no_samples').
+    metric, references, predictions = metrics[name], [0, 1, 0, 0, 1], [0, 1, 1, 0, 1]
+    raises_named(metric, name, ValueError, r"^baseline_predictions: expected finite values",
+                 predictions=predictions, references=references, baseline_predictions=[0, 1, float("nan"), 0, 1])
+    big = 2**60
+    as_integers = metric.compute(predictions=predictions, references=references, baseline_predictions=[0, 1, big, 0, 1])
+    assert metric.compute(predictions=predictions, references=references,
+                          baseline_predictions=[0, 1, float(big), 0, 1]) == as_integers
+    assert "reason" not in as_integers and math.isfinite(as_integers[f"baseline_{name}"])

@@ -374,10 +374,8 @@ def balanced_accuracy_intervals(systems, options) -> List[Optional[Dict[str, Any
         value, averaged = averaging.combine(safe_ratio(class_counts.tp, class_counts.support))
         if averaging.reason(int(averaged), "no_reference_classes", float(value)) is None:
             defined.append((index, (counts, class_counts, averaging)))
-    found: List[Optional[Dict[str, Any]]] = [None] * len(systems)
-    for (index, _), outputs in zip(defined, balanced_accuracy_interval_outputs([system for _, system in defined], options)):
-        found[index] = outputs
-    return found
+    found = dict(zip([index for index, _ in defined], balanced_accuracy_interval_outputs([system for _, system in defined], options)))
+    return [found.get(index) for index in range(len(systems))]
 
 
 def balanced_accuracy_influence(counts: ConfusionCounts, options) -> RecallInfluence:
@@ -497,11 +495,9 @@ def balanced_accuracy_difference(
             both, a_right - both, b_right - both, totals - a_right - b_right + both,
             confidence_level=confidence_level, effective_size=sizes,
         )
-        used = weights > 0
-        below = np.where(used, weights * (d - low_r), 0.0)
-        above = np.where(used, weights * (high_r - d), 0.0)
-        low = raw_difference - np.sqrt((below**2).sum(axis=-1))
-        high = raw_difference + np.sqrt((above**2).sum(axis=-1))
+        # MOVER: each side's squared distances from the averaged classes' differences, summed.
+        low, high = (raw_difference + sign * np.sqrt((np.where(weights > 0, weights * gap, 0.0) ** 2).sum(axis=-1))
+                     for sign, gap in ((-1.0, d - low_r), (1.0, high_r - d)))
     else:
 
         def statistic(resampled):
@@ -517,10 +513,8 @@ def balanced_accuracy_difference(
     value, baseline, difference, low, high, p_value = (
         np.where(undefined, np.nan, x) for x in (value, baseline, difference, low, high, p_value)
     )
-    if adjusted and np.ndim(count) == 0 and count == 1:
-        reason = "adjusted_needs_two_classes"
-    else:
-        reason = "no_reference_classes" if class_mask is None else "empty_class_mask_after_filtering"
+    reason = ("adjusted_needs_two_classes" if adjusted and np.ndim(count) == 0 and count == 1
+              else "no_reference_classes" if class_mask is None else "empty_class_mask_after_filtering")
     return finish_difference((value, baseline, difference, low, high, p_value), orientation, reason)
 
 

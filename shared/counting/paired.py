@@ -194,8 +194,8 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     if options.get("threshold") == "auto":
         raise ValueError(f"{AUTO_THRESHOLD_COMPARISON} Found threshold='auto' with baseline_predictions.")
     # The single-system rules (store.stored_rows, counts.kept_rows): raw rows with the counted ones, ignore_index, weight 0.
-    raw_clusters = "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables  # scores, each with its cluster
-    rows, reason = kept_rows(stored_rows(stored, PAIRED, PAIRED_KEYS + (("clusters",) if raw_clusters else ())), options.get("ignore_index"))
+    beside = ("clusters",) if "clusters" in (stored.raw_columns() or {}) and PAIRED not in stored.tables else ()
+    rows, reason = kept_rows(stored_rows(stored, PAIRED, PAIRED_KEYS + beside), options.get("ignore_index"))
     clusters = stored_clusters(stored, options.get("ignore_index"))
     keys = rows.keys
     threshold = options.get("threshold")
@@ -229,7 +229,7 @@ def paired_counts(stored: Store, options: Dict[str, Any], scores_hint: str = SCO
     reference_index = encoded.reference_indices
     joint, joint_w2 = joint_counts((reference_index * num_classes + system_index) * num_classes + baseline_index,
                                    (num_classes,) * 3, rows)
-    if raw_clusters:  # thresholded scores: each sample's labels beside its cluster
+    if beside:  # thresholded scores: each sample's labels beside its cluster
         clusters = Clusters(dataclasses.replace(rows, keys={"clusters": keys["clusters"], "references": references,
                                                             "predictions": encoded.classes[system_index],
                                                             "baseline_predictions": encoded.classes[baseline_index]}),

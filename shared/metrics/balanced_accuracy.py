@@ -124,9 +124,8 @@ def recall_reduction(support, selected, zero_division):
 
 
 def mean_recall(confusion, weights, offset):
-    support = confusion.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        recall = np.where(support > 0, np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0), 0.0)
+    support = confusion.sum(axis=-1)  # non-negative counts: an empty class's diagonal is 0 too
+    recall = np.diagonal(confusion, axis1=-2, axis2=-1) / np.where(support > 0, support, 1.0)
     return offset + (weights * recall).sum(axis=-1)
 
 

@@ -172,7 +172,7 @@ def difference_outputs(name: str, system: Dict[str, Any], baseline: Dict[str, An
     result[f"{name}_difference"] = difference
     low = high = p_value = math.nan
     reason = system.get("reason") or baseline.get("reason")
-    if compared is not None and difference == difference:
+    if compared is not None:  # computed only for a defined difference (comparison_from_counts)
         low, high = compared["difference_ci"]
         p_value = compared["p_value"]
         if p_value != p_value or low != low:

@@ -46,7 +46,6 @@ from .confusion import ConfusionCounts
 from .confusion import are_labels
 from .inputs import as_array
 from .inputs import as_labels
-from .inputs import check_finite
 from .inputs import check_sample_weight
 from .inputs import is_string_array
 from .inputs import to_python_scalar

@@ -139,12 +139,9 @@ def adjust_for_chance(value, count, adjusted):
 def recall_gradient(confusion, weights):
     """d(mean recall)/dC[r, a] = w_r (1[a = r] - recall_r) / n_r."""
     support = confusion.sum(axis=-1)
-    num_classes = confusion.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        safe = np.where(support > 0, support, 1.0)
-        recall = np.diagonal(confusion, axis1=-2, axis2=-1) / safe
-        gradient = (weights / safe)[..., None] * (np.eye(num_classes) - recall[..., None])
-    return np.where(support[..., None] > 0, gradient, 0.0)
+    safe = np.where(support > 0, support, 1.0)  # a class without references weighs 0 (recall_reduction): its rows are 0
+    recall = np.diagonal(confusion, axis1=-2, axis2=-1) / safe
+    return (weights / safe)[..., None] * (np.eye(confusion.shape[-1]) - recall[..., None])
 
 
 def recall_difference_p_value(first_only, second_only, totals, weights, raw_difference, score_variance, deflate):

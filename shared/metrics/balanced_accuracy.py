@@ -109,13 +109,9 @@ from ..counting.inputs import to_python
 
 def recall_reduction(support, selected, zero_division):
     """Per-class weights of the mean of recalls, the fixed part, and the classes averaged."""
-    has = support > 0
-    if zero_division == "skip":
-        averaged = selected & has
-        fixed = 0.0
-    else:
-        averaged = np.broadcast_to(selected, support.shape)
-        fixed = float(zero_division)
+    has, skip = support > 0, zero_division == "skip"
+    averaged = selected & has if skip else np.broadcast_to(selected, support.shape)
+    fixed = 0.0 if skip else zero_division  # a float already (check_difference_zero_division)
     count = averaged.sum(axis=-1)
     safe = np.maximum(count, 1)
     weights = np.where(averaged & has, 1.0 / safe[..., None], 0.0)

@@ -151,9 +151,8 @@ def smoothed_shares(joint, totals, sizes, pseudo_items=DISAGREEMENT_PSEUDO_ITEMS
     if num_classes < 2 or pseudo_items == 0:
         return shares
     spread = pseudo_items / (num_classes * (num_classes - 1)) * (1.0 - np.eye(num_classes))
-    used = (sizes > 0)[..., None, None]
     safe = np.where(sizes > 0, sizes, 1.0)[..., None, None]
-    return np.where(used, (safe * shares + spread) / (safe + pseudo_items), shares)
+    return np.where((sizes > 0)[..., None, None], (safe * shares + spread) / (safe + pseudo_items), shares)
 
 
 # ----------------------------------------------------------------------------------------

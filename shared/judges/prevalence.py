@@ -148,9 +148,7 @@ def plain_value(values: np.ndarray, binary: bool):
 
 def plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
     """Binary: the positive class's ``[low, high]``; multi-class: one per class."""
-    if binary:
-        return [float(low[1]), float(high[1])]
-    return [[float(a), float(b)] for a, b in zip(low, high)]
+    return [float(low[1]), float(high[1])] if binary else [[float(a), float(b)] for a, b in zip(low, high)]
 
 
 def nan_interval(num_classes: int):
@@ -188,20 +186,6 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
     warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
                   "inverts it all the same; check that the judge's labels and the references use the same label order.",
                   UserWarning, stacklevel=stacklevel)
-
-
-def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
-    """Lee's interval is a delta-method interval of a ratio with J in the denominator: a
-    ``UserWarning`` when the golden set cannot tell the judge from a guesser (J's
-    Agresti-Coull / MOVER interval at ``level`` includes 0)."""
-    found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
-    low, high = float(found.low), float(found.high)
-    if low <= 0.0 <= high:
-        warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
-                      f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
-                      "short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap (method='bootstrap'; "
-                      "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
-                      "class narrow both.", UserWarning, stacklevel=4)
 
 
 # An interval within this of both bounds spans every value: it carries a reason (``spanning_reason``).
@@ -366,7 +350,15 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
         result["interval"] = nan_interval(num_classes)
         return result
     if method in ("lee", "lee_bootstrap"):
-        _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
+        # Lee's is a delta-method interval of a ratio with J in the denominator: warn when the golden set
+        # cannot tell the judge from a guesser (J's Agresti-Coull / MOVER interval includes 0).
+        found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
+        if found.low <= 0.0 <= found.high:
+            warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
+                          f"interval [{found.low:.3f}, {found.high:.3f}] includes 0). Lee et al.'s delta-method interval can "
+                          "then fall short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap "
+                          "(method='bootstrap'; ci_method='bootstrap' in the informedness module) widens instead, and more "
+                          "golden items of each class narrow both.", UserWarning, stacklevel=3)
         lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, vectors[0], level)
         low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):

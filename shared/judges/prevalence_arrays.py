@@ -529,9 +529,8 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     for unlabeled in unlabeled_list:
         unlabeled = np.asarray(unlabeled, dtype=np.float64)
         total = unlabeled.sum(axis=-1)
-        multinomial = _multinomial_covariance(_unstuck_shares(unlabeled, total))
-        middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
-    row_cov = _multinomial_covariance(_unstuck_shares(confusion, support))  # (..., K rows, K, K)
+        middle = middle + _unstuck_covariance(unlabeled, total) / np.where(total > 0, total, np.nan)[..., None, None]
+    row_cov = _unstuck_covariance(confusion, support)  # (..., K rows, K, K)
     scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
     middle = middle + scaled.sum(axis=-3)
     # Singular C (no inverse): solved on the identity, then NaN.
@@ -541,18 +540,13 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
 
 
-def _unstuck_shares(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """Shares of ``counts`` (last axis), those of a vector with every item in one class taken
-    at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly over the classes."""
+def _unstuck_covariance(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """``diag(s) - s s^T`` (per observation) for the shares ``s`` of ``counts`` (last axis), those of a
+    vector with every item in one class taken at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly."""
     safe = np.where(total > 0, total, 1.0)[..., None]
     shares = counts / safe
     stuck = (total > 0) & (shares.max(axis=-1) >= 1.0)
-    smoothed = (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS)
-    return np.where(stuck[..., None], smoothed, shares)
-
-
-def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:
-    """``diag(s) - s s^T`` (per observation) for shares ``(..., K)``."""
+    shares = np.where(stuck[..., None], (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS), shares)
     return shares[..., :, None] * np.eye(shares.shape[-1]) - shares[..., :, None] * shares[..., None, :]
 
 

@@ -109,7 +109,7 @@ import numpy as np
 from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
-from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_average
 from ..metrics.informedness import informedness_interval
 from ..metrics.informedness import one_vs_rest_difference
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
@@ -158,7 +158,7 @@ def nan_interval(num_classes: int):
 
 def strength_summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
     """The judge's ``informedness`` and ``min_singular_value`` (``|strength|``), as every result gives them."""
-    return {"informedness": float(informedness_from_confusion(confusion)), "min_singular_value": float(abs(strength))}
+    return {"informedness": float(informedness_average(confusion)), "min_singular_value": float(abs(strength))}
 
 
 def _name(classes: Optional[Sequence[Any]], index: int) -> str:

@@ -125,7 +125,6 @@ def check_prevalence_interval_method(method: Any, num_classes: int, difference: 
     return method
 
 
-
 # ----------------------------------------------------------------------------------------
 # Building blocks (vectorised over leading axes)
 # ----------------------------------------------------------------------------------------

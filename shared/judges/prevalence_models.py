@@ -183,9 +183,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     (first, second) indices. ``method``: None (two classes: Lee's, the joint bootstrap's or the
     blend, by ``lee_weight``) or ``"bootstrap"``. Returns ``low``/``high`` ``(..., M, K)``,
     ``difference_low``/``difference_high`` ``(..., P, K)``, ``level`` and ``difference_level``
-    (the families' marginal levels, ``(...)``), ``lee_weight`` ``(...)``, ``undefined_share``
-    ``(...)``, ``raw`` ``(..., M, K)`` (the point estimates, unconstrained) and ``tail``: where
-    the undefined replicates alone reach a family's tails (``(...)`` each, models and pairs).
+    (the families' marginal levels, ``(...)``), ``lee_weight`` ``(...)`` and ``undefined_share`` ``(...)``.
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled, dtype=np.float64)
@@ -199,7 +197,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     level = family_level(replicated, undefined, confidence_level, calibration)
     where = undefined[..., None, None]
     share = undefined.mean(axis=0)
-    found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
+    found: Dict[str, np.ndarray] = {"level": level, "undefined_share": share}
     low, high = replicates_interval(projected, replicated, where, point, level[..., None, None], 0.0)
     weight = np.zeros(confusion.shape[:-2])
     if method is None and binary:
@@ -220,8 +218,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)
         if binary:
             d_low, d_high = np.concatenate([-d_high, d_low], axis=-1), np.concatenate([-d_low, d_high], axis=-1)
-        found.update(difference_low=d_low, difference_high=d_high, difference_level=difference_level,
-                     difference_tail=share >= (1.0 - difference_level) / 2.0)
+        found.update(difference_low=d_low, difference_high=d_high, difference_level=difference_level)
     return found
 
 

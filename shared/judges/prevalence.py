@@ -114,8 +114,8 @@ from ..metrics.informedness import informedness_interval
 from ..metrics.informedness import one_vs_rest_difference
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
+from .prevalence_arrays import as_counts
 from .prevalence_arrays import bootstrap_prevalence_arrays
-from .prevalence_arrays import check_confusion
 from .prevalence_arrays import check_min_informedness
 from .prevalence_arrays import check_prevalence_interval_method
 from .prevalence_arrays import check_unlabeled
@@ -228,7 +228,10 @@ class PrevalenceSettings:
 
     def golden_confusion(self, gold_confusion: Any, batches_hint: str = "") -> np.ndarray:
         """The one ``K x K`` golden confusion matrix, checked (whole counts unless ``weighted_gold``)."""
-        confusion = check_confusion(gold_confusion, whole=not self.weighted_gold)
+        # Weighted: the rows scaled to their effective sizes (the bootstrap draws each with its size rounded).
+        confusion = as_counts("gold_confusion", gold_confusion, 2, whole=not self.weighted_gold)
+        if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
+            raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
         if confusion.ndim != 2:
             raise ValueError(f"gold_confusion: expected one K x K matrix{batches_hint}.")
         return confusion
@@ -315,7 +318,7 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
     batches_hint = "" if difference else " (use corrected_prevalence_arrays for batches)"
     confusion = given.golden_confusion(gold_confusion, batches_hint)
     num_classes = confusion.shape[-1]
-    vectors = [check_unlabeled(name, value, num_classes, one=True) for name, value in unlabeled.items()]
+    vectors = [check_unlabeled(name, value, num_classes) for name, value in unlabeled.items()]
     checked = given.checked(num_classes, difference=difference)
     level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary, floor = num_classes == 2, -1.0 if difference else 0.0
@@ -425,7 +428,7 @@ def ppi_prevalence(
     """
     confusion = PrevalenceSettings().golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
     level = check_confidence_level(confidence_level)
     binary = num_classes == 2
     found = ppi_prevalence_arrays(confusion, unlabeled, level)

@@ -86,20 +86,11 @@ def as_counts(name: str, value: Any, ndim_tail: int, whole: bool = True) -> np.n
     return array
 
 
-def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
-    # ``whole=False``: a weighted golden set's rows scaled to their effective sizes (the
-    # bootstrap then draws each row with its size rounded).
-    confusion = as_counts("gold_confusion", gold_confusion, 2, whole=whole)
-    if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
-        raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
-    return confusion
-
-
-def check_unlabeled(name: str, unlabeled: Any, num_classes: int, one: bool = False) -> np.ndarray:
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
     counts = as_counts(name, unlabeled, 1)
     if counts.shape[-1] != num_classes:
         raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
-    if one and counts.ndim != 1:
+    if counts.ndim != 1:
         raise ValueError(f"{name}: expected one vector of K counts.")
     return counts
 

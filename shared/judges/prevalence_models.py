@@ -270,7 +270,7 @@ def corrected_prevalences(
     given = PrevalenceSettings.given("corrected_prevalences", settings)
     confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes, one=True)
+    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes)
                for name in names]
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models {names}, found {reference!r}.")

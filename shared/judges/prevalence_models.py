@@ -87,20 +87,20 @@ def check_reference_model(value: Any, name: str = "reference_model") -> Optional
     return value
 
 
-def check_model_names(names: Sequence[Any], argument: str = "unlabeled_predictions") -> List[str]:
+def check_model_names(names: List[Any]) -> List[str]:
     """The model names of a mapping: non-empty strings, at least one, no two equal once spaces and case are set aside."""
-    names = list(names)
     if not names:
-        raise ValueError(f"{argument}: expected {MODELS_HINT}, found an empty mapping.")
+        raise ValueError(f"unlabeled_predictions: expected {MODELS_HINT}, found an empty mapping.")
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"{argument}: expected model names that are non-empty strings, found {name!r} ({type(name).__name__}).")
+            raise TypeError(f"unlabeled_predictions: expected model names that are non-empty strings, found {name!r} "
+                            f"({type(name).__name__}).")
     folded: Dict[str, str] = {}
     for name in names:
         key = name.strip().casefold()
         if key in folded:
-            raise ValueError(f"{argument}: expected distinct model names, found {folded[key]!r} and {name!r}, which differ only "
-                             "by case or spaces; rename one.")
+            raise ValueError(f"unlabeled_predictions: expected distinct model names, found {folded[key]!r} and "
+                             f"{name!r}, which differ only by case or spaces; rename one.")
         folded[key] = name
     return names
 

@@ -19,7 +19,7 @@ from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
 from ..stats.distributions import chi2_sf
-from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_average
 from ..metrics.informedness import informedness_interval
 from .prevalence_arrays import CHUNK_VALUES
 from .prevalence_arrays import as_counts
@@ -110,7 +110,7 @@ def group_diagnostics(
         result.update(tpr=rates[:, 1, 1].tolist(), fpr=rates[:, 0, 1].tolist())
     else:
         result["recall"] = np.diagonal(rates, axis1=-2, axis2=-1).tolist()
-    result["informedness"] = informedness_from_confusion(counts).tolist()
+    result["informedness"] = informedness_average(counts).tolist()
     if level is not None:
         interval = informedness_interval(counts, confidence_level=level, method=ci_method, n_resamples=n_resamples,
                                          seed=seed)

@@ -109,13 +109,13 @@ import numpy as np
 from ..stats.vocabulary import check_confidence_level
 from ..stats.vocabulary import check_n_resamples
 from ..stats.vocabulary import check_seed
-from ..metrics.informedness import informedness_from_confusion
+from ..metrics.informedness import informedness_average
 from ..metrics.informedness import informedness_interval
 from ..metrics.informedness import one_vs_rest_difference
 from .prevalence_arrays import DEFAULT_MIN_INFORMEDNESS
 from .prevalence_arrays import THRESHOLD_MARGIN
+from .prevalence_arrays import as_counts
 from .prevalence_arrays import bootstrap_prevalence_arrays
-from .prevalence_arrays import check_confusion
 from .prevalence_arrays import check_min_informedness
 from .prevalence_arrays import check_prevalence_interval_method
 from .prevalence_arrays import check_unlabeled
@@ -148,9 +148,7 @@ def plain_value(values: np.ndarray, binary: bool):
 
 def plain_interval(low: np.ndarray, high: np.ndarray, binary: bool):
     """Binary: the positive class's ``[low, high]``; multi-class: one per class."""
-    if binary:
-        return [float(low[1]), float(high[1])]
-    return [[float(a), float(b)] for a, b in zip(low, high)]
+    return [float(low[1]), float(high[1])] if binary else [[float(a), float(b)] for a, b in zip(low, high)]
 
 
 def nan_interval(num_classes: int):
@@ -160,7 +158,7 @@ def nan_interval(num_classes: int):
 
 def strength_summary(confusion: np.ndarray, strength: float) -> Dict[str, Any]:
     """The judge's ``informedness`` and ``min_singular_value`` (``|strength|``), as every result gives them."""
-    return {"informedness": float(informedness_from_confusion(confusion)), "min_singular_value": float(abs(strength))}
+    return {"informedness": float(informedness_average(confusion)), "min_singular_value": float(abs(strength))}
 
 
 def _name(classes: Optional[Sequence[Any]], index: int) -> str:
@@ -188,20 +186,6 @@ def warn_if_labels_look_swapped(confusion: np.ndarray, classes: Optional[Sequenc
     warnings.warn(f"corrected_prevalence: the judge looks label-swapped on its golden set ({described}). The correction "
                   "inverts it all the same; check that the judge's labels and the references use the same label order.",
                   UserWarning, stacklevel=stacklevel)
-
-
-def _warn_if_golden_set_cannot_tell_the_judge(confusion: np.ndarray, level: float) -> None:
-    """Lee's interval is a delta-method interval of a ratio with J in the denominator: a
-    ``UserWarning`` when the golden set cannot tell the judge from a guesser (J's
-    Agresti-Coull / MOVER interval at ``level`` includes 0)."""
-    found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
-    low, high = float(found.low), float(found.high)
-    if low <= 0.0 <= high:
-        warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
-                      f"interval [{low:.3f}, {high:.3f}] includes 0). Lee et al.'s delta-method interval can then fall "
-                      "short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap (method='bootstrap'; "
-                      "ci_method='bootstrap' in the informedness module) widens instead, and more golden items of each "
-                      "class narrow both.", UserWarning, stacklevel=4)
 
 
 # An interval within this of both bounds spans every value: it carries a reason (``spanning_reason``).
@@ -244,7 +228,10 @@ class PrevalenceSettings:
 
     def golden_confusion(self, gold_confusion: Any, batches_hint: str = "") -> np.ndarray:
         """The one ``K x K`` golden confusion matrix, checked (whole counts unless ``weighted_gold``)."""
-        confusion = check_confusion(gold_confusion, whole=not self.weighted_gold)
+        # Weighted: the rows scaled to their effective sizes (the bootstrap draws each with its size rounded).
+        confusion = as_counts("gold_confusion", gold_confusion, 2, whole=not self.weighted_gold)
+        if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
+            raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
         if confusion.ndim != 2:
             raise ValueError(f"gold_confusion: expected one K x K matrix{batches_hint}.")
         return confusion
@@ -331,7 +318,7 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
     batches_hint = "" if difference else " (use corrected_prevalence_arrays for batches)"
     confusion = given.golden_confusion(gold_confusion, batches_hint)
     num_classes = confusion.shape[-1]
-    vectors = [check_unlabeled(name, value, num_classes, one=True) for name, value in unlabeled.items()]
+    vectors = [check_unlabeled(name, value, num_classes) for name, value in unlabeled.items()]
     checked = given.checked(num_classes, difference=difference)
     level, method, min_informedness = checked.confidence_level, checked.method, checked.min_informedness
     binary, floor = num_classes == 2, -1.0 if difference else 0.0
@@ -366,7 +353,15 @@ def _corrected(owner: str, gold_confusion: Any, unlabeled: Dict[str, Any], class
         result["interval"] = nan_interval(num_classes)
         return result
     if method in ("lee", "lee_bootstrap"):
-        _warn_if_golden_set_cannot_tell_the_judge(confusion, level)
+        # Lee's is a delta-method interval of a ratio with J in the denominator: warn when the golden set
+        # cannot tell the judge from a guesser (J's Agresti-Coull / MOVER interval includes 0).
+        found = informedness_interval(confusion, confidence_level=level, method="agresti_coull")
+        if found.low <= 0.0 <= found.high:
+            warnings.warn(f"corrected_prevalence_ci: the golden set does not tell this judge from a guesser (J's {level:.0%} "
+                          f"interval [{found.low:.3f}, {found.high:.3f}] includes 0). Lee et al.'s delta-method interval can "
+                          "then fall short of its level (studies/prevalence_prior_shift/results.md); the smoothed bootstrap "
+                          "(method='bootstrap'; ci_method='bootstrap' in the informedness module) widens instead, and more "
+                          "golden items of each class narrow both.", UserWarning, stacklevel=3)
         lee_low, lee_high, flipped = lee if lee is not None else lee_interval_arrays(confusion, vectors[0], level)
         low, high = np.array([1.0 - lee_high, lee_low]), np.array([1.0 - lee_low, lee_high])
         if bool(flipped):
@@ -433,7 +428,7 @@ def ppi_prevalence(
     """
     confusion = PrevalenceSettings().golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes, one=True)
+    unlabeled = check_unlabeled("unlabeled_predicted", unlabeled_predicted, num_classes)
     level = check_confidence_level(confidence_level)
     binary = num_classes == 2
     found = ppi_prevalence_arrays(confusion, unlabeled, level)

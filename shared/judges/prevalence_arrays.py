@@ -86,20 +86,11 @@ def as_counts(name: str, value: Any, ndim_tail: int, whole: bool = True) -> np.n
     return array
 
 
-def check_confusion(gold_confusion: Any, whole: bool = True) -> np.ndarray:
-    # ``whole=False``: a weighted golden set's rows scaled to their effective sizes (the
-    # bootstrap then draws each row with its size rounded).
-    confusion = as_counts("gold_confusion", gold_confusion, 2, whole=whole)
-    if confusion.shape[-1] != confusion.shape[-2] or confusion.shape[-1] < 2:
-        raise ValueError(f"gold_confusion: expected a K x K matrix with K >= 2, found shape {confusion.shape}.")
-    return confusion
-
-
-def check_unlabeled(name: str, unlabeled: Any, num_classes: int, one: bool = False) -> np.ndarray:
+def check_unlabeled(name: str, unlabeled: Any, num_classes: int) -> np.ndarray:
     counts = as_counts(name, unlabeled, 1)
     if counts.shape[-1] != num_classes:
         raise ValueError(f"{name}: expected {num_classes} class counts (one per column of gold_confusion), found shape {counts.shape}.")
-    if one and counts.ndim != 1:
+    if counts.ndim != 1:
         raise ValueError(f"{name}: expected one vector of K counts.")
     return counts
 
@@ -123,7 +114,6 @@ def check_prevalence_interval_method(method: Any, num_classes: int, difference: 
         raise ValueError(f"method: 'lee' is the interval of one binary prevalence, found {what}; "
                          "expected 'bootstrap' or 'delta'.")
     return method
-
 
 
 # ----------------------------------------------------------------------------------------
@@ -529,9 +519,8 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     for unlabeled in unlabeled_list:
         unlabeled = np.asarray(unlabeled, dtype=np.float64)
         total = unlabeled.sum(axis=-1)
-        multinomial = _multinomial_covariance(_unstuck_shares(unlabeled, total))
-        middle = middle + multinomial / np.where(total > 0, total, np.nan)[..., None, None]
-    row_cov = _multinomial_covariance(_unstuck_shares(confusion, support))  # (..., K rows, K, K)
+        middle = middle + _unstuck_covariance(unlabeled, total) / np.where(total > 0, total, np.nan)[..., None, None]
+    row_cov = _unstuck_covariance(confusion, support)  # (..., K rows, K, K)
     scaled = (weights**2 / np.where(support > 0, support, np.nan))[..., None, None] * row_cov
     middle = middle + scaled.sum(axis=-3)
     # Singular C (no inverse): solved on the identity, then NaN.
@@ -541,18 +530,13 @@ def delta_covariance(gold_confusion: Any, unlabeled_list: Sequence[Any], weights
     return inverse_t @ middle @ np.swapaxes(inverse_t, -1, -2)
 
 
-def _unstuck_shares(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
-    """Shares of ``counts`` (last axis), those of a vector with every item in one class taken
-    at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly over the classes."""
+def _unstuck_covariance(counts: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """``diag(s) - s s^T`` (per observation) for the shares ``s`` of ``counts`` (last axis), those of a
+    vector with every item in one class taken at its counts plus ``STUCK_PSEUDO_ITEMS`` spread evenly."""
     safe = np.where(total > 0, total, 1.0)[..., None]
     shares = counts / safe
     stuck = (total > 0) & (shares.max(axis=-1) >= 1.0)
-    smoothed = (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS)
-    return np.where(stuck[..., None], smoothed, shares)
-
-
-def _multinomial_covariance(shares: np.ndarray) -> np.ndarray:
-    """``diag(s) - s s^T`` (per observation) for shares ``(..., K)``."""
+    shares = np.where(stuck[..., None], (counts + STUCK_PSEUDO_ITEMS / counts.shape[-1]) / (safe + STUCK_PSEUDO_ITEMS), shares)
     return shares[..., :, None] * np.eye(shares.shape[-1]) - shares[..., :, None] * shares[..., None, :]
 
 

@@ -87,20 +87,20 @@ def check_reference_model(value: Any, name: str = "reference_model") -> Optional
     return value
 
 
-def check_model_names(names: Sequence[Any], argument: str = "unlabeled_predictions") -> List[str]:
+def check_model_names(names: List[Any]) -> List[str]:
     """The model names of a mapping: non-empty strings, at least one, no two equal once spaces and case are set aside."""
-    names = list(names)
     if not names:
-        raise ValueError(f"{argument}: expected {MODELS_HINT}, found an empty mapping.")
+        raise ValueError(f"unlabeled_predictions: expected {MODELS_HINT}, found an empty mapping.")
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise TypeError(f"{argument}: expected model names that are non-empty strings, found {name!r} ({type(name).__name__}).")
+            raise TypeError(f"unlabeled_predictions: expected model names that are non-empty strings, found {name!r} "
+                            f"({type(name).__name__}).")
     folded: Dict[str, str] = {}
     for name in names:
         key = name.strip().casefold()
         if key in folded:
-            raise ValueError(f"{argument}: expected distinct model names, found {folded[key]!r} and {name!r}, which differ only "
-                             "by case or spaces; rename one.")
+            raise ValueError(f"unlabeled_predictions: expected distinct model names, found {folded[key]!r} and "
+                             f"{name!r}, which differ only by case or spaces; rename one.")
         folded[key] = name
     return names
 
@@ -183,9 +183,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     (first, second) indices. ``method``: None (two classes: Lee's, the joint bootstrap's or the
     blend, by ``lee_weight``) or ``"bootstrap"``. Returns ``low``/``high`` ``(..., M, K)``,
     ``difference_low``/``difference_high`` ``(..., P, K)``, ``level`` and ``difference_level``
-    (the families' marginal levels, ``(...)``), ``lee_weight`` ``(...)``, ``undefined_share``
-    ``(...)``, ``raw`` ``(..., M, K)`` (the point estimates, unconstrained) and ``tail``: where
-    the undefined replicates alone reach a family's tails (``(...)`` each, models and pairs).
+    (the families' marginal levels, ``(...)``), ``lee_weight`` ``(...)`` and ``undefined_share`` ``(...)``.
     """
     confusion = np.asarray(gold_confusion, dtype=np.float64)
     unlabeled = np.asarray(unlabeled, dtype=np.float64)
@@ -199,7 +197,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
     level = family_level(replicated, undefined, confidence_level, calibration)
     where = undefined[..., None, None]
     share = undefined.mean(axis=0)
-    found: Dict[str, np.ndarray] = {"level": level, "raw": raw, "undefined_share": share, "tail": share >= (1.0 - level) / 2.0}
+    found: Dict[str, np.ndarray] = {"level": level, "undefined_share": share}
     low, high = replicates_interval(projected, replicated, where, point, level[..., None, None], 0.0)
     weight = np.zeros(confusion.shape[:-2])
     if method is None and binary:
@@ -220,8 +218,7 @@ def simultaneous_intervals_arrays(gold_confusion: Any, unlabeled: Any, pairs: Se
         d_low, d_high = replicates_interval(clipped, differences, where, estimate, difference_level[..., None, None], -1.0)
         if binary:
             d_low, d_high = np.concatenate([-d_high, d_low], axis=-1), np.concatenate([-d_low, d_high], axis=-1)
-        found.update(difference_low=d_low, difference_high=d_high, difference_level=difference_level,
-                     difference_tail=share >= (1.0 - difference_level) / 2.0)
+        found.update(difference_low=d_low, difference_high=d_high, difference_level=difference_level)
     return found
 
 
@@ -273,7 +270,7 @@ def corrected_prevalences(
     given = PrevalenceSettings.given("corrected_prevalences", settings)
     confusion = given.golden_confusion(gold_confusion)
     num_classes = confusion.shape[-1]
-    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes, one=True)
+    vectors = [check_unlabeled(f"unlabeled_predicted[{name!r}]", unlabeled_by_model[name], num_classes)
                for name in names]
     if reference is not None and reference not in names:
         raise ValueError(f"reference_model: expected one of the models {names}, found {reference!r}.")

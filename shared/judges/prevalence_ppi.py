@@ -97,8 +97,7 @@ def ppi_prevalence_arrays(gold_confusion: Any, unlabeled_predicted: Any, confide
         rectifier_square = (truth - 2.0 * lam * both + lam**2 * judged) / n
         rectifier = np.maximum(rectifier_square - rectifier_mean**2, 0.0) / n
         half = z_value(confidence_level) * np.sqrt(imputed + rectifier)
-        result["low"] = np.where(usable, estimate - half, np.nan)
-        result["high"] = np.where(usable, estimate + half, np.nan)
+        result.update(low=np.where(usable, estimate - half, np.nan), high=np.where(usable, estimate + half, np.nan))
     return result
 
 

@@ -308,28 +308,23 @@ def _estimate_entry(found: Dict[str, Any], key: str, level: Optional[float], eff
     return entry
 
 
-def _check_ppi_inputs(judged: JudgedCounts) -> None:
-    """PPI needs a golden set that is a random sample of the data corrected: refuse where it cannot be."""
-    if "unlabeled_baseline_predictions" in judged.unlabeled:
-        raise ValueError(
-            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
-            "unlabeled_baseline_predictions too: one golden set cannot be a random sample of two models' different "
-            "outputs. Use prevalence_method='rogan_gladen' for corrected_prevalence_difference (it needs only the "
-            "judge's rates to transfer), or one compute per model with a golden set sampled from that model's outputs.")
-    if judged.confusion.w is not None:
-        raise ValueError(
-            "prevalence_method: 'ppi' takes the golden set to be an unweighted random sample of the data it corrects, "
-            "found sample_weight; pass the golden set without weights, or use prevalence_method='rogan_gladen' (whose "
-            "rates accept weights).")
-
-
 def _prevalence_results(judged: JudgedCounts, classes: np.ndarray, order: np.ndarray, interval: Dict[str, Any],
                         options: Dict[str, Any]) -> Dict[str, Any]:
     num_classes = len(classes)
     binary = num_classes == 2
     ppi = options["prevalence_method"] == "ppi"
-    if ppi:
-        _check_ppi_inputs(judged)
+    # PPI needs a golden set that is a random sample of the data corrected: refuse where it cannot be.
+    if ppi and "unlabeled_baseline_predictions" in judged.unlabeled:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be a random sample of the data it corrects, found "
+            "unlabeled_baseline_predictions too: one golden set cannot be a random sample of two models' different "
+            "outputs. Use prevalence_method='rogan_gladen' for corrected_prevalence_difference (it needs only the "
+            "judge's rates to transfer), or one compute per model with a golden set sampled from that model's outputs.")
+    if ppi and judged.confusion.w is not None:
+        raise ValueError(
+            "prevalence_method: 'ppi' takes the golden set to be an unweighted random sample of the data it corrects, "
+            "found sample_weight; pass the golden set without weights, or use prevalence_method='rogan_gladen' (whose "
+            "rates accept weights).")
     result: Dict[str, Any] = {}
     outputs = {"corrected_prevalence": ["unlabeled_predictions"]}
     if "unlabeled_baseline_predictions" in judged.unlabeled:

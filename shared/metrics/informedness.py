@@ -631,15 +631,14 @@ def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging
             inputs[index] = informedness_interval_inputs(counts, class_counts, average, averaging)
     measured = list(inputs)
 
-    def alone(index, effect):
-        counts, _, value, averaging = systems[index]
-        matrix, squared_weights, _, support = inputs[index]
-        return informedness_interval(
-            matrix, confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed, average=average,
-            averaging=averaging, estimate=value, effective_support=effect.scale(support) if effect.num_clusters else counts.effective_sizes(),
-            squared_weights=squared_weights, variance_scale=effect.factor)
-
     def intervals(ready):
+        def alone(position, index, effective):  # one system, its own interval
+            _, _, value, averaging = systems[index]
+            return informedness_interval(
+                inputs[index][0], confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed,
+                average=average, averaging=averaging, estimate=value, effective_support=effective,
+                squared_weights=inputs[index][1], variance_scale=ready[position][1].factor)
+
         groups: Dict[Any, List[Tuple[int, int, Any]]] = {}
         for position, (row, effect) in enumerate(ready):
             index = measured[row]
@@ -650,17 +649,17 @@ def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging
         results: List[Any] = [None] * len(ready)
         for members in groups.values():
             if len(members) == 1:
-                position, index, _ = members[0]
-                results[position] = alone(index, ready[position][1])
+                results[members[0][0]] = alone(*members[0])
                 continue
             averaging = systems[members[0][1]][3]
             interval = informedness_interval(
                 np.stack([inputs[index][0] for _, index, _ in members]), confidence_level=confidence_level, method=method,
                 average=average, averaging=averaging, estimate=np.array([systems[index][2] for _, index, _ in members], dtype=np.float64),
                 effective_support=None if members[0][2] is None else np.stack([effective for *_, effective in members]))
-            for row, (position, index, _) in enumerate(members):
+            for row, (position, index, effective) in enumerate(members):
                 low, high = interval.low[row], interval.high[row]
-                results[position] = alone(index, ready[position][1]) if math.isnan(low) or math.isnan(high) else Interval(low, high)
+                failed = math.isnan(low) or math.isnan(high)
+                results[position] = alone(position, index, effective) if failed else Interval(low, high)
         return results
 
     pairs = [(systems[index][0], inputs[index][2]) for index in measured]

@@ -179,10 +179,8 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
             stored = Store()
             stored.merge(self.writer)
             if given:  # counted as add_batch counts it, to merge with the batches before it
-                self._check_inputs(inputs, "compute")
                 count_options = self._count_options()
-                batch = self._count(predictions, references, self._with_clusters(inputs, count_options), count_options)
-                stored.merge(batch)
+                stored.merge(self._count(predictions, references, self._with_clusters(inputs, count_options), count_options))
         warn_single_item(stored, self.name)
         result = self._result(self._counts(stored, options), options)
         self.writer = None

@@ -145,8 +145,7 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
                 kwargs = {**{name: None for name in group}, **kwargs}
         options = resolve(self.OPTIONS, kwargs, self.load_options, self.name, self._data_arguments())
         # Judges (given now, or in the batches added) take per-judge thresholds (judge_scores.py).
-        self.judges_given = inputs.get("judges") is not None or (self.writer is not None and has_judges(self.writer))
-        self._check_options(options)
+        self._check_options(options, inputs.get("judges") is not None or (self.writer is not None and has_judges(self.writer)))
         self._check_data_options(options, predictions, self.writer)
         matrix = inputs.pop("confusion_matrix", None)
         has_samples = predictions is not None or references is not None
@@ -234,8 +233,9 @@ class CountsMetric(evaluate.Metric, metaclass=abc.ABCMeta):
     def _from_counts(self, counts: Any, options: Dict[str, Any]) -> Dict[str, Any]:
         """The module's counts reduced to its result (a plain dict)."""
 
-    def _check_options(self, options: Dict[str, Any]) -> None:
-        """Checks across options (before any data is read): the module's ``SPEC.check_options``, if any."""
+    def _check_options(self, options: Dict[str, Any], judges_given: bool) -> None:
+        """Checks across options (before any data is read): the module's ``SPEC.check_options``, if any.
+        ``judges_given``: whether judges come with this call or with the batches added."""
         spec = getattr(self, "SPEC", None)
         if spec is not None and spec.check_options is not None:
             spec.check_options(options)
@@ -344,11 +344,11 @@ class LabelsMetric(CountsMetric, metaclass=abc.ABCMeta):
     def _count(self, predictions: Any, references: Any, inputs: Dict[str, Any], options: Mapping[str, Any]) -> Store:
         return count_judge_rows(count_labels, predictions, references, inputs, options, cluster_feature=self.SPEC.cluster_feature)
 
-    def _check_options(self, options: Dict[str, Any]) -> None:
+    def _check_options(self, options: Dict[str, Any], judges_given: bool) -> None:
         # --- score-giving judges (judge_scores.py): "auto" and per-judge mappings are checked against the judges
-        if getattr(self, "judges_given", False) and (options.get("threshold") == "auto" or isinstance(options.get("threshold"), Mapping)):
+        if judges_given and (options.get("threshold") == "auto" or isinstance(options.get("threshold"), Mapping)):
             options = options.replace(threshold=None)
-        super()._check_options(options)
+        super()._check_options(options, judges_given)
 
     def _counts_from_matrix(self, matrix: Any, options: Mapping[str, Any], stored: Optional[Store] = None) -> Any:
         if options.get("threshold") is not None:  # a module with a threshold option

@@ -496,10 +496,10 @@ class JudgeMetric(LabelsMetric, metaclass=abc.ABCMeta):
         confusion = ConfusionCounts.from_matrix(matrix, options["labels"], pos_label=options["pos_label"])
         return JudgedCounts(confusion, {}) if stored is None else judged_counts(stored, confusion, options)
 
-    def _check_options(self, options):
-        if options.get("threshold") is not None and not getattr(self, "judges_given", False):
+    def _check_options(self, options, judges_given):
+        if options.get("threshold") is not None and not judges_given:
             raise ValueError(THRESHOLD_NEEDS_JUDGES + f" Found threshold={options['threshold']!r} without judges.")
-        super()._check_options(options)
+        super()._check_options(options, judges_given)
 
     def _from_counts(self, counts, options):
         if isinstance(counts, ScoredJudges):  # two or more judges: ranked as by every label metric

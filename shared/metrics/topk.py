@@ -122,7 +122,7 @@ def undefined_topk(k_values, several, reason, with_ci):
 
 
 def accept_k(value, name):
-    """k and k_list are checked by ``_check_options``, against the number of score columns once known."""
+    """k and k_list are checked by ``_check_data_options``, against the number of score columns once known."""
     return value
 
 

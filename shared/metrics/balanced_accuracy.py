@@ -487,9 +487,12 @@ def balanced_accuracy_difference(
             both, a_right - both, b_right - both, totals - a_right - b_right + both,
             confidence_level=confidence_level, effective_size=sizes,
         )
-        # MOVER: each side's squared distances from the averaged classes' differences, summed.
-        low, high = (raw_difference + sign * np.sqrt((np.where(weights > 0, weights * gap, 0.0) ** 2).sum(axis=-1))
-                     for sign, gap in ((-1.0, d - low_r), (1.0, high_r - d)))
+        # MOVER: each side's weighted distances from the averaged classes' differences, squared and added.
+        used = weights > 0
+        below = np.where(used, weights * (d - low_r), 0.0)
+        above = np.where(used, weights * (high_r - d), 0.0)
+        low = raw_difference - np.sqrt((below**2).sum(axis=-1))
+        high = raw_difference + np.sqrt((above**2).sum(axis=-1))
     else:
 
         def statistic(resampled):

@@ -634,10 +634,11 @@ def informedness_interval_outputs(systems: List[Tuple[Any, Any, float, Averaging
     def intervals(ready):
         def alone(position, index, effective):  # one system, its own interval
             _, _, value, averaging = systems[index]
+            matrix, squared_weights = inputs[index][:2]
             return informedness_interval(
-                inputs[index][0], confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed,
+                matrix, confidence_level=confidence_level, method=method, n_resamples=n_resamples, seed=seed,
                 average=average, averaging=averaging, estimate=value, effective_support=effective,
-                squared_weights=inputs[index][1], variance_scale=ready[position][1].factor)
+                squared_weights=squared_weights, variance_scale=ready[position][1].factor)
 
         groups: Dict[Any, List[Tuple[int, int, Any]]] = {}
         for position, (row, effect) in enumerate(ready):

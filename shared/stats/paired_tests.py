@@ -125,7 +125,9 @@ def newcombe_paired_interval(both, first_only, second_only, neither, *, confiden
     l1, u1 = wilson_interval(p1 * size, size, confidence_level)
     l2, u2 = wilson_interval(p2 * size, size, confidence_level)
     difference = p1 - p2
-    return difference, difference - _square_and_add(p1 - l1, u2 - p2, phi), difference + _square_and_add(p2 - l2, u1 - p1, phi)
+    below = _square_and_add(p1 - l1, u2 - p2, phi)
+    above = _square_and_add(p2 - l2, u1 - p1, phi)
+    return difference, difference - below, difference + above
 
 
 # ----------------------------------------------------------------------------------------
